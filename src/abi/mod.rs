@@ -1,0 +1,28 @@
+//! The contract between generated code and the machine: memory map, binary container (Ventus ELF),
+//! official launch images, kernel metadata and launch parameters.
+//!
+//! Everything here is plain data; the emulator and (later) the compiler and driver meet only here and
+//! in [`crate::isa`].
+
+pub mod elf;
+pub mod image;
+pub mod launch;
+
+/// Start of the per-work-group local-memory (LDS) window; `CSR_LDS` reads this value.
+pub const LDS_BASE: u32 = 0x7000_0000;
+/// Size of the LDS window (256 MiB, sparse).
+pub const LDS_SIZE: u32 = 0x1000_0000;
+/// Program window: kernels are linked here and every warp starts here (crt0 `_start`).
+pub const PROGRAM_BASE: u32 = 0x8000_0000;
+/// Size of the program window.
+pub const PROGRAM_SIZE: u32 = 0x1000_0000;
+/// First address of the global heap (device buffers).
+pub const HEAP_BASE: u32 = 0x9000_0000;
+/// Allocation granularity of the heap (official bump allocator rounds to 4 KiB).
+pub const PAGE_SIZE: u32 = 0x1000;
+/// Bytes of uniform (sGPR) stack per warp in crt0 variants C/D: `sp = LDS + wid * 1024`.
+pub const WARP_STACK_BYTES: u32 = 1024;
+/// Private bytes per thread reserved by the official driver (`pdsSize`).
+pub const PRIVATE_BYTES_PER_THREAD: u32 = 0x1000;
+/// Cap on the private-memory block (official pocl).
+pub const PRIVATE_CAP: u32 = 0x1000_0000;
