@@ -1,0 +1,1 @@
+//! Text assembler (placeholder until the assembler lands).

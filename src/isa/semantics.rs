@@ -1,0 +1,1 @@
+//! Pure per-lane semantics (filled in with the emulator).
