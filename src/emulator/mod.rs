@@ -1,1 +1,116 @@
-//! Ventus emulator.
+//! The Ventus emulator: device memory, predecoded programs, warps with SIMT stacks, work-groups
+//! scheduled on host threads, faults as values, and spike-compatible tracing.
+//!
+//! Entry point: [`run`] executes an NDRange of work-groups of a [`Program`] on a
+//! [`DeviceMemory`]. Work-groups are handed to `threads` host threads (each with its own LDS,
+//! program and private windows, see [`memory`]); the warps of one work-group run round-robin on one
+//! thread, so a work-group is fully deterministic and results do not depend on the thread count
+//! (for kernels without inter-work-group races).
+
+pub mod commit_log;
+pub mod config;
+pub mod exec;
+pub mod fault;
+pub mod images;
+pub mod memory;
+pub mod program;
+mod scheduler;
+pub mod trace;
+pub mod warp;
+mod workgroup;
+
+pub use fault::{Fault, FaultKind};
+pub use memory::{DeviceMemory, Region};
+pub use program::Program;
+pub use scheduler::{run, run_traced, RunStats};
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Geometry and addresses of one launch (what the official driver passes to the device).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchParams {
+    /// Work-groups per dimension.
+    pub num_groups: [u32; 3],
+    /// Warps per work-group (`CSR_NUMW`).
+    pub warps_per_group: u32,
+    /// Threads per warp (`CSR_NUMT`), 1..=32.
+    pub threads_per_warp: u32,
+    /// Address of the kernel metadata buffer (`CSR_KNL`).
+    pub metadata_addr: u32,
+    /// Base of the private block (`CSR_PDS`); each host thread overlays its own copy of the first
+    /// `private_bytes_per_thread × threads per work-group` bytes.
+    pub pds_base: u32,
+    /// Private bytes per work-item (official: 4 KiB).
+    pub private_bytes_per_thread: u32,
+    /// First pc of every warp (0x8000_0000: crt0).
+    pub start_pc: u32,
+}
+
+/// What to do when an instruction traps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TrapMode {
+    /// Stop the launch and report a [`Fault`] (default).
+    #[default]
+    Fault,
+    /// Reference-simulator behaviour: the trapping work-group ends silently (`mtvec = spike_end`)
+    /// and the next one runs. The trap is logged as a warning.
+    EndWorkGroup,
+}
+
+/// Receives `CSR_PRINT` writes while the kernel runs (called on the emulator thread).
+pub trait PrintHook: Send + Sync {
+    fn on_print(&self, work_group: u32, warp: u32, value: u32);
+}
+
+/// How to run.
+#[derive(Clone, Default)]
+pub struct RunOptions {
+    /// Host threads (0 = the configured default, see [`config`]).
+    pub threads: usize,
+    /// Instruction budget per work-group (warp instructions; 0 = unlimited).
+    pub watchdog: u64,
+    pub trap_mode: TrapMode,
+    /// Set to cancel a running launch (checked every few thousand rounds).
+    pub cancel: Option<Arc<AtomicBool>>,
+    pub print_hook: Option<Arc<dyn PrintHook>>,
+}
+
+impl RunOptions {
+    /// Options from the environment (`VENTUS_THREADS`, `VENTUS_WATCHDOG`, `VENTUS_TRAP`).
+    pub fn from_env() -> RunOptions {
+        let c = config::Config::get();
+        RunOptions { threads: c.threads, watchdog: c.watchdog, trap_mode: c.trap_mode, ..RunOptions::default() }
+    }
+}
+
+/// Why a launch could not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaunchError {
+    /// Threads per warp must be 1..=32.
+    BadWarpWidth(u32),
+    /// Zero warps or work-groups.
+    EmptyLaunch,
+    /// More than 2^32 - 1 work-groups.
+    TooManyGroups,
+    /// The run itself faulted.
+    Fault(Box<Fault>),
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LaunchError::BadWarpWidth(n) => write!(f, "threads per warp must be 1..=32, not {n}"),
+            LaunchError::EmptyLaunch => write!(f, "launch has no warps or no work-groups"),
+            LaunchError::TooManyGroups => write!(f, "too many work-groups"),
+            LaunchError::Fault(x) => x.fmt(f),
+        }
+    }
+}
+impl std::error::Error for LaunchError {}
+
+impl From<Fault> for LaunchError {
+    fn from(f: Fault) -> Self {
+        LaunchError::Fault(Box::new(f))
+    }
+}

@@ -142,8 +142,21 @@ pub fn parse_csr(text: &str) -> Option<u16> {
     if let Some(&(n, _)) = STANDARD_CSRS.iter().chain(VENTUS_CSRS).find(|(_, s)| *s == t) {
         return Some(n);
     }
-    let n = if let Some(h) = t.strip_prefix("0x") { u32::from_str_radix(h, 16).ok()? } else { t.parse().ok()? };
+    let n = match t.strip_prefix("0x") {
+        Some(h) if !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()) => u32::from_str_radix(h, 16).ok()?,
+        Some(_) => return None,
+        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => t.parse().ok()?,
+        None => return None,
+    };
     (n < 4096).then_some(n as u16)
+}
+
+/// A register number: 1–3 decimal digits (no sign), at most 255.
+fn reg_num(digits: &str) -> Option<u8> {
+    if digits.is_empty() || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// Parses an x register: `x0`..`x255` or an ABI name (`fp` = `s0`).
@@ -155,12 +168,12 @@ pub fn parse_x(text: &str) -> Option<u8> {
     if let Some(i) = X_ABI.iter().position(|n| *n == t) {
         return Some(i as u8);
     }
-    t.strip_prefix('x')?.parse::<u8>().ok()
+    reg_num(t.strip_prefix('x')?)
 }
 
 /// Parses a vector register `v0`..`v255`.
 pub fn parse_v(text: &str) -> Option<u8> {
-    text.trim().strip_prefix('v')?.parse::<u8>().ok()
+    reg_num(text.trim().strip_prefix('v')?)
 }
 
 /// Parses an f register: `f0`..`f31`, an FP ABI name, or (zfinx) an x register.
@@ -169,7 +182,7 @@ pub fn parse_f(text: &str) -> Option<u8> {
     if let Some(i) = F_ABI.iter().position(|n| *n == t) {
         return Some(i as u8);
     }
-    if let Some(n) = t.strip_prefix('f').and_then(|s| s.parse::<u8>().ok()) {
+    if let Some(n) = t.strip_prefix('f').and_then(reg_num) {
         return (n < 32).then_some(n);
     }
     parse_x(t)

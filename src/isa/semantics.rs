@@ -1,1 +1,380 @@
-//! Pure per-lane semantics (filled in with the emulator).
+//! Pure per-lane semantics shared by the emulator's scalar and vector paths (and, later, the
+//! compiler's constant folder). Every function is total: no panics for any input.
+//!
+//! Floating point follows RISC-V: NaN results are the canonical NaN `0x7fc00000`, `fmin`/`fmax`
+//! return the non-NaN operand and order −0 < +0, conversions saturate (NaN converts to the maximum).
+//! Arithmetic is IEEE-754 single precision rounded to nearest-even (Rust's native `f32`, which is
+//! bit-exact with softfloat for RNE); other static rounding modes are honoured for conversions.
+
+/// Canonical quiet NaN.
+pub const CANONICAL_NAN: u32 = 0x7fc0_0000;
+
+// ---- integer -------------------------------------------------------------------------------------
+
+#[inline(always)]
+pub fn mulh(a: u32, b: u32) -> u32 {
+    ((a as i32 as i64 * b as i32 as i64) >> 32) as u32
+}
+#[inline(always)]
+pub fn mulhu(a: u32, b: u32) -> u32 {
+    ((a as u64 * b as u64) >> 32) as u32
+}
+#[inline(always)]
+pub fn mulhsu(a: u32, b: u32) -> u32 {
+    ((a as i32 as i64).wrapping_mul(b as u64 as i64) >> 32) as u32
+}
+/// Signed division: x/0 = −1, MIN/−1 = MIN.
+#[inline(always)]
+pub fn div(a: u32, b: u32) -> u32 {
+    let (a, b) = (a as i32, b as i32);
+    if b == 0 {
+        u32::MAX
+    } else {
+        a.wrapping_div(b) as u32
+    }
+}
+/// Unsigned division: x/0 = all ones.
+#[inline(always)]
+pub fn divu(a: u32, b: u32) -> u32 {
+    a.checked_div(b).unwrap_or(u32::MAX)
+}
+/// Signed remainder: x%0 = x, MIN%−1 = 0.
+#[inline(always)]
+pub fn rem(a: u32, b: u32) -> u32 {
+    let (a, b) = (a as i32, b as i32);
+    if b == 0 {
+        a as u32
+    } else {
+        a.wrapping_rem(b) as u32
+    }
+}
+/// Unsigned remainder: x%0 = x.
+#[inline(always)]
+pub fn remu(a: u32, b: u32) -> u32 {
+    a.checked_rem(b).unwrap_or(a)
+}
+#[inline(always)]
+pub fn sll(a: u32, b: u32) -> u32 {
+    a << (b & 31)
+}
+#[inline(always)]
+pub fn srl(a: u32, b: u32) -> u32 {
+    a >> (b & 31)
+}
+#[inline(always)]
+pub fn sra(a: u32, b: u32) -> u32 {
+    ((a as i32) >> (b & 31)) as u32
+}
+#[inline(always)]
+pub fn slt(a: u32, b: u32) -> u32 {
+    ((a as i32) < (b as i32)) as u32
+}
+#[inline(always)]
+pub fn sltu(a: u32, b: u32) -> u32 {
+    (a < b) as u32
+}
+#[inline(always)]
+pub fn sadd(a: u32, b: u32) -> u32 {
+    (a as i32).saturating_add(b as i32) as u32
+}
+#[inline(always)]
+pub fn saddu(a: u32, b: u32) -> u32 {
+    a.saturating_add(b)
+}
+#[inline(always)]
+pub fn ssub(a: u32, b: u32) -> u32 {
+    (a as i32).saturating_sub(b as i32) as u32
+}
+#[inline(always)]
+pub fn ssubu(a: u32, b: u32) -> u32 {
+    a.saturating_sub(b)
+}
+#[inline(always)]
+pub fn min(a: u32, b: u32) -> u32 {
+    (a as i32).min(b as i32) as u32
+}
+#[inline(always)]
+pub fn max(a: u32, b: u32) -> u32 {
+    (a as i32).max(b as i32) as u32
+}
+
+// ---- floating point ------------------------------------------------------------------------------
+
+/// Accrued-exception flag bits (fflags).
+pub mod fflags {
+    pub const NX: u32 = 1;
+    pub const UF: u32 = 2;
+    pub const OF: u32 = 4;
+    pub const DZ: u32 = 8;
+    pub const NV: u32 = 16;
+}
+
+#[inline(always)]
+fn f(x: u32) -> f32 {
+    f32::from_bits(x)
+}
+#[inline(always)]
+fn is_snan(x: u32) -> bool {
+    x & 0x7f80_0000 == 0x7f80_0000 && x & 0x007f_ffff != 0 && x & 0x0040_0000 == 0
+}
+/// Canonicalises a NaN result.
+#[inline(always)]
+pub fn canon(r: f32) -> u32 {
+    if r.is_nan() {
+        CANONICAL_NAN
+    } else {
+        r.to_bits()
+    }
+}
+#[inline(always)]
+pub fn fadd(a: u32, b: u32) -> u32 {
+    canon(f(a) + f(b))
+}
+#[inline(always)]
+pub fn fsub(a: u32, b: u32) -> u32 {
+    canon(f(a) - f(b))
+}
+#[inline(always)]
+pub fn fmul(a: u32, b: u32) -> u32 {
+    canon(f(a) * f(b))
+}
+#[inline(always)]
+pub fn fdiv(a: u32, b: u32) -> u32 {
+    canon(f(a) / f(b))
+}
+#[inline(always)]
+pub fn fsqrt(a: u32) -> u32 {
+    canon(f(a).sqrt())
+}
+/// Fused multiply-add `a*b + c` with a single rounding.
+#[inline(always)]
+pub fn fmadd(a: u32, b: u32, c: u32) -> u32 {
+    canon(f(a).mul_add(f(b), f(c)))
+}
+#[inline(always)]
+pub fn fneg(a: u32) -> u32 {
+    a ^ 0x8000_0000
+}
+#[inline(always)]
+pub fn fsgnj(a: u32, b: u32) -> u32 {
+    (a & 0x7fff_ffff) | (b & 0x8000_0000)
+}
+#[inline(always)]
+pub fn fsgnjn(a: u32, b: u32) -> u32 {
+    (a & 0x7fff_ffff) | (!b & 0x8000_0000)
+}
+#[inline(always)]
+pub fn fsgnjx(a: u32, b: u32) -> u32 {
+    a ^ (b & 0x8000_0000)
+}
+/// RISC-V `fmin` (IEEE 754-2019 minimumNumber).
+#[inline(always)]
+pub fn fmin(a: u32, b: u32) -> u32 {
+    let (x, y) = (f(a), f(b));
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => CANONICAL_NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if x == y => a | b, // −0 vs +0: −0 wins
+        _ if x < y => a,
+        _ => b,
+    }
+}
+/// RISC-V `fmax` (maximumNumber).
+#[inline(always)]
+pub fn fmax(a: u32, b: u32) -> u32 {
+    let (x, y) = (f(a), f(b));
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => CANONICAL_NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ if x == y => a & b, // +0 wins
+        _ if x > y => a,
+        _ => b,
+    }
+}
+#[inline(always)]
+pub fn feq(a: u32, b: u32) -> u32 {
+    (f(a) == f(b)) as u32
+}
+#[inline(always)]
+pub fn flt(a: u32, b: u32) -> u32 {
+    (f(a) < f(b)) as u32
+}
+#[inline(always)]
+pub fn fle(a: u32, b: u32) -> u32 {
+    (f(a) <= f(b)) as u32
+}
+/// Invalid-operation flag of a comparison: signaling compares (`flt`, `fle`) raise NV for any NaN,
+/// quiet ones (`feq`) only for signaling NaNs.
+pub fn compare_flags(a: u32, b: u32, signaling: bool) -> u32 {
+    let nan = f(a).is_nan() || f(b).is_nan();
+    if (signaling && nan) || is_snan(a) || is_snan(b) {
+        fflags::NV
+    } else {
+        0
+    }
+}
+/// `fclass` bit mask.
+pub fn fclass(a: u32) -> u32 {
+    let x = f(a);
+    let neg = a >> 31 != 0;
+    let bit = if x.is_nan() {
+        if is_snan(a) {
+            8
+        } else {
+            9
+        }
+    } else if x.is_infinite() {
+        if neg {
+            0
+        } else {
+            7
+        }
+    } else if x == 0.0 {
+        if neg {
+            3
+        } else {
+            4
+        }
+    } else if x.is_subnormal() {
+        if neg {
+            2
+        } else {
+            5
+        }
+    } else if neg {
+        1
+    } else {
+        6
+    };
+    1 << bit
+}
+
+/// Rounds to an integral value with a RISC-V rounding mode (0 RNE, 1 RTZ, 2 RDN, 3 RUP, 4 RMM).
+#[inline(always)]
+pub fn round_rm(x: f64, rm: u32) -> f64 {
+    match rm {
+        1 => x.trunc(),
+        2 => x.floor(),
+        3 => x.ceil(),
+        4 => x.round(),
+        _ => x.round_ties_even(),
+    }
+}
+/// `fcvt.w.s`: float → i32 with saturation (NaN → i32::MAX).
+pub fn fcvt_w_s(a: u32, rm: u32) -> (u32, u32) {
+    let x = f(a);
+    if x.is_nan() {
+        return (i32::MAX as u32, fflags::NV);
+    }
+    let r = round_rm(x as f64, rm);
+    if r < i32::MIN as f64 {
+        (i32::MIN as u32, fflags::NV)
+    } else if r > i32::MAX as f64 {
+        (i32::MAX as u32, fflags::NV)
+    } else {
+        (r as i32 as u32, if r != x as f64 { fflags::NX } else { 0 })
+    }
+}
+/// `fcvt.wu.s`: float → u32 with saturation (NaN → u32::MAX).
+pub fn fcvt_wu_s(a: u32, rm: u32) -> (u32, u32) {
+    let x = f(a);
+    if x.is_nan() {
+        return (u32::MAX, fflags::NV);
+    }
+    let r = round_rm(x as f64, rm);
+    if r < 0.0 {
+        (0, fflags::NV)
+    } else if r > u32::MAX as f64 {
+        (u32::MAX, fflags::NV)
+    } else {
+        (r as u32, if r != x as f64 { fflags::NX } else { 0 })
+    }
+}
+/// Rounds an exactly representable f64 integer to f32 with a rounding mode.
+fn f64_to_f32_rm(v: f64, rm: u32) -> u32 {
+    let near = v as f32; // round to nearest even
+    let back = near as f64;
+    if back == v {
+        return near.to_bits();
+    }
+    let (lo, hi) = if back < v { (near, next_up(near)) } else { (next_down(near), near) };
+    let r = match rm {
+        1 => {
+            if v >= 0.0 {
+                lo
+            } else {
+                hi
+            }
+        }
+        2 => lo,
+        3 => hi,
+        4 => {
+            let (dl, dh) = (v - lo as f64, hi as f64 - v);
+            if dl < dh || (dl == dh && v < 0.0) {
+                lo
+            } else {
+                hi
+            }
+        }
+        _ => near,
+    };
+    r.to_bits()
+}
+fn next_up(x: f32) -> f32 {
+    if x >= 0.0 {
+        f32::from_bits(x.to_bits() + 1)
+    } else {
+        f32::from_bits(x.to_bits() - 1)
+    }
+}
+fn next_down(x: f32) -> f32 {
+    -next_up(-x)
+}
+/// `fcvt.s.w`.
+pub fn fcvt_s_w(a: u32, rm: u32) -> u32 {
+    f64_to_f32_rm(a as i32 as f64, rm)
+}
+/// `fcvt.s.wu`.
+pub fn fcvt_s_wu(a: u32, rm: u32) -> u32 {
+    f64_to_f32_rm(a as f64, rm)
+}
+/// `vfexp`: host `exp` in double precision, rounded to single (what the simulator does).
+pub fn fexp(a: u32) -> u32 {
+    canon((f(a) as f64).exp() as f32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn division_corner_cases() {
+        assert_eq!(div(7, 0), u32::MAX);
+        assert_eq!(div(i32::MIN as u32, u32::MAX), i32::MIN as u32);
+        assert_eq!(rem(i32::MIN as u32, u32::MAX), 0);
+        assert_eq!(remu(9, 0), 9);
+        assert_eq!(divu(9, 0), u32::MAX);
+        assert_eq!(mulhsu(u32::MAX, 2), u32::MAX);
+        assert_eq!(mulh(0x8000_0000, 0x8000_0000), 0x4000_0000);
+    }
+    #[test]
+    fn float_rules() {
+        let one = 1.0f32.to_bits();
+        assert_eq!(fadd(CANONICAL_NAN | 1, one), CANONICAL_NAN);
+        assert_eq!(fmin(0x8000_0000, 0), 0x8000_0000);
+        assert_eq!(fmax(0x8000_0000, 0), 0);
+        assert_eq!(fmin(CANONICAL_NAN, one), one);
+        assert_eq!(fcvt_w_s(CANONICAL_NAN, 1).0, i32::MAX as u32);
+        assert_eq!(fcvt_w_s((-1e20f32).to_bits(), 1).0, i32::MIN as u32);
+        assert_eq!(fcvt_w_s((-2.5f32).to_bits(), 0).0, -2i32 as u32);
+        assert_eq!(fcvt_w_s((-2.5f32).to_bits(), 4).0, -3i32 as u32);
+        assert_eq!(fcvt_wu_s((-1.0f32).to_bits(), 1), (0, fflags::NV));
+        assert_eq!(fcvt_s_w(16_777_217, 0), 16_777_216f32.to_bits());
+        assert_eq!(fcvt_s_w(16_777_217, 3), 16_777_218f32.to_bits());
+        assert_eq!(fcvt_s_w(-16_777_217, 1), (-16_777_216f32).to_bits());
+        assert_eq!(fclass(0x8000_0000), 1 << 3);
+        assert_eq!(fclass(CANONICAL_NAN), 1 << 9);
+        assert_eq!(fmadd(2f32.to_bits(), 3f32.to_bits(), one), 7f32.to_bits());
+    }
+}

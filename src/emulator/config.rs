@@ -1,0 +1,71 @@
+//! Emulator configuration from the environment, parsed once.
+//!
+//! | variable | meaning | default |
+//! |---|---|---|
+//! | `VENTUS_THREADS` | host threads running work-groups | available cores |
+//! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^34 |
+//! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
+//! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp (official stack's variable) | 32 |
+//! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot (official stack's variable) | 8 |
+
+use super::TrapMode;
+use once_cell::sync::OnceCell;
+
+/// Parsed configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub threads: usize,
+    pub watchdog: u64,
+    pub trap_mode: TrapMode,
+    pub threads_per_warp: u32,
+    pub warps_per_group: u32,
+}
+
+static CONFIG: OnceCell<Config> = OnceCell::new();
+
+fn var<T: std::str::FromStr>(names: &[&str]) -> Option<T> {
+    names.iter().find_map(|n| {
+        let v = std::env::var(n).ok()?;
+        match v.trim().parse() {
+            Ok(x) => Some(x),
+            Err(_) => {
+                log::warn!("ignoring {n}={v:?}: not a valid value");
+                None
+            }
+        }
+    })
+}
+
+impl Config {
+    /// The process-wide configuration (read from the environment on first use).
+    pub fn get() -> &'static Config {
+        CONFIG.get_or_init(Config::from_env)
+    }
+
+    /// Reads the environment now.
+    pub fn from_env() -> Config {
+        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let trap_mode = match std::env::var("VENTUS_TRAP").as_deref() {
+            Ok("end-group") | Ok("spike") => TrapMode::EndWorkGroup,
+            Ok("fault") | Err(_) => TrapMode::Fault,
+            Ok(other) => {
+                log::warn!("ignoring VENTUS_TRAP={other:?}: expected `fault` or `end-group`");
+                TrapMode::Fault
+            }
+        };
+        let numt = var::<u32>(&["VENTUS_NUM_THREAD", "NUM_THREAD"]).unwrap_or(32);
+        let numt = if (1..=32).contains(&numt) {
+            numt
+        } else {
+            log::warn!("threads per warp must be 1..=32; using 32");
+            32
+        };
+        Config {
+            threads: var::<usize>(&["VENTUS_THREADS"]).filter(|&n| n > 0).unwrap_or(cores),
+            watchdog: var::<u64>(&["VENTUS_WATCHDOG"]).unwrap_or(1 << 34),
+            trap_mode,
+            threads_per_warp: numt,
+            warps_per_group: var::<u32>(&["VENTUS_NUM_WARP", "NUM_WARP"]).filter(|&n| n > 0).unwrap_or(8),
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! Memory, CSR and scalar-FP instruction bodies (kept out of the dispatch `match` for size).
+
+use super::super::fault::{FaultKind, Trap};
+use super::super::memory::{MemError, MemView};
+use super::super::trace::Tracer;
+use super::super::warp::{CsrEffect, Warp};
+use super::vector::{trace_v, vgen, Lanes};
+use super::{fx, set_x, Ctx, Flow};
+use crate::isa::regs::csr;
+use crate::isa::semantics::{self as s, fflags};
+use crate::isa::Op;
+
+#[inline(always)]
+fn load_trap(e: MemError, lane: Option<u32>) -> Trap {
+    match e {
+        MemError::Unmapped(a) => Trap { kind: FaultKind::LoadAccess, addr: Some(a), lane },
+        MemError::Misaligned(a) => Trap { kind: FaultKind::LoadMisaligned, addr: Some(a), lane },
+    }
+}
+#[inline(always)]
+fn store_trap(e: MemError, lane: Option<u32>) -> Trap {
+    match e {
+        MemError::Unmapped(a) => Trap { kind: FaultKind::StoreAccess, addr: Some(a), lane },
+        MemError::Misaligned(a) => Trap { kind: FaultKind::StoreMisaligned, addr: Some(a), lane },
+    }
+}
+
+/// Scalar load (zero-extended; the caller sign-extends).
+#[inline(always)]
+pub fn load<T: Tracer>(mem: &MemView, t: &mut T, addr: u32, bytes: u32) -> Result<u32, Trap> {
+    let v = mem.load(addr, bytes).map_err(|e| load_trap(e, None))?;
+    if T::ENABLED {
+        t.load(addr);
+    }
+    Ok(v)
+}
+
+/// Scalar store.
+#[inline(always)]
+pub fn store<T: Tracer>(mem: &MemView, t: &mut T, addr: u32, value: u32, bytes: u32) -> Result<(), Trap> {
+    mem.store(addr, value, bytes).map_err(|e| store_trap(e, None))?;
+    if T::ENABLED {
+        let m = if bytes == 4 { u32::MAX } else { (1 << (8 * bytes)) - 1 };
+        t.store(addr, value & m, bytes as u8);
+    }
+    Ok(())
+}
+
+/// Scalar AMO on an aligned word; returns the old value.
+#[inline(always)]
+pub fn amo<T: Tracer>(mem: &MemView, t: &mut T, addr: u32, f: impl Fn(u32) -> u32) -> Result<u32, Trap> {
+    let old = mem.rmw(addr, &f).map_err(|e| store_trap(e, None))?;
+    if T::ENABLED {
+        t.load(addr);
+        t.store(addr, f(old), 4);
+    }
+    Ok(old)
+}
+
+/// Reads a local/global id component for the per-lane CSRs 0x80d..0x813 from the metadata buffer.
+fn lane_csr(w: &Warp, mem: &MemView, num: u16, lane: u32) -> Result<u32, Trap> {
+    let md = |off: u32| mem.load(w.csr.knl.wrapping_add(off), 4).map_err(|e| load_trap(e, None));
+    let (lx, ly, lz) = (md(24)?.max(1), md(28)?.max(1), md(32)?.max(1));
+    let linear = w.csr.tid + lane;
+    let local = [linear % lx, (linear / lx) % ly, linear / (lx * ly)];
+    let _ = lz;
+    let global = |d: usize, ls: u32, off: u32| -> Result<u32, Trap> {
+        Ok(w.csr.gid[d].wrapping_mul(ls).wrapping_add(local[d]).wrapping_add(md(off)?))
+    };
+    Ok(match num {
+        csr::LC_ID_X => local[0],
+        csr::LC_ID_Y => local[1],
+        csr::LC_ID_Z => local[2],
+        csr::GL_ID_X => global(0, lx, 36)?,
+        csr::GL_ID_Y => global(1, ly, 40)?,
+        csr::GL_ID_Z => global(2, lz, 44)?,
+        _ => {
+            // Global linear id: (gz * GY + gy) * GX + gx without offsets.
+            let (gx, gy) = (md(12)?, md(16)?);
+            let g = [global(0, lx, 36)? - md(36)?, global(1, ly, 40)? - md(40)?, global(2, lz, 44)? - md(44)?];
+            (g[2].wrapping_mul(gy).wrapping_add(g[1])).wrapping_mul(gx).wrapping_add(g[0])
+        }
+    })
+}
+
+/// csrrw/csrrs/csrrc and their immediate forms.
+pub fn csr_op<T: Tracer>(w: &mut Warp, ctx: &Ctx, t: &mut T, d: &super::Decoded, op: Op) -> Result<Flow, Trap> {
+    let num = d.imm as u16;
+    let src = match op {
+        Op::Csrrwi | Op::Csrrsi | Op::Csrrci => d.rs1 as u32,
+        _ => w.x[d.rs1 as usize],
+    };
+    let writes = matches!(op, Op::Csrrw | Op::Csrrwi) || d.rs1 != 0;
+    if (csr::GL_ID_X..=csr::LC_ID_Z).contains(&num) {
+        // Per-lane "vector CSRs" of the newest ABI: read into v[rd]; writes are forbidden.
+        if writes {
+            return Err(Trap::illegal(d.word));
+        }
+        let m = w.mask;
+        let mut vals: Lanes = [0; 32];
+        for (i, v) in vals.iter_mut().enumerate() {
+            if (m >> i) & 1 != 0 {
+                *v = lane_csr(w, ctx.mem, num, i as u32)?;
+            }
+        }
+        vgen(w, t, m, d.rd, |i| vals[i]);
+        return Ok(Flow::Next);
+    }
+    let old = w.read_csr(num).ok_or(Trap::illegal(d.word))?;
+    let mut flow = Flow::Next;
+    if writes {
+        let new = match op {
+            Op::Csrrw | Op::Csrrwi => src,
+            Op::Csrrs | Op::Csrrsi => old | src,
+            _ => old & !src,
+        };
+        if num >> 10 == 3 {
+            return Err(Trap::illegal(d.word)); // read-only CSR
+        }
+        if let CsrEffect::Print(v) = w.write_csr(num, new, d.word)? {
+            flow = Flow::Print(v);
+        }
+        if T::ENABLED {
+            t.csr_write(num, w.read_csr(num).unwrap_or(new));
+        }
+    }
+    set_x(w, t, d.rd, old);
+    Ok(flow)
+}
+
+/// Scalar single-precision FP (zfinx: operands and results in x registers).
+pub fn fp_scalar<T: Tracer>(w: &mut Warp, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+    let (a, b, c) = (fx(w, d.rs1), fx(w, d.rs2), fx(w, d.rs3));
+    let rm = if d.aux == 7 { w.csr.frm } else { d.aux as u32 };
+    if rm > 4 {
+        return Err(Trap::illegal(d.word));
+    }
+    let nan_in = |v: u32| f32::from_bits(v).is_nan();
+    let invalid = |r: u32, ins: &[u32]| -> u32 {
+        if nan_in(r) && !ins.iter().any(|&v| nan_in(v)) {
+            fflags::NV
+        } else {
+            0
+        }
+    };
+    let (r, flags) = match op {
+        Op::FaddS => (s::fadd(a, b), 0),
+        Op::FsubS => (s::fsub(a, b), 0),
+        Op::FmulS => (s::fmul(a, b), 0),
+        Op::FdivS => {
+            let dz = f32::from_bits(b) == 0.0 && !nan_in(a) && f32::from_bits(a) != 0.0;
+            (s::fdiv(a, b), if dz { fflags::DZ } else { 0 })
+        }
+        Op::FsqrtS => (s::fsqrt(a), 0),
+        Op::FmaddS => (s::fmadd(a, b, c), 0),
+        Op::FmsubS => (s::fmadd(a, b, s::fneg(c)), 0),
+        Op::FnmsubS => (s::fmadd(s::fneg(a), b, c), 0),
+        Op::FnmaddS => (s::fmadd(s::fneg(a), b, s::fneg(c)), 0),
+        Op::FsgnjS => (s::fsgnj(a, b), 0),
+        Op::FsgnjnS => (s::fsgnjn(a, b), 0),
+        Op::FsgnjxS => (s::fsgnjx(a, b), 0),
+        Op::FminS => (s::fmin(a, b), s::compare_flags(a, b, false)),
+        Op::FmaxS => (s::fmax(a, b), s::compare_flags(a, b, false)),
+        Op::FcvtWS => s::fcvt_w_s(a, rm),
+        Op::FcvtWuS => s::fcvt_wu_s(a, rm),
+        Op::FmvXW | Op::FmvWX => (a, 0),
+        Op::FeqS => (s::feq(a, b), s::compare_flags(a, b, false)),
+        Op::FltS => (s::flt(a, b), s::compare_flags(a, b, true)),
+        Op::FleS => (s::fle(a, b), s::compare_flags(a, b, true)),
+        Op::FclassS => (s::fclass(a), 0),
+        Op::FcvtSW => (s::fcvt_s_w(w.x[d.rs1 as usize], rm), 0),
+        Op::FcvtSWu => (s::fcvt_s_wu(w.x[d.rs1 as usize], rm), 0),
+        _ => return Err(Trap::illegal(d.word)),
+    };
+    let flags = flags
+        | match op {
+            Op::FaddS | Op::FsubS | Op::FmulS | Op::FdivS | Op::FsqrtS => invalid(r, &[a, b]),
+            Op::FmaddS | Op::FmsubS | Op::FnmsubS | Op::FnmaddS => invalid(r, &[a, b, c]),
+            _ => 0,
+        };
+    w.csr.fflags |= flags;
+    // fmv.w.x and fcvt.s.* read the integer register (x0 = 0), not the FP mirror.
+    let r = if op == Op::FmvWX { w.x[d.rs1 as usize] } else { r };
+    set_x(w, t, d.rd, r);
+    Ok(())
+}
+
+/// Iterates the set bits of `m` in ascending order.
+#[inline(always)]
+fn lanes(mut m: u32) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let i = m.trailing_zeros();
+            m &= m - 1;
+            Some(i)
+        }
+    })
+}
+
+#[inline(always)]
+fn extend(v: u32, op: Op) -> u32 {
+    match op {
+        Op::VlbV | Op::Vlb12V => v as u8 as i8 as i32 as u32,
+        Op::VlhV | Op::Vlh12V => v as u16 as i16 as i32 as u32,
+        _ => v,
+    }
+}
+#[inline(always)]
+fn width(op: Op) -> u32 {
+    match op {
+        Op::VlbV | Op::VlbuV | Op::VsbV | Op::Vlb12V | Op::Vlbu12V | Op::Vsb12V => 1,
+        Op::VlhV | Op::VlhuV | Op::VshV | Op::Vlh12V | Op::Vlhu12V | Op::Vsh12V => 2,
+        _ => 4,
+    }
+}
+
+/// Per-lane loads: `addr(i)` gives each active lane's address; results are written lane by lane
+/// (a fault leaves earlier lanes written, as in the reference).
+#[inline(always)]
+fn lane_loads<T: Tracer>(
+    w: &mut Warp,
+    mem: &MemView,
+    t: &mut T,
+    m: u32,
+    rd: u8,
+    bytes: u32,
+    op: Op,
+    addr: impl Fn(&Warp, u32) -> u32,
+) -> Result<(), Trap> {
+    let mut result = Ok(());
+    for i in lanes(m) {
+        let a = addr(w, i);
+        match mem.load(a, bytes) {
+            Ok(v) => {
+                w.v[rd as usize][i as usize] = extend(v, op);
+                if T::ENABLED {
+                    t.load(a);
+                }
+            }
+            Err(e) => {
+                result = Err(load_trap(e, Some(i)));
+                break;
+            }
+        }
+    }
+    trace_v(w, t, rd);
+    result
+}
+
+#[inline(always)]
+fn lane_stores<T: Tracer>(
+    w: &Warp,
+    mem: &MemView,
+    t: &mut T,
+    m: u32,
+    data: u8,
+    bytes: u32,
+    addr: impl Fn(&Warp, u32) -> u32,
+) -> Result<(), Trap> {
+    for i in lanes(m) {
+        let a = addr(w, i);
+        let v = w.v[data as usize][i as usize];
+        mem.store(a, v, bytes).map_err(|e| store_trap(e, Some(i)))?;
+        if T::ENABLED {
+            let mask = if bytes == 4 { u32::MAX } else { (1 << (8 * bytes)) - 1 };
+            t.store(a, v & mask, bytes as u8);
+        }
+    }
+    Ok(())
+}
+
+/// Flat loads `vl*12.v vd, imm(vs1)`.
+pub fn flat_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+    let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
+    let m = w.vmask();
+    lane_loads(w, mem, t, m, d.rd, width(op), op, |w, i| w.v[rs1][i as usize].wrapping_add(imm))
+}
+
+/// Flat stores `vs*12.v vs2, imm(vs1)`.
+pub fn flat_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+    let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
+    let m = w.vmask();
+    lane_stores(w, mem, t, m, d.rs2, width(op), |w, i| w.v[rs1][i as usize].wrapping_add(imm))
+}
+
+/// Private-memory address of lane `i` (ventus-isa.md §3.3): word-interleaved across the
+/// work-group's threads; word accesses drop the low two bits.
+#[inline(always)]
+fn private_addr(w: &Warp, base_reg: usize, imm: u32, i: u32, word: bool) -> u32 {
+    let a = w.v[base_reg][i as usize].wrapping_add(imm);
+    let n = w.csr.numw.wrapping_mul(w.csr.numt);
+    let low = if word { 0 } else { a & 3 };
+    w.csr
+        .pds
+        .wrapping_add((a & !3).wrapping_mul(n))
+        .wrapping_add(low)
+        .wrapping_add(4u32.wrapping_mul(w.csr.tid.wrapping_add(i)))
+}
+
+pub fn private_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+    let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
+    let m = w.vmask();
+    let bytes = width(op);
+    lane_loads(w, mem, t, m, d.rd, bytes, op, |w, i| private_addr(w, rs1, imm, i, bytes == 4))
+}
+
+pub fn private_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+    let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
+    let m = w.vmask();
+    let bytes = width(op);
+    lane_stores(w, mem, t, m, d.rs2, bytes, |w, i| private_addr(w, rs1, imm, i, bytes == 4))
+}
+
+/// Standard RVV loads with EEW = 32: unit-stride, strided, indexed.
+pub fn vector_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op, m: u32) -> Result<(), Trap> {
+    let base = w.x[d.rs1 as usize];
+    let stride = w.x[d.rs2 as usize];
+    let idx = d.rs2 as usize;
+    lane_loads(w, mem, t, m, d.rd, 4, op, |w, i| match op {
+        Op::Vle32V => base.wrapping_add(4 * i),
+        Op::Vlse32V => base.wrapping_add(stride.wrapping_mul(i)),
+        _ => base.wrapping_add(w.v[idx][i as usize]),
+    })
+}
+
+/// Standard RVV stores with EEW = 32 (data register in bits 11:7).
+pub fn vector_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op, m: u32) -> Result<(), Trap> {
+    let base = w.x[d.rs1 as usize];
+    let stride = w.x[d.rs2 as usize];
+    let idx = d.rs2 as usize;
+    lane_stores(w, mem, t, m, d.rd, 4, |w, i| match op {
+        Op::Vse32V => base.wrapping_add(4 * i),
+        Op::Vsse32V => base.wrapping_add(stride.wrapping_mul(i)),
+        _ => base.wrapping_add(w.v[idx][i as usize]),
+    })
+}
+
+/// `vftta.vv` (test-only tensor op, ventus-isa.md §3.3).
+pub fn vftta<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, vs1: u8) {
+    let n = w.csr.vl as usize;
+    let (a, b, dst) = (w.v[vs1 as usize], w.v[vs2 as usize], w.v[vd as usize]);
+    let r: Lanes = std::array::from_fn(|i| {
+        if i >= n / 2 {
+            (i + 7) as u32
+        } else {
+            let mut acc = dst[i];
+            for j in 0..n / 4 {
+                let (x, y) = (a.get((i >> 2) * 8 + j), b.get((i & 3) * 8 + j));
+                if let (Some(&x), Some(&y)) = (x, y) {
+                    acc = s::fmadd(x, y, acc);
+                }
+            }
+            acc
+        }
+    });
+    vgen(w, t, m, vd, |i| r[i]);
+}

@@ -1,0 +1,100 @@
+//! Element-loop helpers for vector instructions. Results are computed for all 32 lanes (the
+//! per-lane functions are total) and blended into the destination under the lane mask, which keeps
+//! the loops branch-free and vectorisable; inactive elements stay unchanged (mask-undisturbed).
+
+use super::super::trace::Tracer;
+use super::super::warp::{Warp, MAX_LANES};
+
+pub type Lanes = [u32; MAX_LANES];
+
+#[inline(always)]
+pub fn blend(dst: &mut Lanes, res: &Lanes, m: u32) {
+    if m == u32::MAX {
+        *dst = *res;
+    } else {
+        for i in 0..MAX_LANES {
+            if (m >> i) & 1 != 0 {
+                dst[i] = res[i];
+            }
+        }
+    }
+}
+
+#[inline(always)]
+pub fn trace_v<T: Tracer>(w: &Warp, t: &mut T, vd: u8) {
+    if T::ENABLED {
+        let n = (w.csr.numt as usize).min(MAX_LANES);
+        t.v_write(vd, &w.v[vd as usize][..n]);
+    }
+}
+
+/// `vd[i] = f(vs2[i], vs1[i])`.
+#[inline(always)]
+pub fn vv<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, vs1: u8, f: impl Fn(u32, u32) -> u32) {
+    let a = w.v[vs2 as usize];
+    let b = w.v[vs1 as usize];
+    let r: Lanes = std::array::from_fn(|i| f(a[i], b[i]));
+    blend(&mut w.v[vd as usize], &r, m);
+    trace_v(w, t, vd);
+}
+
+/// `vd[i] = f(vs2[i], s)` (scalar or immediate second operand).
+#[inline(always)]
+pub fn vs<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, s: u32, f: impl Fn(u32, u32) -> u32) {
+    let a = w.v[vs2 as usize];
+    let r: Lanes = std::array::from_fn(|i| f(a[i], s));
+    blend(&mut w.v[vd as usize], &r, m);
+    trace_v(w, t, vd);
+}
+
+/// `vd[i] = f(vd[i], b[i], c[i])` for multiply-add forms (`b`, `c` already selected by the caller).
+#[inline(always)]
+pub fn vmac<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, b: &Lanes, c: &Lanes, f: impl Fn(u32, u32, u32) -> u32) {
+    let d = w.v[vd as usize];
+    let r: Lanes = std::array::from_fn(|i| f(d[i], b[i], c[i]));
+    blend(&mut w.v[vd as usize], &r, m);
+    trace_v(w, t, vd);
+}
+
+/// `vd[i] = f(vs2[i])`.
+#[inline(always)]
+pub fn vunary<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: impl Fn(u32) -> u32) {
+    let a = w.v[vs2 as usize];
+    let r: Lanes = std::array::from_fn(|i| f(a[i]));
+    blend(&mut w.v[vd as usize], &r, m);
+    trace_v(w, t, vd);
+}
+
+/// Broadcast-style writes: `vd[i] = f(i)`.
+#[inline(always)]
+pub fn vgen<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize) -> u32) {
+    let r: Lanes = std::array::from_fn(f);
+    blend(&mut w.v[vd as usize], &r, m);
+    trace_v(w, t, vd);
+}
+
+/// Mask of lanes `0..vl` (for instructions that ignore the SIMT mask).
+#[inline(always)]
+pub fn vl_mask(w: &Warp) -> u32 {
+    if w.csr.vl >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << w.csr.vl) - 1
+    }
+}
+
+/// RVV `v0.t` mask bit of lane `i` (v0 read as a packed bit vector).
+#[inline(always)]
+pub fn v0_bit(w: &Warp, i: u32) -> bool {
+    (w.v[0][(i / 32) as usize] >> (i % 32)) & 1 != 0
+}
+
+/// Applies the instruction's `vm` bit to a lane mask.
+#[inline(always)]
+pub fn with_vm(w: &Warp, m: u32, vm: bool) -> u32 {
+    if vm {
+        m
+    } else {
+        m & w.v[0][0]
+    }
+}

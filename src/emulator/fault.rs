@@ -1,0 +1,127 @@
+//! Faults: what stops a work-group, as values (never panics).
+
+/// What went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Unknown encoding, an instruction not allowed in the current state (FP with mstatus.FS off,
+    /// vector op before `vsetvli`), or an unknown/forbidden CSR access. Carries the word.
+    IllegalInstruction { word: u32 },
+    /// The pc is not 4-byte aligned.
+    FetchMisaligned,
+    /// The pc lies outside the program text.
+    FetchAccess,
+    LoadMisaligned,
+    StoreMisaligned,
+    LoadAccess,
+    StoreAccess,
+    /// `ecall` (unsupported on Ventus).
+    EnvironmentCall,
+    /// `ebreak`.
+    Breakpoint,
+    /// The work-group exceeded its instruction budget (runaway loop).
+    Watchdog { instructions: u64 },
+    /// The launch was cancelled by the host.
+    Cancelled,
+}
+
+impl FaultKind {
+    /// spike's name for the trap cause (as in commit logs), where there is one.
+    pub fn spike_name(&self) -> &'static str {
+        match self {
+            FaultKind::IllegalInstruction { .. } => "trap_illegal_instruction",
+            FaultKind::FetchMisaligned => "trap_instruction_address_misaligned",
+            FaultKind::FetchAccess => "trap_instruction_access_fault",
+            FaultKind::LoadMisaligned => "trap_load_address_misaligned",
+            FaultKind::StoreMisaligned => "trap_store_address_misaligned",
+            FaultKind::LoadAccess => "trap_load_access_fault",
+            FaultKind::StoreAccess => "trap_store_access_fault",
+            FaultKind::EnvironmentCall => "trap_machine_ecall",
+            FaultKind::Breakpoint => "trap_breakpoint",
+            FaultKind::Watchdog { .. } => "watchdog",
+            FaultKind::Cancelled => "cancelled",
+        }
+    }
+    /// RISC-V mcause value.
+    pub fn mcause(&self) -> u32 {
+        match self {
+            FaultKind::FetchMisaligned => 0,
+            FaultKind::FetchAccess => 1,
+            FaultKind::IllegalInstruction { .. } => 2,
+            FaultKind::Breakpoint => 3,
+            FaultKind::LoadMisaligned => 4,
+            FaultKind::LoadAccess => 5,
+            FaultKind::StoreMisaligned => 6,
+            FaultKind::StoreAccess => 7,
+            FaultKind::EnvironmentCall => 11,
+            FaultKind::Watchdog { .. } | FaultKind::Cancelled => 24,
+        }
+    }
+}
+
+/// A trap raised by one instruction (before the work-group context is attached).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trap {
+    pub kind: FaultKind,
+    /// Faulting address (memory faults) or the word (illegal instruction).
+    pub addr: Option<u32>,
+    /// The lane of a vector access that faulted.
+    pub lane: Option<u32>,
+}
+
+impl Trap {
+    pub fn new(kind: FaultKind) -> Trap {
+        Trap { kind, addr: None, lane: None }
+    }
+    pub fn illegal(word: u32) -> Trap {
+        Trap { kind: FaultKind::IllegalInstruction { word }, addr: Some(word), lane: None }
+    }
+}
+
+/// A fault with its full context: which work-group, warp, lane, pc and address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// Linear work-group id and its (x, y, z) coordinates.
+    pub work_group: u32,
+    pub group_id: [u32; 3],
+    pub warp: u32,
+    pub lane: Option<u32>,
+    pub pc: u32,
+    pub addr: Option<u32>,
+    /// Disassembly of the faulting instruction, when it decodes.
+    pub instruction: Option<String>,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            FaultKind::IllegalInstruction { word } => format!("illegal instruction {word:#010x}"),
+            FaultKind::FetchMisaligned => "misaligned instruction fetch".into(),
+            FaultKind::FetchAccess => "instruction fetch outside the program".into(),
+            FaultKind::LoadMisaligned => "misaligned load".into(),
+            FaultKind::StoreMisaligned => "misaligned store".into(),
+            FaultKind::LoadAccess => "load access fault (unmapped address)".into(),
+            FaultKind::StoreAccess => "store access fault (unmapped address)".into(),
+            FaultKind::EnvironmentCall => "ecall is not supported".into(),
+            FaultKind::Breakpoint => "ebreak".into(),
+            FaultKind::Watchdog { instructions } => {
+                format!("watchdog: work-group exceeded {instructions} instructions (runaway kernel?)")
+            }
+            FaultKind::Cancelled => "launch cancelled".into(),
+        };
+        let [x, y, z] = self.group_id;
+        write!(f, "{what} in work-group {} ({x},{y},{z}), warp {}", self.work_group, self.warp)?;
+        if let Some(l) = self.lane {
+            write!(f, ", lane {l}")?;
+        }
+        write!(f, ", pc {:#010x}", self.pc)?;
+        if let Some(i) = &self.instruction {
+            write!(f, " ({})", i.replace('\t', " "))?;
+        }
+        if let (Some(a), false) = (self.addr, matches!(self.kind, FaultKind::IllegalInstruction { .. })) {
+            write!(f, ", address {a:#010x}")?;
+        }
+        Ok(())
+    }
+}
+impl std::error::Error for Fault {}

@@ -1,0 +1,402 @@
+//! Device memory: a sparse 32-bit physical address space made of regions.
+//!
+//! * **Global regions** (device buffers from 0x9000_0000 up, and anything else the host maps) are
+//!   shared by all host threads. Policy for racy accesses: every global access is a relaxed atomic
+//!   on the containing 32-bit word (byte/halfword stores are compare-and-swap loops), so Rust stays
+//!   defined and kernels' real atomics (AMOs) are true read-modify-write atomics.
+//! * **Per-slot windows**: each host worker thread owns one LDS window (0x7000_0000, 256 MiB) and one
+//!   program window (0x8000_0000, 256 MiB), both lazily zeroed (untouched pages cost nothing). A work
+//!   group sees the windows of the thread running it — the same addresses the reference simulator
+//!   uses for every work-group, without sharing between concurrently running work-groups.
+//! * Anything else is unmapped: an access faults.
+//!
+//! Contract: no access panics; an access outside every region, or misaligned for its width, returns
+//! a [`MemError`].
+
+use crate::abi;
+use parking_lot::RwLock;
+use std::alloc::{alloc_zeroed, Layout};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// A contiguous, word-backed piece of the address space.
+pub struct Region {
+    base: u32,
+    /// Size in bytes (multiple of 4).
+    size: u32,
+    words: Box<[AtomicU32]>,
+}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Region({:#010x}+{:#x})", self.base, self.size)
+    }
+}
+
+/// Why a memory access failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemError {
+    /// No region contains the address (access fault).
+    Unmapped(u32),
+    /// The address is not naturally aligned for the access width.
+    Misaligned(u32),
+}
+
+impl Region {
+    /// A zero-filled region; `size` is rounded up to a multiple of 4. Large regions are allocated
+    /// lazily by the OS (zeroed pages), so a 256 MiB window costs only what is touched.
+    pub fn zeroed(base: u32, size: u32) -> Region {
+        let size = (size.max(4) + 3) & !3;
+        let n = (size / 4) as usize;
+        let layout = Layout::array::<AtomicU32>(n).expect("region size fits a Layout");
+        // SAFETY: `layout` has non-zero size (n >= 1). An all-zero bit pattern is a valid
+        // `AtomicU32`, so the zeroed allocation is an initialised `[AtomicU32; n]`; ownership of the
+        // allocation (made with the global allocator and this exact layout) moves into the Box.
+        let words = unsafe {
+            let p = alloc_zeroed(layout) as *mut AtomicU32;
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n))
+        };
+        Region { base, size, words }
+    }
+
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+    pub fn size(&self) -> u32 {
+        self.size
+    }
+    /// True when `addr` lies inside the region.
+    #[inline(always)]
+    pub fn contains(&self, addr: u32) -> bool {
+        addr.wrapping_sub(self.base) < self.size
+    }
+    #[inline(always)]
+    fn word(&self, addr: u32) -> &AtomicU32 {
+        &self.words[(addr.wrapping_sub(self.base) >> 2) as usize]
+    }
+    /// Loads a naturally aligned value of 1, 2 or 4 bytes (zero-extended). `addr` must be inside.
+    #[inline(always)]
+    pub fn load(&self, addr: u32, bytes: u32) -> u32 {
+        let w = self.word(addr).load(Relaxed);
+        match bytes {
+            4 => w,
+            2 => (w >> ((addr & 2) * 8)) & 0xffff,
+            _ => (w >> ((addr & 3) * 8)) & 0xff,
+        }
+    }
+    /// Stores a naturally aligned value of 1, 2 or 4 bytes. `addr` must be inside.
+    #[inline(always)]
+    pub fn store(&self, addr: u32, value: u32, bytes: u32) {
+        let word = self.word(addr);
+        if bytes == 4 {
+            word.store(value, Relaxed);
+            return;
+        }
+        let shift = (addr & 3) * 8;
+        let m = if bytes == 2 { 0xffffu32 } else { 0xff } << shift;
+        let v = (value << shift) & m;
+        let mut cur = word.load(Relaxed);
+        while let Err(now) = word.compare_exchange_weak(cur, (cur & !m) | v, Relaxed, Relaxed) {
+            cur = now;
+        }
+    }
+    /// Atomic read-modify-write of an aligned word; returns the old value.
+    #[inline(always)]
+    pub fn rmw(&self, addr: u32, f: impl Fn(u32) -> u32) -> u32 {
+        let word = self.word(addr);
+        let mut cur = word.load(Relaxed);
+        loop {
+            match word.compare_exchange_weak(cur, f(cur), Relaxed, Relaxed) {
+                Ok(old) => return old,
+                Err(now) => cur = now,
+            }
+        }
+    }
+    /// Copies bytes out of the region (host path; bounds-checked by the caller).
+    pub fn read_bytes(&self, addr: u32, out: &mut [u8]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = self.load(addr + i as u32, 1) as u8;
+        }
+    }
+    /// Copies bytes into the region (host path; bounds-checked by the caller).
+    pub fn write_bytes(&self, addr: u32, data: &[u8]) {
+        let mut a = addr;
+        let mut rest = data;
+        while !rest.is_empty() {
+            if a & 3 == 0 && rest.len() >= 4 {
+                self.word(a).store(u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]), Relaxed);
+                a += 4;
+                rest = &rest[4..];
+            } else {
+                self.store(a, rest[0] as u32, 1);
+                a += 1;
+                rest = &rest[1..];
+            }
+        }
+    }
+    /// Zeroes `[addr, addr+len)`.
+    pub fn fill_zero(&self, addr: u32, len: u32) {
+        let mut a = addr;
+        let end = addr + len;
+        while a < end {
+            if a & 3 == 0 && end - a >= 4 {
+                self.word(a).store(0, Relaxed);
+                a += 4;
+            } else {
+                self.store(a, 0, 1);
+                a += 1;
+            }
+        }
+    }
+}
+
+/// Errors of host-side memory management.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapError {
+    /// The new region would overlap an existing one or the reserved windows.
+    Overlap { base: u32, size: u32 },
+    /// The region would wrap past the end of the 32-bit space, or is empty.
+    BadRange { base: u32, size: u32 },
+    /// A host transfer touches bytes outside one region.
+    OutOfBounds { addr: u32, len: usize },
+    /// The heap is exhausted.
+    OutOfMemory { size: u32 },
+}
+
+impl std::fmt::Display for MapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapError::Overlap { base, size } => write!(f, "region {base:#010x}+{size:#x} overlaps another"),
+            MapError::BadRange { base, size } => write!(f, "invalid region {base:#010x}+{size:#x}"),
+            MapError::OutOfBounds { addr, len } => write!(f, "{len} bytes at {addr:#010x} are not inside one region"),
+            MapError::OutOfMemory { size } => write!(f, "device heap exhausted allocating {size:#x} bytes"),
+        }
+    }
+}
+impl std::error::Error for MapError {}
+
+/// The shared (global) part of device memory, plus the official bump allocator.
+#[derive(Default)]
+pub struct DeviceMemory {
+    /// Sorted by base, non-overlapping.
+    regions: RwLock<Vec<Arc<Region>>>,
+}
+
+fn in_windows(base: u32, size: u32) -> bool {
+    let end = base as u64 + size as u64;
+    end > abi::LDS_BASE as u64 && (base as u64) < (abi::PROGRAM_BASE as u64 + abi::PROGRAM_SIZE as u64)
+}
+
+impl DeviceMemory {
+    pub fn new() -> DeviceMemory {
+        DeviceMemory::default()
+    }
+
+    /// Maps a zeroed region at a fixed address.
+    pub fn map(&self, base: u32, size: u32) -> Result<Arc<Region>, MapError> {
+        if size == 0 || base as u64 + size as u64 > 1 << 32 {
+            return Err(MapError::BadRange { base, size });
+        }
+        if in_windows(base, size) {
+            return Err(MapError::Overlap { base, size });
+        }
+        let mut regions = self.regions.write();
+        let end = base as u64 + size as u64;
+        if regions.iter().any(|r| (r.base as u64) < end && (base as u64) < r.base as u64 + r.size as u64) {
+            return Err(MapError::Overlap { base, size });
+        }
+        let r = Arc::new(Region::zeroed(base, size));
+        let pos = regions.partition_point(|x| x.base < base);
+        regions.insert(pos, r.clone());
+        Ok(r)
+    }
+
+    /// Allocates like the official driver: 4 KiB-rounded, right after the last region (from
+    /// 0x9000_0000), so addresses match official traces.
+    pub fn alloc(&self, size: u32) -> Result<Arc<Region>, MapError> {
+        let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
+        let base = {
+            let regions = self.regions.read();
+            regions
+                .iter()
+                .filter(|r| r.base >= abi::HEAP_BASE)
+                .map(|r| crate::util::align_up(r.base as u64 + r.size as u64, abi::PAGE_SIZE as u64))
+                .max()
+                .unwrap_or(abi::HEAP_BASE as u64)
+        };
+        if base + rounded > 1 << 32 {
+            return Err(MapError::OutOfMemory { size });
+        }
+        self.map(base as u32, rounded as u32)
+    }
+
+    /// Removes the region starting at `base`; returns whether one was removed.
+    pub fn unmap(&self, base: u32) -> bool {
+        let mut regions = self.regions.write();
+        let before = regions.len();
+        regions.retain(|r| r.base != base);
+        regions.len() != before
+    }
+
+    /// A snapshot of the regions (sorted by base) for one launch.
+    pub fn snapshot(&self) -> Vec<Arc<Region>> {
+        self.regions.read().clone()
+    }
+
+    fn region_for(&self, addr: u32, len: usize) -> Result<Arc<Region>, MapError> {
+        let regions = self.regions.read();
+        regions
+            .iter()
+            .find(|r| r.contains(addr) && (addr - r.base) as u64 + len as u64 <= r.size as u64)
+            .cloned()
+            .ok_or(MapError::OutOfBounds { addr, len })
+    }
+
+    /// Host write (must lie inside one region).
+    pub fn write(&self, addr: u32, data: &[u8]) -> Result<(), MapError> {
+        self.region_for(addr, data.len())?.write_bytes(addr, data);
+        Ok(())
+    }
+    /// Host read (must lie inside one region).
+    pub fn read(&self, addr: u32, out: &mut [u8]) -> Result<(), MapError> {
+        self.region_for(addr, out.len())?.read_bytes(addr, out);
+        Ok(())
+    }
+    /// Host read of one little-endian word.
+    pub fn read_u32(&self, addr: u32) -> Result<u32, MapError> {
+        let mut b = [0u8; 4];
+        self.read(addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+    /// Host write of one little-endian word.
+    pub fn write_u32(&self, addr: u32, value: u32) -> Result<(), MapError> {
+        self.write(addr, &value.to_le_bytes())
+    }
+}
+
+/// What one work-group sees: its thread's windows plus the global regions.
+pub struct MemView<'a> {
+    pub lds: &'a Region,
+    pub program: &'a Region,
+    /// Per-slot private memory overlaid on the launch's private block (`CSR_PDS`), so that
+    /// concurrently running work-groups never share private storage.
+    pub private: Option<&'a Region>,
+    pub global: &'a [Arc<Region>],
+    last: std::cell::Cell<usize>,
+}
+
+impl<'a> MemView<'a> {
+    pub fn new(
+        lds: &'a Region,
+        program: &'a Region,
+        private: Option<&'a Region>,
+        global: &'a [Arc<Region>],
+    ) -> MemView<'a> {
+        MemView { lds, program, private, global, last: std::cell::Cell::new(0) }
+    }
+
+    /// The region containing `addr`.
+    #[inline(always)]
+    pub fn region(&self, addr: u32) -> Option<&Region> {
+        match addr >> 28 {
+            7 => Some(self.lds),
+            8 => Some(self.program),
+            _ => {
+                if let Some(p) = self.private {
+                    if p.contains(addr) {
+                        return Some(p);
+                    }
+                }
+                let last = self.last.get();
+                if let Some(r) = self.global.get(last) {
+                    if r.contains(addr) {
+                        return Some(r);
+                    }
+                }
+                self.find_global(addr)
+            }
+        }
+    }
+
+    #[cold]
+    fn find_global(&self, addr: u32) -> Option<&Region> {
+        let i = self.global.partition_point(|r| r.base <= addr);
+        let r = self.global.get(i.checked_sub(1)?)?;
+        if r.contains(addr) {
+            self.last.set(i - 1);
+            Some(r)
+        } else {
+            None
+        }
+    }
+
+    /// Aligned load of 1/2/4 bytes (zero-extended).
+    #[inline(always)]
+    pub fn load(&self, addr: u32, bytes: u32) -> Result<u32, MemError> {
+        if addr & (bytes - 1) != 0 {
+            return Err(MemError::Misaligned(addr));
+        }
+        match self.region(addr) {
+            Some(r) => Ok(r.load(addr, bytes)),
+            None => Err(MemError::Unmapped(addr)),
+        }
+    }
+    /// Aligned store of 1/2/4 bytes.
+    #[inline(always)]
+    pub fn store(&self, addr: u32, value: u32, bytes: u32) -> Result<(), MemError> {
+        if addr & (bytes - 1) != 0 {
+            return Err(MemError::Misaligned(addr));
+        }
+        match self.region(addr) {
+            Some(r) => {
+                r.store(addr, value, bytes);
+                Ok(())
+            }
+            None => Err(MemError::Unmapped(addr)),
+        }
+    }
+    /// Atomic read-modify-write of an aligned word; returns the old value.
+    #[inline(always)]
+    pub fn rmw(&self, addr: u32, f: impl Fn(u32) -> u32) -> Result<u32, MemError> {
+        if addr & 3 != 0 {
+            return Err(MemError::Misaligned(addr));
+        }
+        self.region(addr).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn regions_bytes_halves_words() {
+        let m = DeviceMemory::new();
+        let a = m.alloc(10).unwrap();
+        assert_eq!(a.base(), 0x9000_0000);
+        let b = m.alloc(0x1001).unwrap();
+        assert_eq!(b.base(), 0x9000_1000);
+        assert_eq!(m.alloc(4).unwrap().base(), 0x9000_3000);
+        m.write(0x9000_0001, &[1, 2, 3]).unwrap();
+        assert_eq!(m.read_u32(0x9000_0000).unwrap(), 0x0302_0100);
+        assert!(m.write(0x9000_0ffe, &[0; 4]).is_err());
+        assert!(m.map(0x9000_1800, 16).is_err());
+        assert!(m.map(0x7000_0000, 16).is_err());
+        let lds = Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        v.store(0x9000_1002, 0xbeef, 2).unwrap();
+        assert_eq!(v.load(0x9000_1000, 4).unwrap(), 0xbeef_0000);
+        assert_eq!(v.load(0x9000_1003, 1).unwrap(), 0xbe);
+        assert_eq!(v.load(0x9000_1001, 2), Err(MemError::Misaligned(0x9000_1001)));
+        assert_eq!(v.load(0x18, 4), Err(MemError::Unmapped(0x18)));
+        assert_eq!(v.load(0x9000_2000, 4), Err(MemError::Unmapped(0x9000_2000)));
+        v.store(0x7fff_fffc, 5, 4).unwrap();
+        assert_eq!(lds.load(0x7fff_fffc, 4), 5);
+        assert_eq!(v.rmw(0x9000_0000, |x| x + 1).unwrap(), 0x0302_0100);
+        assert!(m.unmap(0x9000_3000));
+    }
+}

@@ -1,0 +1,281 @@
+//! A loaded program: its load segments (to (re)fill the program window) and its text predecoded
+//! once into [`Decoded`] entries, with `regext`/`regexti` prefixes fused into extended variants of
+//! the instruction that follows them.
+//!
+//! Prefix model (ventus-isa.md §2.4): a prefix applies to the dynamically next instruction of the
+//! warp, which is always the sequentially next one (a prefix never jumps). Executing a prefix at
+//! index `i` therefore selects `ext[prefix.next_ext]` — the word at `i+1` decoded with the extension —
+//! for the warp's next step; a jump that lands on `i+1` directly uses the plain entry.
+
+use crate::abi::{self, elf::VentusElf, image::LaunchImage};
+use crate::isa::{self, Fmt, Op};
+
+/// No extended successor.
+pub const NO_EXT: u32 = u32::MAX;
+
+/// One predecoded instruction. Register numbers are final (0..=255, extension applied) and the
+/// immediate is final (including `regexti`'s 11-bit immediates).
+#[derive(Debug, Clone, Copy)]
+pub struct Decoded {
+    /// `None` = illegal instruction word.
+    pub op: Option<Op>,
+    pub rd: u8,
+    pub rs1: u8,
+    pub rs2: u8,
+    pub rs3: u8,
+    pub imm: i32,
+    pub vm: bool,
+    pub aux: u8,
+    pub word: u32,
+    /// For prefixes: index into the extended table of the following instruction's variant.
+    pub next_ext: u32,
+}
+
+/// Accumulated prefix state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Ext {
+    rd: u8,
+    rs1: u8,
+    rs2: u8,
+    rs3: u8,
+    imm_hi: u32,
+    validi: bool,
+}
+
+/// A loadable segment of the program window.
+#[derive(Debug, Clone)]
+pub struct LoadSegment {
+    pub vaddr: u32,
+    pub data: Vec<u8>,
+    pub mem_size: u32,
+}
+
+/// Why a program cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProgramError {
+    /// A segment lies outside the program window 0x8000_0000..0x9000_0000.
+    SegmentOutsideWindow { vaddr: u32, mem_size: u32 },
+    /// No executable bytes.
+    NoText,
+}
+
+impl std::fmt::Display for ProgramError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProgramError::SegmentOutsideWindow { vaddr, mem_size } => write!(
+                f,
+                "segment {vaddr:#010x}+{mem_size:#x} lies outside the program window {:#010x}..{:#010x}",
+                abi::PROGRAM_BASE,
+                abi::PROGRAM_BASE as u64 + abi::PROGRAM_SIZE as u64
+            ),
+            ProgramError::NoText => write!(f, "program has no executable segment"),
+        }
+    }
+}
+impl std::error::Error for ProgramError {}
+
+/// A predecoded program.
+#[derive(Debug, Clone)]
+pub struct Program {
+    text_base: u32,
+    ops: Vec<Decoded>,
+    ext: Vec<Decoded>,
+    segments: Vec<LoadSegment>,
+}
+
+fn illegal(word: u32) -> Decoded {
+    Decoded { op: None, rd: 0, rs1: 0, rs2: 0, rs3: 0, imm: 0, vm: true, aux: 0, word, next_ext: NO_EXT }
+}
+
+/// Decodes `word` under prefix state `e`.
+fn decode_with(word: u32, e: Ext) -> Decoded {
+    let Some(i) = isa::decode(word) else { return illegal(word) };
+    let fmt = i.op.desc().fmt;
+    let fl = fmt.fields();
+    let x = |r: u8, ext: u8| r | (ext << 5);
+    let mut d = Decoded {
+        op: Some(i.op),
+        rd: i.rd,
+        rs1: i.rs1,
+        rs2: i.rs2,
+        rs3: i.rs3,
+        imm: i.imm,
+        vm: i.vm,
+        aux: i.aux,
+        word,
+        next_ext: NO_EXT,
+    };
+    if e == Ext::default() {
+        return d;
+    }
+    // Standard RVV stores read their data register (bits 11:7) through slot 3.
+    let rd_slot = match i.op {
+        Op::Vse32V | Op::Vsse32V | Op::Vsuxei32V | Op::Vsoxei32V => e.rs3,
+        _ => e.rd,
+    };
+    // The scalar FP operand of `.vf` forms is read without extension; fields holding immediates
+    // are not registers.
+    let rs1_is_reg = fl.rs1
+        && !matches!(fmt, Fmt::VF | Fmt::VMacF | Fmt::VMvF | Fmt::CsrI | Fmt::Vsetivli)
+        && !matches!(i.op, Op::VmergeVim | Op::VfmergeVfm);
+    if fl.rd {
+        d.rd = x(i.rd, rd_slot);
+    }
+    if rs1_is_reg {
+        d.rs1 = x(i.rs1, e.rs1);
+    }
+    if fl.rs2 {
+        d.rs2 = x(i.rs2, e.rs2);
+    }
+    if fl.rs3 {
+        d.rs3 = x(i.rs3, e.rs3);
+    }
+    if e.validi {
+        let field = (word >> 15) & 0x1f;
+        match fmt {
+            Fmt::VI | Fmt::VIu | Fmt::VMvI => d.imm = (field | (e.imm_hi << 5)) as i32,
+            _ if i.op == Op::VmergeVim => d.rs1 = field as u8, // immediate re-derived at execution
+            _ => {}
+        }
+    }
+    d
+}
+
+impl Program {
+    /// Builds a program from load segments; executable ranges are given separately.
+    pub fn new(segments: Vec<LoadSegment>, text: &[(u32, u32)]) -> Result<Program, ProgramError> {
+        for s in &segments {
+            let end = s.vaddr as u64 + s.mem_size.max(s.data.len() as u32) as u64;
+            if s.vaddr < abi::PROGRAM_BASE || end > abi::PROGRAM_BASE as u64 + abi::PROGRAM_SIZE as u64 {
+                return Err(ProgramError::SegmentOutsideWindow { vaddr: s.vaddr, mem_size: s.mem_size });
+            }
+        }
+        let lo = text.iter().map(|r| r.0).min().ok_or(ProgramError::NoText)? & !3;
+        let hi = text.iter().map(|r| r.1).max().ok_or(ProgramError::NoText)?;
+        if hi <= lo {
+            return Err(ProgramError::NoText);
+        }
+        let n = ((hi - lo + 3) / 4) as usize;
+        let mut words = vec![0u32; n];
+        for s in &segments {
+            for (k, b) in s.data.iter().enumerate() {
+                let a = s.vaddr as u64 + k as u64;
+                if a >= lo as u64 && a < lo as u64 + 4 * n as u64 {
+                    let off = (a - lo as u64) as usize;
+                    words[off / 4] |= (*b as u32) << ((off % 4) * 8);
+                }
+            }
+        }
+        let mut ops: Vec<Decoded> = words.iter().map(|&w| decode_with(w, Ext::default())).collect();
+        let mut ext = Vec::new();
+        for idx in 0..n {
+            Self::link_prefix(&words, &mut ops[idx], idx, Ext::default(), &mut ext);
+        }
+        Ok(Program { text_base: lo, ops, ext, segments })
+    }
+
+    /// If `d` is a prefix, creates the extended variant of the following word (recursively for
+    /// prefix chains) and links it.
+    fn link_prefix(words: &[u32], d: &mut Decoded, idx: usize, before: Ext, ext: &mut Vec<Decoded>) {
+        let Some(op @ (Op::Regext | Op::Regexti)) = d.op else { return };
+        let Some(&next_word) = words.get(idx + 1) else { return };
+        let imm = (d.word >> 20) & 0xfff;
+        let after = if op == Op::Regext {
+            Ext {
+                rd: (imm & 7) as u8,
+                rs1: ((imm >> 3) & 7) as u8,
+                rs2: ((imm >> 6) & 7) as u8,
+                rs3: ((imm >> 9) & 7) as u8,
+                imm_hi: 0,
+                validi: before.validi,
+            }
+        } else {
+            Ext { rd: (imm & 7) as u8, rs1: 0, rs2: ((imm >> 3) & 7) as u8, rs3: 0, imm_hi: imm >> 6, validi: true }
+        };
+        let mut next = decode_with(next_word, after);
+        Self::link_prefix(words, &mut next, idx + 1, after, ext);
+        d.next_ext = ext.len() as u32;
+        ext.push(next);
+    }
+
+    /// A program from a Ventus ELF (PT_LOAD segments; text = executable segments).
+    pub fn from_elf(elf: &VentusElf) -> Result<Program, ProgramError> {
+        let segments = elf
+            .segments
+            .iter()
+            .map(|s| LoadSegment { vaddr: s.vaddr, data: s.data.clone(), mem_size: s.mem_size })
+            .collect();
+        Program::new(segments, &elf.text_ranges())
+    }
+
+    /// A program from a launch image: the buffer based at 0x8000_0000 holds the text words.
+    pub fn from_image(img: &LaunchImage) -> Result<Program, ProgramError> {
+        let b = img.buffers.iter().find(|b| b.base == abi::PROGRAM_BASE).ok_or(ProgramError::NoText)?;
+        let seg = LoadSegment { vaddr: b.base, data: b.data.clone(), mem_size: b.size };
+        Program::new(vec![seg], &[(b.base, b.base + b.size)])
+    }
+
+    pub fn text_base(&self) -> u32 {
+        self.text_base
+    }
+    /// Load segments (copied into the program window before every work-group).
+    pub fn segments(&self) -> &[LoadSegment] {
+        &self.segments
+    }
+    /// The plain entry for `pc`, if `pc` is an aligned text address.
+    #[inline(always)]
+    pub fn fetch(&self, pc: u32) -> Option<&Decoded> {
+        let off = pc.wrapping_sub(self.text_base);
+        if off & 3 != 0 {
+            return None;
+        }
+        self.ops.get((off >> 2) as usize)
+    }
+    /// An extended variant created for a prefix.
+    #[inline(always)]
+    pub fn extended(&self, idx: u32) -> &Decoded {
+        &self.ext[idx as usize]
+    }
+    /// Number of predecoded text words.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn prog(words: &[u32]) -> Program {
+        let data = words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>();
+        let n = data.len() as u32;
+        Program::new(vec![LoadSegment { vaddr: 0x8000_0000, data, mem_size: n }], &[(0x8000_0000, 0x8000_0000 + n)])
+            .unwrap()
+    }
+    #[test]
+    fn regext_fuses_into_next() {
+        // regext zero,zero,72 (rs1+32, rs2+32) ; vmadd.vv v0, v2, v1
+        let p = prog(&[0x0480200b, 0xa6112057]);
+        let pre = p.fetch(0x8000_0000).unwrap();
+        let e = p.extended(pre.next_ext);
+        assert_eq!((e.op, e.rd, e.rs1, e.rs2), (Some(Op::VmaddVv), 0, 34, 33));
+        let plain = p.fetch(0x8000_0004).unwrap();
+        assert_eq!((plain.rs1, plain.rs2), (2, 1));
+    }
+    #[test]
+    fn regexti_extends_vi_immediates_unsigned() {
+        // regexti imm = imm_hi 0x3f (bits 11:6) ; vadd.vi v1, v2, -1 (field 0x1f)
+        let p = prog(&[0xfc00300b, 0x022fb0d7]);
+        let e = p.extended(p.fetch(0x8000_0000).unwrap().next_ext);
+        assert_eq!(e.op, Some(Op::VaddVi));
+        assert_eq!(e.imm, 0x7ff, "zero-extended 11-bit immediate");
+        assert_eq!(p.fetch(0x8000_0004).unwrap().imm, -1);
+    }
+    #[test]
+    fn rejects_segments_outside_window() {
+        let s = LoadSegment { vaddr: 0x1000, data: vec![0; 4], mem_size: 4 };
+        assert!(matches!(Program::new(vec![s], &[(0x1000, 0x1004)]), Err(ProgramError::SegmentOutsideWindow { .. })));
+    }
+}

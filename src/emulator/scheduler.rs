@@ -1,0 +1,168 @@
+//! Distributes work-groups over host threads. Each thread ("slot") owns an LDS window, a program
+//! window (reloaded from the program's segments before every work-group, as the reference does) and
+//! a private-memory overlay; work-group ids are taken from a shared counter in linear order.
+//! The fault reported is the one of the lowest work-group id, so it does not depend on timing when
+//! only one work-group faults.
+
+use super::exec::Ctx;
+use super::fault::Fault;
+use super::memory::{DeviceMemory, MemView, Region};
+use super::program::Program;
+use super::trace::{NoTrace, Recorder, Tracer};
+use super::workgroup::{run_group, WarpPool};
+use super::{config::Config, LaunchError, LaunchParams, RunOptions};
+use crate::abi;
+use crate::emulator::commit_log::CommitRecord;
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Counters of a finished launch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub work_groups: u64,
+    /// Warp instructions executed (barrier spins included).
+    pub instructions: u64,
+    /// Σ active lanes over executed instructions ("thread instructions").
+    pub lane_instructions: u64,
+    pub elapsed: Duration,
+}
+
+/// One host thread's private windows.
+struct Slot {
+    lds: Region,
+    program: Region,
+    private: Option<Region>,
+}
+
+impl Slot {
+    fn new(p: &LaunchParams) -> Slot {
+        let private_size = p.private_bytes_per_thread as u64 * p.warps_per_group as u64 * p.threads_per_warp as u64;
+        let private = (p.pds_base != 0 && private_size > 0 && p.pds_base as u64 + private_size <= 1 << 32)
+            .then(|| Region::zeroed(p.pds_base, private_size.min(u32::MAX as u64 & !3) as u32));
+        Slot {
+            lds: Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE),
+            program: Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE),
+            private,
+        }
+    }
+    fn load_program(&self, prog: &Program) {
+        for s in prog.segments() {
+            self.program.write_bytes(s.vaddr, &s.data);
+            let filled = s.data.len() as u32;
+            if s.mem_size > filled {
+                self.program.fill_zero(s.vaddr + filled, s.mem_size - filled);
+            }
+        }
+    }
+}
+
+fn validate(p: &LaunchParams) -> Result<u64, LaunchError> {
+    if !(1..=32).contains(&p.threads_per_warp) {
+        return Err(LaunchError::BadWarpWidth(p.threads_per_warp));
+    }
+    let n = p.num_groups.iter().map(|&x| x as u64).product::<u64>();
+    if n == 0 || p.warps_per_group == 0 {
+        return Err(LaunchError::EmptyLaunch);
+    }
+    if n > u32::MAX as u64 {
+        return Err(LaunchError::TooManyGroups);
+    }
+    Ok(n)
+}
+
+fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
+    mem: &DeviceMemory,
+    prog: &Program,
+    p: &LaunchParams,
+    opts: &RunOptions,
+    make_tracer: F,
+) -> (Result<RunStats, LaunchError>, Vec<(u32, T)>) {
+    let groups = match validate(p) {
+        Ok(n) => n,
+        Err(e) => return (Err(e), Vec::new()),
+    };
+    let start = Instant::now();
+    let threads = if opts.threads == 0 { Config::get().threads } else { opts.threads };
+    let workers = threads.clamp(1, groups.min(1024) as usize);
+    let global = mem.snapshot();
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let first_fault: Mutex<Option<Fault>> = Mutex::new(None);
+    let totals = Mutex::new(RunStats::default());
+    let traces: Mutex<Vec<(u32, T)>> = Mutex::new(Vec::new());
+    let worker = || {
+        let slot = Slot::new(p);
+        let view = MemView::new(&slot.lds, &slot.program, slot.private.as_ref(), &global);
+        let ctx = Ctx { prog, mem: &view };
+        let mut pool = WarpPool::default();
+        let mut local = RunStats::default();
+        while !stop.load(Ordering::Relaxed) {
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= groups {
+                break;
+            }
+            slot.load_program(prog);
+            let mut tracer = make_tracer();
+            match run_group(g as u32, p, opts, &ctx, &mut pool, &mut tracer) {
+                Ok(s) => {
+                    local.work_groups += 1;
+                    local.instructions += s.instructions;
+                    local.lane_instructions += s.lane_instructions;
+                }
+                Err(f) => {
+                    let mut ff = first_fault.lock();
+                    if ff.as_ref().is_none_or(|old| f.work_group < old.work_group) {
+                        *ff = Some(f);
+                    }
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            if T::ENABLED {
+                traces.lock().push((g as u32, tracer));
+            }
+        }
+        let mut t = totals.lock();
+        t.work_groups += local.work_groups;
+        t.instructions += local.instructions;
+        t.lane_instructions += local.lane_instructions;
+    };
+    if workers == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for i in 0..workers {
+                let w = &worker;
+                std::thread::Builder::new()
+                    .name(format!("ventus-emu-{i}"))
+                    .spawn_scoped(s, w)
+                    .expect("spawning an emulator thread");
+            }
+        });
+    }
+    let mut traces = traces.into_inner();
+    traces.sort_by_key(|(g, _)| *g);
+    if let Some(f) = first_fault.into_inner() {
+        return (Err(f.into()), traces);
+    }
+    let mut stats = totals.into_inner();
+    stats.elapsed = start.elapsed();
+    (Ok(stats), traces)
+}
+
+/// Runs a launch (fast path, no tracing).
+pub fn run(mem: &DeviceMemory, prog: &Program, p: &LaunchParams, opts: &RunOptions) -> Result<RunStats, LaunchError> {
+    run_with(mem, prog, p, opts, || NoTrace).0
+}
+
+/// Runs a launch recording a commit trace per work-group (in work-group order). On a fault the
+/// traces recorded so far are returned with the error.
+pub fn run_traced(
+    mem: &DeviceMemory,
+    prog: &Program,
+    p: &LaunchParams,
+    opts: &RunOptions,
+) -> (Result<RunStats, LaunchError>, Vec<(u32, Vec<CommitRecord>)>) {
+    let (r, traces) = run_with(mem, prog, p, opts, Recorder::default);
+    (r, traces.into_iter().map(|(g, t)| (g, t.records)).collect())
+}

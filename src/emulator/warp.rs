@@ -1,0 +1,240 @@
+//! Warp state: pc, SIMT mask and stack, scalar registers, vector registers stored `[reg][lane]`,
+//! and the per-warp CSR file.
+
+use super::fault::Trap;
+use crate::isa::regs::csr;
+
+/// Maximum lanes per warp (the simulator's mask logic is only correct up to 32).
+pub const MAX_LANES: usize = 32;
+
+/// One SIMT stack entry (ventus-isa.md §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimtEntry {
+    pub r_pc: u32,
+    pub else_pc: u32,
+    pub else_mask: u32,
+}
+
+/// `mstatus` field positions.
+pub mod mstatus {
+    pub const VS_SHIFT: u32 = 9;
+    pub const FS_SHIFT: u32 = 13;
+    pub const SD: u32 = 1 << 31;
+}
+
+/// Per-warp CSRs.
+#[derive(Debug, Clone, Default)]
+pub struct Csrs {
+    pub tid: u32,
+    pub numw: u32,
+    pub numt: u32,
+    pub knl: u32,
+    pub wgid: u32,
+    pub wid: u32,
+    pub lds: u32,
+    pub pds: u32,
+    pub gid: [u32; 3],
+    pub print: u32,
+    pub rpc: u32,
+    pub mstatus: u32,
+    pub mtvec: u32,
+    pub mepc: u32,
+    pub mcause: u32,
+    pub mtval: u32,
+    pub mscratch: u32,
+    pub fflags: u32,
+    pub frm: u32,
+    pub vl: u32,
+    pub vtype: u32,
+    pub vill: bool,
+    pub vxsat: u32,
+    pub vxrm: u32,
+    pub instret: u64,
+}
+
+/// Outcome of a CSR write that the work-group or host must see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsrEffect {
+    None,
+    /// `CSR_PRINT` was written with this value.
+    Print(u32),
+}
+
+/// The state of one warp.
+pub struct Warp {
+    pub pc: u32,
+    pub x: [u32; 256],
+    pub v: Box<[[u32; MAX_LANES]; 256]>,
+    /// Active lanes (bit i = lane i).
+    pub mask: u32,
+    /// `(1 << numt) - 1`.
+    pub width_mask: u32,
+    pub stack: Vec<SimtEntry>,
+    /// Pending extended successor (set by a prefix), or `program::NO_EXT`.
+    pub ext: u32,
+    pub csr: Csrs,
+    pub done: bool,
+}
+
+impl Warp {
+    /// A warp in the state the boot ROM leaves it in when it jumps to `pc`
+    /// (ventus-isa.md §10.1): registers zero but t0 = pc, a0 = warp index, a1 = 0x1020; all lanes
+    /// active; SIMT stack empty; vtype.vill set; FS off, VS initial.
+    pub fn new(pc: u32, numt: u32, csrs: Csrs) -> Warp {
+        let mut w = Warp {
+            pc,
+            x: [0; 256],
+            v: Box::new([[0; MAX_LANES]; 256]),
+            mask: 0,
+            width_mask: 0,
+            stack: Vec::new(),
+            ext: super::program::NO_EXT,
+            csr: Csrs::default(),
+            done: false,
+        };
+        w.reset(pc, numt, csrs, false);
+        w
+    }
+
+    /// Puts the warp back into its start state (reusing its allocations); vector registers are
+    /// zeroed when `zero_vregs` (a new warp's already are).
+    pub fn reset(&mut self, pc: u32, numt: u32, csrs: Csrs, zero_vregs: bool) {
+        let width_mask = if numt >= 32 { u32::MAX } else { (1u32 << numt) - 1 };
+        self.pc = pc;
+        self.x = [0; 256];
+        self.x[5] = pc;
+        self.x[10] = csrs.wid;
+        self.x[11] = 0x1020;
+        if zero_vregs {
+            self.v.iter_mut().for_each(|r| *r = [0; MAX_LANES]);
+        }
+        self.mask = width_mask;
+        self.width_mask = width_mask;
+        self.stack.clear();
+        self.ext = super::program::NO_EXT;
+        self.csr = Csrs { mstatus: 1 << mstatus::VS_SHIFT, vill: true, ..csrs };
+        self.done = false;
+    }
+
+    /// True when mstatus.FS is Off (FP instructions are illegal).
+    #[inline(always)]
+    pub fn fs_off(&self) -> bool {
+        (self.csr.mstatus >> mstatus::FS_SHIFT) & 3 == 0
+    }
+
+    /// Lanes that vector instructions operate on: active and below `vl`.
+    #[inline(always)]
+    pub fn vmask(&self) -> u32 {
+        let vlm = if self.csr.vl >= 32 { u32::MAX } else { (1u32 << self.csr.vl) - 1 };
+        self.mask & vlm
+    }
+
+    /// Reads a CSR (`None` = no such CSR: illegal instruction).
+    pub fn read_csr(&self, num: u16) -> Option<u32> {
+        let c = &self.csr;
+        Some(match num {
+            csr::TID => c.tid,
+            csr::NUMW => c.numw,
+            csr::NUMT => c.numt,
+            csr::KNL => c.knl,
+            csr::WGID => c.wgid,
+            csr::WID => c.wid,
+            csr::LDS => c.lds,
+            csr::PDS => c.pds,
+            csr::GIDX => c.gid[0],
+            csr::GIDY => c.gid[1],
+            csr::GIDZ => c.gid[2],
+            csr::PRINT => c.print,
+            csr::RPC => c.rpc,
+            csr::FFLAGS => c.fflags,
+            csr::FRM => c.frm,
+            csr::FCSR => (c.frm << 5) | c.fflags,
+            csr::VSTART => 0,
+            csr::VXSAT => c.vxsat,
+            csr::VXRM => c.vxrm,
+            csr::VCSR => (c.vxrm << 1) | c.vxsat,
+            csr::MSTATUS => {
+                let fs = (c.mstatus >> mstatus::FS_SHIFT) & 3;
+                let vs = (c.mstatus >> mstatus::VS_SHIFT) & 3;
+                if fs == 3 || vs == 3 {
+                    c.mstatus | mstatus::SD
+                } else {
+                    c.mstatus
+                }
+            }
+            csr::MISA => 0x4020_112d, // RV32 + A C D F I M V (as spike reports rv32gcv)
+            csr::MTVEC => c.mtvec,
+            csr::MEPC => c.mepc,
+            csr::MCAUSE => c.mcause,
+            csr::MTVAL => c.mtval,
+            csr::MSCRATCH => c.mscratch,
+            csr::MIE | csr::MIP | csr::MVENDORID | csr::MARCHID | csr::MIMPID => 0,
+            csr::MHARTID => c.wid,
+            csr::CYCLE | csr::INSTRET | csr::MCYCLE | csr::MINSTRET | csr::TIME => c.instret as u32,
+            csr::CYCLEH | csr::INSTRETH => (c.instret >> 32) as u32,
+            csr::VL => c.vl,
+            csr::VTYPE => {
+                if c.vill {
+                    0x8000_0000
+                } else {
+                    c.vtype
+                }
+            }
+            csr::VLENB => 4 * c.numt,
+            _ => return None,
+        })
+    }
+
+    /// Writes a CSR. Read-only CSRs and unknown numbers trap.
+    pub fn write_csr(&mut self, num: u16, value: u32, word: u32) -> Result<CsrEffect, Trap> {
+        let c = &mut self.csr;
+        match num {
+            csr::TID => c.tid = value,
+            csr::NUMW => c.numw = value,
+            csr::NUMT => c.numt = value,
+            csr::KNL => c.knl = value,
+            csr::WGID => c.wgid = value,
+            csr::WID => c.wid = value,
+            csr::LDS => c.lds = value,
+            csr::PDS => c.pds = value,
+            csr::GIDX => c.gid[0] = value,
+            csr::GIDY => c.gid[1] = value,
+            csr::GIDZ => c.gid[2] = value,
+            csr::PRINT => {
+                c.print = value;
+                return Ok(CsrEffect::Print(value));
+            }
+            csr::RPC => c.rpc = value,
+            csr::FFLAGS => c.fflags = value & 0x1f,
+            csr::FRM => c.frm = value & 7,
+            csr::FCSR => {
+                c.fflags = value & 0x1f;
+                c.frm = (value >> 5) & 7;
+            }
+            csr::VSTART => {}
+            csr::VXSAT => c.vxsat = value & 1,
+            csr::VXRM => c.vxrm = value & 3,
+            csr::VCSR => {
+                c.vxsat = value & 1;
+                c.vxrm = (value >> 1) & 3;
+            }
+            csr::MSTATUS => {
+                // Writable: MIE/MPIE/MPP, VS, FS. A newly enabled FS is dirtied by the very register
+                // write that follows (spike mirrors every x write into the FP file).
+                let mut m = value & 0x0000_7f88;
+                if (m >> mstatus::FS_SHIFT) & 3 != 0 {
+                    m |= 3 << mstatus::FS_SHIFT;
+                }
+                c.mstatus = m;
+            }
+            csr::MTVEC => c.mtvec = value & !3,
+            csr::MEPC => c.mepc = value & !1,
+            csr::MCAUSE => c.mcause = value,
+            csr::MTVAL => c.mtval = value,
+            csr::MSCRATCH => c.mscratch = value,
+            csr::MIE | csr::MIP | csr::MCYCLE | csr::MINSTRET => {}
+            _ => return Err(Trap::illegal(word)),
+        }
+        Ok(CsrEffect::None)
+    }
+}

@@ -1,0 +1,165 @@
+//! Runs one work-group: its warps round-robin, one instruction per warp per turn, exactly like the
+//! reference simulator (ventus-isa.md §9): barrier flags and counter, `endprg`, traps.
+
+use super::exec::{self, Ctx, Flow};
+use super::fault::{Fault, FaultKind, Trap};
+use super::trace::Tracer;
+use super::warp::{Csrs, Warp};
+use super::{LaunchParams, RunOptions, TrapMode};
+use std::sync::atomic::Ordering;
+
+/// How often (in scheduler rounds) the watchdog and cancellation are checked.
+const CHECK_EVERY: u64 = 4096;
+
+/// Result of one work-group.
+pub struct GroupStats {
+    pub instructions: u64,
+    pub lane_instructions: u64,
+}
+
+/// Reusable per-host-thread warp storage.
+#[derive(Default)]
+pub struct WarpPool {
+    warps: Vec<Warp>,
+}
+
+/// Initial CSRs of warp `w` of work-group `g` (driver-abi §2.3).
+fn csrs(p: &LaunchParams, g: u32, w: u32) -> Csrs {
+    let [nx, ny, _] = p.num_groups;
+    Csrs {
+        tid: w * p.threads_per_warp,
+        numw: p.warps_per_group,
+        numt: p.threads_per_warp,
+        knl: p.metadata_addr,
+        wgid: g,
+        wid: w,
+        lds: crate::abi::LDS_BASE,
+        pds: p.pds_base,
+        gid: [g % nx, (g / nx) % ny, g / (nx * ny)],
+        ..Csrs::default()
+    }
+}
+
+/// Runs work-group `g` to completion.
+pub fn run_group<T: Tracer>(
+    g: u32,
+    p: &LaunchParams,
+    opts: &RunOptions,
+    ctx: &Ctx,
+    pool: &mut WarpPool,
+    t: &mut T,
+) -> Result<GroupStats, Fault> {
+    let numw = p.warps_per_group as usize;
+    pool.warps.truncate(numw);
+    for w in 0..numw {
+        let c = csrs(p, g, w as u32);
+        if let Some(warp) = pool.warps.get_mut(w) {
+            warp.reset(p.start_pc, p.threads_per_warp, c, true);
+        } else {
+            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c));
+        }
+    }
+    let warps = &mut pool.warps;
+    let mut run: Vec<usize> = (0..numw).collect();
+    // Barrier state: 0 = not arrived, 1 = arrived, 2 = finished.
+    let mut flags = vec![0u8; numw];
+    let mut nonzero = 0usize;
+    let mut counter = 0usize;
+    let mut instructions = 0u64;
+    let mut lane_instructions = 0u64;
+    let mut rounds = 0u64;
+    let mut cur = 0usize;
+    let fault = |w: &Warp, wi: usize, trap: Trap| Fault {
+        kind: trap.kind,
+        work_group: g,
+        group_id: [g % p.num_groups[0], (g / p.num_groups[0]) % p.num_groups[1], g / (p.num_groups[0] * p.num_groups[1])],
+        warp: wi as u32,
+        lane: trap.lane,
+        pc: w.pc,
+        addr: trap.addr,
+        instruction: ctx.prog.fetch(w.pc).and_then(|d| crate::isa::disasm::disassemble(d.word, w.pc)),
+    };
+    while !run.is_empty() {
+        if cur >= run.len() {
+            cur = 0;
+            rounds += 1;
+            if rounds % CHECK_EVERY == 0 {
+                if opts.watchdog != 0 && instructions > opts.watchdog {
+                    let wi = run[0];
+                    let kind = FaultKind::Watchdog { instructions: opts.watchdog };
+                    return Err(fault(&warps[wi], wi, Trap::new(kind)));
+                }
+                if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    let wi = run[0];
+                    return Err(fault(&warps[wi], wi, Trap::new(FaultKind::Cancelled)));
+                }
+            }
+        }
+        let wi = run[cur];
+        let w = &mut warps[wi];
+        let pc = w.pc;
+        let result = exec::fetch(w, ctx.prog).and_then(|d| {
+            if T::ENABLED {
+                t.begin(wi as u32, pc, d.word);
+            }
+            exec::step(w, d, ctx, t)
+        });
+        instructions += 1;
+        lane_instructions += w.mask.count_ones() as u64;
+        w.csr.instret += 1;
+        match result {
+            Ok(Flow::Next) => {}
+            Ok(Flow::Barrier) => {
+                if flags[wi] == 0 {
+                    nonzero += 1;
+                }
+                flags[wi] = 1;
+                if nonzero == numw {
+                    if counter < numw - 1 {
+                        counter += 1;
+                    } else {
+                        for f in flags.iter_mut().filter(|f| **f == 1) {
+                            *f = 0;
+                            nonzero -= 1;
+                        }
+                        counter = 0;
+                    }
+                } else {
+                    w.pc = pc; // spin: the barrier re-executes on the warp's next turn
+                }
+            }
+            Ok(Flow::Endprg) => {
+                if flags[wi] == 0 {
+                    nonzero += 1;
+                }
+                flags[wi] = 2;
+                w.done = true;
+                if T::ENABLED {
+                    t.end();
+                }
+                run.remove(cur);
+                continue;
+            }
+            Ok(Flow::Print(v)) => {
+                if let Some(h) = &opts.print_hook {
+                    h.on_print(g, wi as u32, v);
+                }
+            }
+            Err(trap) => {
+                let f = fault(w, wi, trap);
+                return match opts.trap_mode {
+                    TrapMode::Fault => Err(f),
+                    TrapMode::EndWorkGroup => {
+                        log::warn!("work-group ended by a trap (spike-compatible mode): {f}");
+                        Ok(GroupStats { instructions, lane_instructions })
+                    }
+                };
+            }
+        }
+        if T::ENABLED {
+            t.end();
+        }
+        cur += 1;
+    }
+    Ok(GroupStats { instructions, lane_instructions })
+}
