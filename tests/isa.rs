@@ -144,7 +144,17 @@ fn whole_dumps_reassemble_with_labels() {
     for d in dumps() {
         let base = d.lines[0].addr;
         let mut src = String::new();
-        let mut labels = d.labels.iter().peekable();
+        // Local labels (`.Lpcrel_hi1`) repeat across linked objects: define repeats under a
+        // unique name and never use an ambiguous name as an operand.
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, n) in &d.labels {
+            *count.entry(n).or_default() += 1;
+        }
+        let unique = |n: &str| count.get(n) == Some(&1);
+        let renamed: Vec<(u32, String)> = (d.labels.iter().enumerate())
+            .map(|(k, (a, n))| (*a, if unique(n) { n.clone() } else { format!("{n}.dup{k}") }))
+            .collect();
+        let mut labels = renamed.iter().peekable();
         let mut uses = 0;
         for (k, l) in d.lines.iter().enumerate() {
             assert_eq!(l.addr, base + 4 * k as u32, "{}: code is contiguous", d.name);
@@ -152,7 +162,7 @@ fn whole_dumps_reassemble_with_labels() {
                 src += &format!("{name}:\n");
             }
             let mut text = disassemble(l.word, l.addr).unwrap();
-            if let Some(label) = l.label.as_ref().filter(|s| !s.contains('+')) {
+            if let Some(label) = l.label.as_ref().filter(|s| !s.contains('+') && unique(s)) {
                 let target = text.rsplit([' ', '\t']).next().unwrap().to_string();
                 if target.starts_with("0x") {
                     text = format!("{}{label}", &text[..text.len() - target.len()]);
@@ -164,7 +174,7 @@ fn whole_dumps_reassemble_with_labels() {
         let p = assemble(&src, base).unwrap_or_else(|e| panic!("{}: {e}", d.name));
         let want: Vec<u32> = d.lines.iter().map(|l| l.word).collect();
         assert_eq!(p.words, want, "{}", d.name);
-        for (a, name) in &d.labels {
+        for (a, name) in &renamed {
             assert_eq!(p.labels.get(name), Some(a), "{}: label {name}", d.name);
         }
         assert!(uses > 0, "{}: no branch used a label", d.name);

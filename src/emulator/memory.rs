@@ -393,7 +393,7 @@ mod tests {
         assert_eq!(v.load(0x9000_1003, 1).unwrap(), 0xbe);
         assert_eq!(v.load(0x9000_1001, 2), Err(MemError::Misaligned(0x9000_1001)));
         assert_eq!(v.load(0x18, 4), Err(MemError::Unmapped(0x18)));
-        assert_eq!(v.load(0x9000_2000, 4), Err(MemError::Unmapped(0x9000_2000)));
+        assert_eq!(v.load(0x9000_4000, 4), Err(MemError::Unmapped(0x9000_4000)));
         v.store(0x7fff_fffc, 5, 4).unwrap();
         assert_eq!(lds.load(0x7fff_fffc, 4), 5);
         assert_eq!(v.rmw(0x9000_0000, |x| x + 1).unwrap(), 0x0302_0100);

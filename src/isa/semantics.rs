@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(fcvt_wu_s((-1.0f32).to_bits(), 1), (0, fflags::NV));
         assert_eq!(fcvt_s_w(16_777_217, 0), 16_777_216f32.to_bits());
         assert_eq!(fcvt_s_w(16_777_217, 3), 16_777_218f32.to_bits());
-        assert_eq!(fcvt_s_w(-16_777_217, 1), (-16_777_216f32).to_bits());
+        assert_eq!(fcvt_s_w(-16_777_217i32 as u32, 1), (-16_777_216f32).to_bits());
         assert_eq!(fclass(0x8000_0000), 1 << 3);
         assert_eq!(fclass(CANONICAL_NAN), 1 << 9);
         assert_eq!(fmadd(2f32.to_bits(), 3f32.to_bits(), one), 7f32.to_bits());
