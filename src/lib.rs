@@ -11,6 +11,7 @@
 //! from it), [`abi`] (memory map, ELF and launch-image loaders, metadata) and [`emulator`].
 
 pub mod abi;
+pub mod device;
 pub mod emulator;
 pub mod isa;
 pub mod util;

@@ -1,1 +1,229 @@
-//! Launch parameters (placeholder).
+//! Launch parameters as the hardware sees them: the kernel metadata buffer (driver-abi §2.1, the
+//! 68-byte layout), the kernel-argument buffer (pocl's packing rule, §3.2) with `__local` argument
+//! placement (§3.4), and the work-group geometry.
+
+use super::{LDS_BASE, PROGRAM_BASE, WARP_STACK_BYTES};
+
+/// Bytes of the metadata buffer we write (old crt0 variants read the first 56).
+pub const METADATA_SIZE: u32 = 68;
+/// Upper bound on the argument buffer (official assertion).
+pub const MAX_ARG_BUFFER: usize = 0xffff;
+
+/// Metadata word offsets.
+pub mod md {
+    pub const ENTRY: u32 = 0;
+    pub const ARG_BASE: u32 = 4;
+    pub const WORK_DIM: u32 = 8;
+    pub const GL_SIZE: u32 = 12;
+    pub const LC_SIZE: u32 = 24;
+    pub const GL_OFFSET: u32 = 36;
+    pub const PRINT_ADDR: u32 = 48;
+    pub const PRINT_SIZE: u32 = 52;
+    pub const LDS_STACK_SIZE_PER_WF: u32 = 56;
+    pub const LDS_NON_STACK_SIZE: u32 = 60;
+    pub const PDS_SIZE_PER_THREAD: u32 = 64;
+}
+
+/// An NDRange in hardware terms: whole work-groups only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub work_dim: u32,
+    /// Work-groups per dimension.
+    pub num_groups: [u32; 3],
+    /// Work-group size per dimension.
+    pub local: [u32; 3],
+    pub offset: [u32; 3],
+}
+
+impl Geometry {
+    /// Work-items per work-group.
+    pub fn local_total(&self) -> u32 {
+        self.local.iter().product()
+    }
+    /// Warps per work-group for `numt` lanes per warp (the last warp may be partial).
+    pub fn warps_per_group(&self, numt: u32) -> u32 {
+        self.local_total().div_ceil(numt.max(1))
+    }
+    /// Global size per dimension (`num_groups × local`).
+    pub fn global(&self) -> [u32; 3] {
+        std::array::from_fn(|d| self.num_groups[d].wrapping_mul(self.local[d]))
+    }
+}
+
+/// The kernel metadata buffer contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Metadata {
+    pub entry: u32,
+    pub arg_base: u32,
+    pub geometry: Geometry,
+    pub print_addr: u32,
+    pub print_size: u32,
+    pub pds_bytes_per_thread: u32,
+}
+
+impl Metadata {
+    /// Serialises the 68-byte little-endian layout.
+    pub fn to_bytes(&self) -> [u8; METADATA_SIZE as usize] {
+        let g = &self.geometry;
+        let gl = g.global();
+        let words = [
+            self.entry,
+            self.arg_base,
+            g.work_dim,
+            gl[0],
+            gl[1],
+            gl[2],
+            g.local[0],
+            g.local[1],
+            g.local[2],
+            g.offset[0],
+            g.offset[1],
+            g.offset[2],
+            self.print_addr,
+            self.print_size,
+            WARP_STACK_BYTES,
+            0,
+            self.pds_bytes_per_thread,
+        ];
+        let mut out = [0u8; METADATA_SIZE as usize];
+        for (i, w) in words.iter().enumerate() {
+            out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+}
+
+/// A kernel argument as the device sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KernelArg {
+    /// A `__global`/`__constant` pointer: the device address (0 = NULL).
+    Pointer(u32),
+    /// A `__local` pointer: the number of bytes to reserve.
+    Local(u32),
+    /// A by-value argument: its raw bytes.
+    Value(Vec<u8>),
+}
+
+/// Why an argument list cannot be packed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgError {
+    /// The packed buffer exceeds 0xffff bytes.
+    TooLarge(usize),
+    /// `__local` arguments exceed the LDS window.
+    LocalTooLarge(u64),
+    /// A by-value argument has no bytes.
+    EmptyValue(usize),
+}
+
+impl std::fmt::Display for ArgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgError::TooLarge(n) => write!(f, "kernel arguments need {n} bytes (limit {MAX_ARG_BUFFER})"),
+            ArgError::LocalTooLarge(n) => write!(f, "__local arguments need {n} bytes, more than the LDS window"),
+            ArgError::EmptyValue(i) => write!(f, "argument {i} has size 0"),
+        }
+    }
+}
+impl std::error::Error for ArgError {}
+
+/// A packed argument buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgBuffer {
+    pub bytes: Vec<u8>,
+    /// Address given to each `__local` argument, in argument order.
+    pub local_addrs: Vec<u32>,
+    /// Lowest LDS address used by `__local` arguments (0x8000_0000 when none).
+    pub local_floor: u32,
+}
+
+fn put(buf: &mut Vec<u8>, at: usize, data: &[u8]) {
+    if buf.len() < at + data.len() {
+        buf.resize(at + data.len(), 0);
+    }
+    buf[at..at + data.len()].copy_from_slice(data);
+}
+
+/// Packs arguments with pocl's rule: pointers 4 bytes at 4-byte alignment; values aligned to the
+/// next power of two ≥ max(size, 4) (so a 12-byte struct is 16-aligned, a 20-byte one 32-aligned).
+/// `__local` arguments are placed from the top of the LDS window downwards, each taking
+/// `(size / 4096 + 1) × 4096` bytes.
+pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
+    let mut bytes = Vec::new();
+    let mut local_addrs = Vec::new();
+    let mut cursor = PROGRAM_BASE as u64;
+    let mut p = 0usize;
+    for (i, a) in args.iter().enumerate() {
+        match a {
+            KernelArg::Pointer(addr) => {
+                p = p.next_multiple_of(4);
+                put(&mut bytes, p, &addr.to_le_bytes());
+                p += 4;
+            }
+            KernelArg::Local(size) => {
+                let rounded = (*size as u64 / 4096 + 1) * 4096;
+                cursor = cursor.checked_sub(rounded).filter(|&c| c >= LDS_BASE as u64).ok_or(
+                    ArgError::LocalTooLarge(PROGRAM_BASE as u64 - cursor + rounded),
+                )?;
+                local_addrs.push(cursor as u32);
+                p = p.next_multiple_of(4);
+                put(&mut bytes, p, &(cursor as u32).to_le_bytes());
+                p += 4;
+            }
+            KernelArg::Value(v) => {
+                if v.is_empty() {
+                    return Err(ArgError::EmptyValue(i));
+                }
+                let align = v.len().max(4).next_power_of_two();
+                p = p.next_multiple_of(align);
+                put(&mut bytes, p, v);
+                p += v.len();
+            }
+        }
+        if p > MAX_ARG_BUFFER {
+            return Err(ArgError::TooLarge(p));
+        }
+    }
+    Ok(ArgBuffer { bytes, local_addrs, local_floor: cursor as u32 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn pocl_packing_rule() {
+        let args = [
+            KernelArg::Pointer(0x9000_0000),
+            KernelArg::Value(vec![1]),
+            KernelArg::Value(vec![2; 8]),
+            KernelArg::Value(vec![3; 12]),
+            KernelArg::Local(1024),
+            KernelArg::Value(vec![4; 20]),
+            KernelArg::Local(4096),
+        ];
+        let b = pack_args(&args).unwrap();
+        // ptr@0, char@4, long@8, 12-byte struct@16, local@28, 20-byte struct@32, local@52
+        assert_eq!(&b.bytes[0..4], &0x9000_0000u32.to_le_bytes());
+        assert_eq!(b.bytes[4], 1);
+        assert_eq!(&b.bytes[8..16], &[2; 8]);
+        assert_eq!(&b.bytes[16..28], &[3; 12]);
+        assert_eq!(&b.bytes[28..32], &0x7fff_f000u32.to_le_bytes());
+        assert_eq!(&b.bytes[32..52], &[4; 20]);
+        assert_eq!(&b.bytes[52..56], &0x7fff_d000u32.to_le_bytes());
+        assert_eq!(b.local_addrs, vec![0x7fff_f000, 0x7fff_d000]);
+        assert_eq!(pack_args(&[KernelArg::Value(vec![])]), Err(ArgError::EmptyValue(0)));
+        assert!(matches!(pack_args(&[KernelArg::Value(vec![0; 0x10000])]), Err(ArgError::TooLarge(_))));
+    }
+    #[test]
+    fn metadata_layout() {
+        let g = Geometry { work_dim: 2, num_groups: [2, 3, 1], local: [4, 4, 1], offset: [1, 2, 0] };
+        let m = Metadata { entry: 0x8000_00b8, arg_base: 0x9000_1000, geometry: g, print_addr: 7, print_size: 8, pds_bytes_per_thread: 4096 };
+        let b = m.to_bytes();
+        let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!((w(0), w(1), w(2)), (0x8000_00b8, 0x9000_1000, 2));
+        assert_eq!((w(3), w(4), w(5)), (8, 12, 1));
+        assert_eq!((w(6), w(7), w(9), w(10)), (4, 4, 1, 2));
+        assert_eq!((w(12), w(13), w(14), w(15), w(16)), (7, 8, 1024, 0, 4096));
+        assert_eq!(g.warps_per_group(8), 2);
+        assert_eq!(g.warps_per_group(32), 1);
+    }
+}

@@ -5,7 +5,8 @@
 //!   `assemble_line(&disassemble(w, pc), pc) == Ok(vec![w])` for every decodable word
 //!   (`tests/isa.rs` checks the official dumps and millions of random words).
 //! * Branch and jump targets are absolute: a label, a `.equ` symbol or a number (`0x80000054`).
-//!   `join`'s third operand is its raw offset (that is what the disassembler prints).
+//!   `join`'s third operand is its raw 12-bit field (offset / 2; that is what LLVM prints), and
+//!   `vadd12.vi`/`vsub12.vi` take 0..4095 (as LLVM prints them) or -2048..-1.
 //! * Registers: ABI names, `xN`, `vN` (and FP names for FP operands). Numbers above 31 are an
 //!   error — the caller writes `regext` explicitly.
 //! * Immediates: decimal, `0x` hex or `0b` binary, negative allowed, `+`/`-` between terms,
@@ -630,6 +631,8 @@ impl Ctx<'_> {
                         target,
                         offset: imm as i64,
                     }
+                } else if op == Op::Join {
+                    self.out_of_range(imm as i64 / 2)
                 } else {
                     self.out_of_range(imm as i64)
                 }
@@ -646,7 +649,8 @@ impl Ctx<'_> {
         if let Some(w) = self.pseudo(ops, words)? {
             return Ok(w);
         }
-        let m = self.mnem;
+        // `vfexp.v` is the ISA notes' spelling of LLVM's `vfexp`.
+        let m = if self.mnem == "vfexp.v" { "vfexp" } else { self.mnem };
         let (op, aux) = match BY_NAME.get(m) {
             Some(&op) => (op, None),
             None => {
@@ -836,8 +840,11 @@ impl Ctx<'_> {
                 i.rd = self.v(&o[0])?;
             }
             VI12 => {
+                // LLVM prints and parses an unsigned 12-bit value; negative values are accepted too.
                 self.want(o, 3, fmt)?;
-                (i.rd, i.rs1, i.imm) = (self.v(&o[0])?, self.v(&o[1])?, self.imm(&o[2])?);
+                (i.rd, i.rs1) = (self.v(&o[0])?, self.v(&o[1])?);
+                let v = self.imm(&o[2])?;
+                i.imm = if (2048..4096).contains(&v) { v - 4096 } else { v };
             }
             Barrier => {
                 self.want(o, 3, fmt)?;
@@ -858,8 +865,11 @@ impl Ctx<'_> {
                 (i.rs2, i.rs1, i.imm) = (self.v(&o[0])?, self.v(&o[1])?, self.target(&o[2])?);
             }
             Join => {
+                // The third operand is the raw 12-bit field (branch offset / 2), as LLVM prints it.
                 self.want(o, 3, fmt)?;
-                (i.rs2, i.rs1, i.imm) = (self.x(&o[0])?, self.x(&o[1])?, self.imm(&o[2])?);
+                (i.rs2, i.rs1) = (self.x(&o[0])?, self.x(&o[1])?);
+                let v = self.imm(&o[2])?;
+                i.imm = v.checked_mul(2).ok_or_else(|| self.out_of_range(v as i64))?;
             }
         }
         Ok(i)
@@ -1227,6 +1237,10 @@ mod tests {
         assert_eq!(one("fadd.s ft0, ft1, ft2"), enc(Op::FaddS, 0, 1, 2, 0) | 7 << 12);
         assert_eq!(one("vadd.vv v1, v2, v3, v0.t") & (1 << 25), 0);
         assert_eq!(one("VADD.VV V1, V2, V3"), one("vadd.vv v1, v2, v3"));
+        assert_eq!(one("vadd12.vi v1, v2, 4095"), one("vadd12.vi v1, v2, -1"));
+        assert_eq!(one("vfexp.v v1, v2"), one("vfexp v1, v2"));
+        assert_eq!(one("join zero, zero, 3"), enc(Op::Join, 0, 0, 0, 6));
+        assert_eq!(one("vfadd.vf v1, v2, fa0"), one("vfadd.vf v1, v2, a0"));
         assert_eq!(words("vbeq\tv2, v1, 0x8000028c", 0x800001c8), [0x0c20825b]);
     }
 

@@ -339,7 +339,7 @@ table! {
     Barrier, "barrier", 0x0400_400b, R, Barrier;
     Barriersub, "barriersub", 0x0600_400b, R, Barrier;
     VfttaVv, "vftta.vv", 0x0c00_400b, 0xfc00_707f, VV;
-    VfexpV, "vfexp.v", 0x0800_600b, 0xfc0f_f07f, VUnary;
+    VfexpV, "vfexp", 0x0800_600b, 0xfc0f_f07f, VUnary;
     // ---- Ventus custom-1 (0x2b): private-memory vector loads/stores ------------------------------
     VlbV, "vlb.v", 0x2b, 0x8000_707f, PLoad;
     VlhV, "vlh.v", 0x102b, 0x8000_707f, PLoad;

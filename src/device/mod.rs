@@ -1,0 +1,87 @@
+//! The device layer: turns a kernel launch (program, entry, geometry, arguments) into device
+//! memory contents and an emulator run, following the official driver's allocation order
+//! (driver-abi §1.2): argument buffer, private memory, metadata; freed afterwards.
+
+use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
+use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
+use crate::emulator::memory::MapError;
+use crate::emulator::{self, DeviceMemory, LaunchError, LaunchParams, Program, RunOptions, RunStats};
+
+/// One kernel launch.
+pub struct KernelLaunch<'a> {
+    pub program: &'a Program,
+    /// Kernel entry address (`KNL_ENTRY`).
+    pub entry: u32,
+    pub geometry: Geometry,
+    pub args: &'a [KernelArg],
+    /// Lanes per warp (`CSR_NUMT`).
+    pub threads_per_warp: u32,
+    /// Print buffer (address, size) written into the metadata; (0, 0) for none.
+    pub print: (u32, u32),
+}
+
+/// Why a launch failed.
+#[derive(Debug)]
+pub enum DeviceError {
+    Args(ArgError),
+    Memory(MapError),
+    Launch(LaunchError),
+}
+
+impl std::fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceError::Args(e) => e.fmt(f),
+            DeviceError::Memory(e) => e.fmt(f),
+            DeviceError::Launch(e) => e.fmt(f),
+        }
+    }
+}
+impl std::error::Error for DeviceError {}
+
+/// Stages and runs a launch; temporary buffers are released whatever the outcome.
+pub fn launch(mem: &DeviceMemory, l: &KernelLaunch, opts: &RunOptions) -> Result<RunStats, DeviceError> {
+    let packed = pack_args(l.args).map_err(DeviceError::Args)?;
+    let warps = l.geometry.warps_per_group(l.threads_per_warp);
+    let groups: u64 = l.geometry.num_groups.iter().map(|&n| n as u64).product();
+    let mut temps = Vec::new();
+    let result = (|| {
+        let arg_base = if packed.bytes.is_empty() {
+            0
+        } else {
+            let r = mem.alloc(packed.bytes.len() as u32).map_err(DeviceError::Memory)?;
+            r.write_bytes(r.base(), &packed.bytes);
+            temps.push(r.base());
+            r.base()
+        };
+        let per_group = PRIVATE_BYTES_PER_THREAD as u64 * l.threads_per_warp as u64 * warps as u64;
+        let private_size = (per_group * groups).clamp(per_group.min(PRIVATE_CAP as u64), PRIVATE_CAP as u64);
+        let private = mem.alloc(private_size as u32).map_err(DeviceError::Memory)?;
+        temps.push(private.base());
+        let md = mem.alloc(METADATA_SIZE).map_err(DeviceError::Memory)?;
+        temps.push(md.base());
+        let meta = Metadata {
+            entry: l.entry,
+            arg_base,
+            geometry: l.geometry,
+            print_addr: l.print.0,
+            print_size: l.print.1,
+            pds_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
+        };
+        md.write_bytes(md.base(), &meta.to_bytes());
+        let params = LaunchParams {
+            num_groups: l.geometry.num_groups,
+            warps_per_group: warps,
+            threads_per_warp: l.threads_per_warp,
+            metadata_addr: md.base(),
+            pds_base: private.base(),
+            private_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
+            start_pc: crate::abi::PROGRAM_BASE,
+        };
+        emulator::run(mem, l.program, &params, opts).map_err(DeviceError::Launch)
+    })();
+    for base in temps.into_iter().rev() {
+        mem.unmap(base);
+    }
+    result
+}
