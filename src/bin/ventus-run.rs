@@ -1,1 +1,459 @@
-fn main() {}
+//! `ventus-run`: run official launch images or Ventus ELF kernels on the embedded emulator,
+//! disassemble ELFs. See `ventus-run --help` (and the README) for the argument syntax.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use ventus_icd::abi::elf::VentusElf;
+use ventus_icd::abi::image::LaunchImage;
+use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::device::{launch, launch_traced, DeviceError, KernelLaunch};
+use ventus_icd::emulator::commit_log::{write_record, CommitRecord};
+use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, Program, RunOptions, TrapMode};
+use ventus_icd::isa::disasm::disassemble;
+
+const HELP: &str = "\
+ventus-run — run Ventus GPGPU code on the embedded emulator
+
+USAGE:
+  ventus-run image A.metadata [B.metadata ...] [OPTIONS]
+      Run official launch images in order on one device memory (each .data beside its .metadata).
+  ventus-run elf FILE --kernel NAME --global X[,Y,Z] --local X[,Y,Z] [--offset X[,Y,Z]]
+                [--numt N] [--arg SPEC ...] [OPTIONS]
+      Launch a kernel of a Ventus ELF with buffers and values given on the command line.
+  ventus-run disasm FILE
+      Disassemble the executable segments of a Ventus ELF.
+
+OPTIONS:
+  --dump FILE      write final buffer contents: per buffer `@<base> <size>` then one
+                   little-endian 32-bit word per line (8 hex digits)
+  --trace FILE     write a spike-compatible commit log
+  --threads N      host threads (default: VENTUS_THREADS or all cores)
+  --spike-traps    a trap silently ends its work-group (reference-simulator behaviour)
+                   instead of failing the launch
+
+ARGUMENT SPECS (elf, in kernel-argument order):
+  buf:TYPE:VALUES  a buffer initialised with VALUES; TYPE is i8 u8 i16 u16 i32 u32 f32 i64 u64 f64;
+                   VALUES is a comma list whose items are a value, `N*value` (repeat) or `a..b`
+                   (integers a, a+1, ..., b-1); e.g. buf:f32:0..64  buf:i32:16*0
+  zeros:BYTES      a zero-filled buffer of BYTES bytes (printed as u32)
+  file:PATH        a buffer holding the bytes of PATH (printed as u32)
+  local:BYTES      a __local pointer argument of BYTES bytes
+  null             a NULL pointer
+  TYPE:VALUE       a by-value scalar, e.g. i32:-5 f32:2.5 u64:7
+  hex:BYTES        a by-value argument given as hex bytes, e.g. hex:01000000ff
+After the run every buffer argument is printed as `argN @0xADDR TYPE[count]: values`.
+Exit status: 0 success, 1 the kernel faulted, 2 usage or input error.
+";
+
+#[derive(Debug)]
+struct Fail(String, u8);
+fn usage(msg: impl Into<String>) -> Fail {
+    Fail(msg.into(), 2)
+}
+
+struct Common {
+    dump: Option<PathBuf>,
+    trace: Option<PathBuf>,
+    threads: usize,
+    trap_mode: TrapMode,
+}
+
+/// Splits `args` into positional words and the common options.
+fn parse_common(args: &[String]) -> Result<(Vec<String>, Common), Fail> {
+    let mut pos = Vec::new();
+    let mut c = Common { dump: None, trace: None, threads: 0, trap_mode: RunOptions::from_env().trap_mode };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = |name: &str| it.next().cloned().ok_or_else(|| usage(format!("{name} needs a value")));
+        match a.as_str() {
+            "--dump" => c.dump = Some(val("--dump")?.into()),
+            "--trace" => c.trace = Some(val("--trace")?.into()),
+            "--threads" => {
+                let v = val("--threads")?;
+                c.threads = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| usage(format!("bad --threads {v}")))?;
+            }
+            "--spike-traps" => c.trap_mode = TrapMode::EndWorkGroup,
+            _ => pos.push(a.clone()),
+        }
+    }
+    Ok((pos, c))
+}
+
+fn opts(c: &Common) -> RunOptions {
+    RunOptions { threads: c.threads, trap_mode: c.trap_mode, ..RunOptions::from_env() }
+}
+
+fn write_dump(path: &Path, bufs: &[(u32, Vec<u8>)]) -> Result<(), Fail> {
+    let mut out = String::new();
+    for (base, data) in bufs {
+        let _ = writeln!(out, "@{base:08x} {:x}", data.len());
+        for chunk in data.chunks(4) {
+            let mut w = [0u8; 4];
+            w[..chunk.len()].copy_from_slice(chunk);
+            let _ = writeln!(out, "{:08x}", u32::from_le_bytes(w));
+        }
+    }
+    std::fs::write(path, out).map_err(|e| usage(format!("cannot write {}: {e}", path.display())))
+}
+
+fn write_trace(out: &mut String, traces: &[(u32, Vec<CommitRecord>)], numt: u32) {
+    for (_, recs) in traces {
+        for r in recs {
+            let text = disassemble(r.insn, r.pc).unwrap_or_else(|| "unknown".into()).replace('\t', " ");
+            write_record(out, r, &text, numt);
+        }
+    }
+}
+
+fn fault_status(e: &LaunchError) -> Fail {
+    match e {
+        LaunchError::Fault(f) => Fail(format!("kernel fault: {f}"), 1),
+        other => usage(other.to_string()),
+    }
+}
+
+fn cmd_image(args: &[String]) -> Result<(), Fail> {
+    let (files, c) = parse_common(args)?;
+    if files.is_empty() {
+        return Err(usage("image: no .metadata files given"));
+    }
+    let mem = DeviceMemory::new();
+    let mut named: Vec<(u32, u32)> = Vec::new();
+    let mut trace = String::new();
+    for f in &files {
+        let img = LaunchImage::load(Path::new(f)).map_err(|e| usage(format!("{f}: {e}")))?;
+        for b in &img.buffers {
+            if b.size > 0 && !images::in_windows(b.base) && !named.iter().any(|(a, _)| *a == b.base) {
+                named.push((b.base, b.size));
+            }
+        }
+        let (prog, params) = images::stage(&mem, &img).map_err(|e| usage(format!("{f}: {e}")))?;
+        let result = if c.trace.is_some() {
+            let (r, traces) = run_traced(&mem, &prog, &params, &opts(&c));
+            write_trace(&mut trace, &traces, params.threads_per_warp);
+            r
+        } else {
+            run(&mem, &prog, &params, &opts(&c))
+        };
+        match result {
+            Ok(s) => eprintln!(
+                "{f}: {} work-groups, {} instructions, {} lane-instructions, {:.3} ms",
+                s.work_groups,
+                s.instructions,
+                s.lane_instructions,
+                s.elapsed.as_secs_f64() * 1e3
+            ),
+            Err(e) => {
+                if let Some(t) = &c.trace {
+                    let _ = std::fs::write(t, &trace);
+                }
+                return Err(fault_status(&e));
+            }
+        }
+    }
+    if let Some(t) = &c.trace {
+        std::fs::write(t, &trace).map_err(|e| usage(format!("cannot write {}: {e}", t.display())))?;
+    }
+    if let Some(d) = &c.dump {
+        let bufs = named
+            .iter()
+            .map(|&(base, size)| {
+                let mut b = vec![0u8; size as usize];
+                mem.read(base, &mut b).map(|_| (base, b)).map_err(|e| usage(e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        write_dump(d, &bufs)?;
+    }
+    Ok(())
+}
+
+/// Element types of buffer/scalar specs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Ty {
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    F32,
+    I64,
+    U64,
+    F64,
+}
+
+impl Ty {
+    fn parse(s: &str) -> Option<Ty> {
+        Some(match s {
+            "i8" => Ty::I8,
+            "u8" => Ty::U8,
+            "i16" => Ty::I16,
+            "u16" => Ty::U16,
+            "i32" => Ty::I32,
+            "u32" => Ty::U32,
+            "f32" => Ty::F32,
+            "i64" => Ty::I64,
+            "u64" => Ty::U64,
+            "f64" => Ty::F64,
+            _ => return None,
+        })
+    }
+    fn size(self) -> usize {
+        match self {
+            Ty::I8 | Ty::U8 => 1,
+            Ty::I16 | Ty::U16 => 2,
+            Ty::I32 | Ty::U32 | Ty::F32 => 4,
+            _ => 8,
+        }
+    }
+    fn encode(self, v: &str) -> Option<Vec<u8>> {
+        let int = |v: &str| -> Option<i128> {
+            let v = v.trim();
+            let (neg, body) = v.strip_prefix('-').map_or((false, v), |b| (true, b));
+            let n = if let Some(h) = body.strip_prefix("0x") { i128::from_str_radix(h, 16).ok()? } else { body.parse().ok()? };
+            Some(if neg { -n } else { n })
+        };
+        Some(match self {
+            Ty::F32 => v.trim().parse::<f32>().ok()?.to_le_bytes().to_vec(),
+            Ty::F64 => v.trim().parse::<f64>().ok()?.to_le_bytes().to_vec(),
+            _ => {
+                let n = int(v)?;
+                let (lo, hi) = match self {
+                    Ty::I8 => (i8::MIN as i128, u8::MAX as i128),
+                    Ty::U8 => (0, u8::MAX as i128),
+                    Ty::I16 => (i16::MIN as i128, u16::MAX as i128),
+                    Ty::U16 => (0, u16::MAX as i128),
+                    Ty::I32 => (i32::MIN as i128, u32::MAX as i128),
+                    Ty::U32 => (0, u32::MAX as i128),
+                    Ty::I64 => (i64::MIN as i128, u64::MAX as i128),
+                    _ => (0, u64::MAX as i128),
+                };
+                if n < lo || n > hi {
+                    return None;
+                }
+                (n as u64).to_le_bytes()[..self.size()].to_vec()
+            }
+        })
+    }
+    fn show(self, b: &[u8]) -> String {
+        let mut w = [0u8; 8];
+        w[..b.len()].copy_from_slice(b);
+        let u = u64::from_le_bytes(w);
+        match self {
+            Ty::I8 => (u as u8 as i8).to_string(),
+            Ty::U8 => (u as u8).to_string(),
+            Ty::I16 => (u as u16 as i16).to_string(),
+            Ty::U16 => (u as u16).to_string(),
+            Ty::I32 => (u as u32 as i32).to_string(),
+            Ty::U32 => (u as u32).to_string(),
+            Ty::F32 => f32::from_bits(u as u32).to_string(),
+            Ty::I64 => (u as i64).to_string(),
+            Ty::U64 => u.to_string(),
+            Ty::F64 => f64::from_bits(u).to_string(),
+        }
+    }
+}
+
+enum ArgSpec {
+    Buffer(Ty, Vec<u8>),
+    Local(u32),
+    Null,
+    Value(Vec<u8>),
+}
+
+fn parse_values(ty: Ty, list: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if let Some((n, v)) = item.split_once('*') {
+            let n: usize = n.trim().parse().ok()?;
+            let e = ty.encode(v)?;
+            for _ in 0..n {
+                out.extend_from_slice(&e);
+            }
+        } else if let Some((a, b)) = item.split_once("..") {
+            let (a, b): (i64, i64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+            for k in a..b {
+                out.extend(ty.encode(&k.to_string())?);
+            }
+        } else {
+            out.extend(ty.encode(item)?);
+        }
+    }
+    Some(out)
+}
+
+fn parse_arg(spec: &str) -> Result<ArgSpec, Fail> {
+    let bad = || usage(format!("bad --arg {spec:?} (see --help)"));
+    if spec == "null" {
+        return Ok(ArgSpec::Null);
+    }
+    let (kind, rest) = spec.split_once(':').ok_or_else(bad)?;
+    Ok(match kind {
+        "buf" => {
+            let (t, vals) = rest.split_once(':').ok_or_else(bad)?;
+            let ty = Ty::parse(t).ok_or_else(bad)?;
+            ArgSpec::Buffer(ty, parse_values(ty, vals).ok_or_else(bad)?)
+        }
+        "zeros" => ArgSpec::Buffer(Ty::U32, vec![0; rest.parse::<usize>().map_err(|_| bad())?]),
+        "file" => ArgSpec::Buffer(Ty::U32, std::fs::read(rest).map_err(|e| usage(format!("{rest}: {e}")))?),
+        "local" => ArgSpec::Local(rest.parse().map_err(|_| bad())?),
+        "hex" => {
+            let b = (0..rest.len() / 2)
+                .map(|i| u8::from_str_radix(rest.get(2 * i..2 * i + 2).unwrap_or("zz"), 16))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| bad())?;
+            if b.is_empty() || rest.len() % 2 != 0 {
+                return Err(bad());
+            }
+            ArgSpec::Value(b)
+        }
+        t => ArgSpec::Value(Ty::parse(t).and_then(|ty| ty.encode(rest)).ok_or_else(bad)?),
+    })
+}
+
+fn parse_dims(s: &str) -> Result<Vec<u32>, Fail> {
+    let v: Vec<u32> = s.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| usage(format!("bad sizes {s:?}")))?;
+    if v.is_empty() || v.len() > 3 {
+        return Err(usage(format!("bad sizes {s:?}: give 1 to 3 numbers")));
+    }
+    Ok(v)
+}
+
+fn cmd_elf(args: &[String]) -> Result<(), Fail> {
+    let (pos, c) = parse_common(args)?;
+    let mut it = pos.iter();
+    let mut file = None;
+    let (mut kernel, mut global, mut local, mut offset, mut numt) = (None, None, None, None, None);
+    let mut specs = Vec::new();
+    while let Some(a) = it.next() {
+        let mut val = || it.next().cloned().ok_or_else(|| usage(format!("{a} needs a value")));
+        match a.as_str() {
+            "--kernel" => kernel = Some(val()?),
+            "--global" => global = Some(parse_dims(&val()?)?),
+            "--local" => local = Some(parse_dims(&val()?)?),
+            "--offset" => offset = Some(parse_dims(&val()?)?),
+            "--numt" => numt = Some(val()?.parse::<u32>().map_err(|_| usage("bad --numt"))?),
+            "--arg" => specs.push(parse_arg(&val()?)?),
+            s if s.starts_with("--") => return Err(usage(format!("unknown option {s}"))),
+            _ if file.is_none() => file = Some(a.clone()),
+            _ => return Err(usage(format!("unexpected argument {a}"))),
+        }
+    }
+    let file = file.ok_or_else(|| usage("elf: no FILE"))?;
+    let kernel = kernel.ok_or_else(|| usage("elf: --kernel is required"))?;
+    let global = global.ok_or_else(|| usage("elf: --global is required"))?;
+    let local = local.unwrap_or_else(|| vec![1; global.len()]);
+    if local.len() != global.len() {
+        return Err(usage("--global and --local need the same number of dimensions"));
+    }
+    let work_dim = global.len() as u32;
+    let mut g = Geometry { work_dim, num_groups: [1; 3], local: [1; 3], offset: [0; 3] };
+    for d in 0..global.len() {
+        if local[d] == 0 || global[d] % local[d] != 0 {
+            return Err(usage(format!("global size {} is not a multiple of local size {}", global[d], local[d])));
+        }
+        g.num_groups[d] = global[d] / local[d];
+        g.local[d] = local[d];
+        g.offset[d] = offset.as_ref().and_then(|o| o.get(d).copied()).unwrap_or(0);
+    }
+    let numt = numt.unwrap_or(ventus_icd::emulator::config::Config::get().threads_per_warp);
+    let bytes = std::fs::read(&file).map_err(|e| usage(format!("{file}: {e}")))?;
+    let elf = VentusElf::parse(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
+    let entry = elf.kernel_entry(&kernel).ok_or_else(|| {
+        usage(format!("{file}: no kernel {kernel:?} (kernels: {})", elf.kernel_names().join(", ")))
+    })?;
+    let prog = Program::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))?;
+    let mem = DeviceMemory::new();
+    let print = mem.alloc(1 << 20).map_err(|e| usage(e.to_string()))?;
+    let mut kargs = Vec::new();
+    let mut buffers = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        kargs.push(match s {
+            ArgSpec::Buffer(ty, data) => {
+                let r = mem.alloc(data.len().max(4) as u32).map_err(|e| usage(e.to_string()))?;
+                r.write_bytes(r.base(), data);
+                buffers.push((i, r.base(), *ty, data.len()));
+                KernelArg::Pointer(r.base())
+            }
+            ArgSpec::Local(n) => KernelArg::Local(*n),
+            ArgSpec::Null => KernelArg::Pointer(0),
+            ArgSpec::Value(v) => KernelArg::Value(v.clone()),
+        });
+    }
+    let l = KernelLaunch { program: &prog, entry, geometry: g, args: &kargs, threads_per_warp: numt, print: (print.base(), print.size()) };
+    let result = if let Some(t) = &c.trace {
+        let (r, traces) = launch_traced(&mem, &l, &opts(&c));
+        let mut text = String::new();
+        write_trace(&mut text, &traces, numt);
+        std::fs::write(t, text).map_err(|e| usage(format!("cannot write {}: {e}", t.display())))?;
+        r
+    } else {
+        launch(&mem, &l, &opts(&c))
+    };
+    let mut dump = Vec::new();
+    for &(i, base, ty, len) in &buffers {
+        let mut b = vec![0u8; len];
+        mem.read(base, &mut b).map_err(|e| usage(e.to_string()))?;
+        let vals: Vec<String> = b.chunks(ty.size()).map(|c| ty.show(c)).collect();
+        println!("arg{i} @{base:#010x} {ty:?}[{}]: {}", vals.len(), vals.join(" ").to_lowercase());
+        dump.push((base, b));
+    }
+    if let Some(d) = &c.dump {
+        write_dump(d, &dump)?;
+    }
+    match result {
+        Ok(s) => {
+            eprintln!("{kernel}: {} work-groups, {} instructions, {} lane-instructions", s.work_groups, s.instructions, s.lane_instructions);
+            Ok(())
+        }
+        Err(DeviceError::Launch(e)) => Err(fault_status(&e)),
+        Err(e) => Err(usage(e.to_string())),
+    }
+}
+
+fn cmd_disasm(args: &[String]) -> Result<(), Fail> {
+    let [file] = args else { return Err(usage("disasm: give exactly one FILE")) };
+    let bytes = std::fs::read(file).map_err(|e| usage(format!("{file}: {e}")))?;
+    let elf = VentusElf::parse(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
+    let mut out = String::new();
+    for seg in elf.segments.iter().filter(|s| s.executable) {
+        for (k, w) in seg.data.chunks(4).enumerate() {
+            let pc = seg.vaddr + 4 * k as u32;
+            let here = |s: &&ventus_icd::abi::elf::Symbol| s.addr == pc && s.in_text && !s.name.is_empty();
+            let best = elf.symbols.iter().filter(here).min_by_key(|s| (s.name.starts_with(".L"), !s.is_global));
+            if let Some(sym) = best {
+                let _ = writeln!(out, "\n{pc:08x} <{}>:", sym.name);
+            }
+            let mut b = [0u8; 4];
+            b[..w.len()].copy_from_slice(w);
+            let word = u32::from_le_bytes(b);
+            let text = disassemble(word, pc).unwrap_or_else(|| "<unknown>".into());
+            let _ = writeln!(out, "{pc:8x}: {:02x} {:02x} {:02x} {:02x}  \t{text}", b[0], b[1], b[2], b[3]);
+        }
+    }
+    print!("{out}");
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let r = match args.first().map(String::as_str) {
+        Some("image") => cmd_image(&args[1..]),
+        Some("elf") => cmd_elf(&args[1..]),
+        Some("disasm") => cmd_disasm(&args[1..]),
+        Some("-h") | Some("--help") | Some("help") => {
+            print!("{HELP}");
+            Ok(())
+        }
+        _ => Err(usage("expected a command: image, elf or disasm (see --help)")),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg, code)) => {
+            eprintln!("ventus-run: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}

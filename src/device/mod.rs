@@ -4,6 +4,7 @@
 
 use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
+use crate::emulator::commit_log::CommitRecord;
 use crate::emulator::memory::MapError;
 use crate::emulator::{self, DeviceMemory, LaunchError, LaunchParams, Program, RunOptions, RunStats};
 
@@ -41,6 +42,29 @@ impl std::error::Error for DeviceError {}
 
 /// Stages and runs a launch; temporary buffers are released whatever the outcome.
 pub fn launch(mem: &DeviceMemory, l: &KernelLaunch, opts: &RunOptions) -> Result<RunStats, DeviceError> {
+    stage_and_run(mem, l, |params| emulator::run(mem, l.program, params, opts))
+}
+
+/// As [`launch`], also returning a commit trace per work-group (in work-group order).
+pub fn launch_traced(
+    mem: &DeviceMemory,
+    l: &KernelLaunch,
+    opts: &RunOptions,
+) -> (Result<RunStats, DeviceError>, Vec<(u32, Vec<CommitRecord>)>) {
+    let mut traces = Vec::new();
+    let r = stage_and_run(mem, l, |params| {
+        let (r, t) = emulator::run_traced(mem, l.program, params, opts);
+        traces = t;
+        r
+    });
+    (r, traces)
+}
+
+fn stage_and_run(
+    mem: &DeviceMemory,
+    l: &KernelLaunch,
+    runner: impl FnOnce(&LaunchParams) -> Result<RunStats, LaunchError>,
+) -> Result<RunStats, DeviceError> {
     let packed = pack_args(l.args).map_err(DeviceError::Args)?;
     let warps = l.geometry.warps_per_group(l.threads_per_warp);
     let groups: u64 = l.geometry.num_groups.iter().map(|&n| n as u64).product();
@@ -78,7 +102,7 @@ pub fn launch(mem: &DeviceMemory, l: &KernelLaunch, opts: &RunOptions) -> Result
             private_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
             start_pc: crate::abi::PROGRAM_BASE,
         };
-        emulator::run(mem, l.program, &params, opts).map_err(DeviceError::Launch)
+        runner(&params).map_err(DeviceError::Launch)
     })();
     for base in temps.into_iter().rev() {
         mem.unmap(base);

@@ -39,22 +39,65 @@ pub struct Program {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AsmError {
     /// Malformed line (unbalanced parentheses, empty operand, bad label name, …).
-    Syntax { line: usize, message: String },
-    UnknownMnemonic { line: usize, mnemonic: String },
-    UnknownDirective { line: usize, directive: String },
-    OperandCount { line: usize, mnemonic: String, expected: &'static str, found: usize },
+    Syntax {
+        line: usize,
+        message: String,
+    },
+    UnknownMnemonic {
+        line: usize,
+        mnemonic: String,
+    },
+    UnknownDirective {
+        line: usize,
+        directive: String,
+    },
+    OperandCount {
+        line: usize,
+        mnemonic: String,
+        expected: &'static str,
+        found: usize,
+    },
     /// `operand` is not a register of the `expected` kind.
-    BadRegister { line: usize, operand: String, expected: &'static str },
+    BadRegister {
+        line: usize,
+        operand: String,
+        expected: &'static str,
+    },
     /// A register above 31 (`x40`, `v33`): encode it with an explicit `regext` prefix.
-    RegisterNeedsRegext { line: usize, operand: String },
-    BadCsr { line: usize, operand: String },
+    RegisterNeedsRegext {
+        line: usize,
+        operand: String,
+    },
+    BadCsr {
+        line: usize,
+        operand: String,
+    },
     /// Not a valid number/expression (or arithmetic overflow).
-    BadImmediate { line: usize, operand: String },
-    ImmediateOutOfRange { line: usize, mnemonic: String, value: i64 },
+    BadImmediate {
+        line: usize,
+        operand: String,
+    },
+    ImmediateOutOfRange {
+        line: usize,
+        mnemonic: String,
+        value: i64,
+    },
     /// A branch/jump target that the instruction cannot reach (or an odd offset).
-    TargetOutOfRange { line: usize, mnemonic: String, target: u32, offset: i64 },
-    UndefinedSymbol { line: usize, name: String },
-    DuplicateSymbol { line: usize, name: String, first_line: usize },
+    TargetOutOfRange {
+        line: usize,
+        mnemonic: String,
+        target: u32,
+        offset: i64,
+    },
+    UndefinedSymbol {
+        line: usize,
+        name: String,
+    },
+    DuplicateSymbol {
+        line: usize,
+        name: String,
+        first_line: usize,
+    },
 }
 
 impl AsmError {
@@ -86,26 +129,48 @@ impl fmt::Display for AsmError {
             Syntax { message, .. } => write!(f, "syntax error: {message}"),
             UnknownMnemonic { mnemonic, .. } => write!(f, "unknown instruction `{mnemonic}`"),
             UnknownDirective { directive, .. } => write!(f, "unknown directive `{directive}`"),
-            OperandCount { mnemonic, expected, found, .. } => {
-                write!(f, "`{mnemonic}` expects `{expected}`, found {found} operand(s)")
+            OperandCount {
+                mnemonic,
+                expected,
+                found,
+                ..
+            } => {
+                write!(
+                    f,
+                    "`{mnemonic}` expects `{expected}`, found {found} operand(s)"
+                )
             }
-            BadRegister { operand, expected, .. } => {
+            BadRegister {
+                operand, expected, ..
+            } => {
                 write!(f, "`{operand}` is not {expected}")
             }
             RegisterNeedsRegext { operand, .. } => {
-                write!(f, "register `{operand}` is above 31; write an explicit `regext` prefix")
+                write!(
+                    f,
+                    "register `{operand}` is above 31; write an explicit `regext` prefix"
+                )
             }
             BadCsr { operand, .. } => write!(f, "unknown CSR `{operand}`"),
             BadImmediate { operand, .. } => write!(f, "bad immediate or expression `{operand}`"),
-            ImmediateOutOfRange { mnemonic, value, .. } => {
+            ImmediateOutOfRange {
+                mnemonic, value, ..
+            } => {
                 write!(f, "immediate {value} out of range for `{mnemonic}`")
             }
-            TargetOutOfRange { mnemonic, target, offset, .. } => write!(
+            TargetOutOfRange {
+                mnemonic,
+                target,
+                offset,
+                ..
+            } => write!(
                 f,
                 "target {target:#x} (offset {offset}) out of range or misaligned for `{mnemonic}`"
             ),
             UndefinedSymbol { name, .. } => write!(f, "undefined symbol `{name}`"),
-            DuplicateSymbol { name, first_line, .. } => {
+            DuplicateSymbol {
+                name, first_line, ..
+            } => {
                 write!(f, "symbol `{name}` already defined on line {first_line}")
             }
         }
@@ -138,30 +203,33 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         };
         let mnem = mnem.to_ascii_lowercase();
         let ops = split_operands(ops_text, line)?;
-        let size = if mnem.starts_with('.') {
+        let (body, words) = if mnem.starts_with('.') {
             match directive(&mut syms, line, pc, &mnem, &ops)? {
-                Some(body) => {
-                    let n = match body {
-                        Body::Words => ops.len() as u32,
-                        Body::Pad(n) => n,
-                        Body::Inst => 1,
-                    };
-                    stmts.push(Stmt { line, pc, mnem, ops, body, words: n });
-                    n
-                }
-                None => 0,
+                Some(emits) => emits,
+                None => continue,
             }
         } else {
-            let words = inst_words(&syms, line, pc, &mnem, &ops);
-            stmts.push(Stmt { line, pc, mnem, ops, body: Body::Inst, words });
-            words
+            (Body::Inst, inst_words(&syms, line, pc, &mnem, &ops))
         };
-        pc = pc.wrapping_add(size.wrapping_mul(4));
+        stmts.push(Stmt {
+            line,
+            pc,
+            mnem,
+            ops,
+            body,
+            words,
+        });
+        pc = pc.wrapping_add(words.wrapping_mul(4));
     }
     // Pass 2: encode with every symbol known.
     let mut words = Vec::new();
     for s in &stmts {
-        let c = Ctx { line: s.line, pc: s.pc, syms: &syms, mnem: &s.mnem };
+        let c = Ctx {
+            line: s.line,
+            pc: s.pc,
+            syms: &syms,
+            mnem: &s.mnem,
+        };
         match &s.body {
             Body::Inst => words.extend(c.instruction(&s.ops, s.words)?),
             Body::Words => {
@@ -180,7 +248,11 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         Sym::Label(a) => Some((k, a)),
         Sym::Equ(_) => None,
     });
-    Ok(Program { base, words, labels: labels.collect() })
+    Ok(Program {
+        base,
+        words,
+        labels: labels.collect(),
+    })
 }
 
 /// Assembles one line (no labels needed; absolute targets are relative to `pc`).
@@ -208,7 +280,11 @@ struct Symbols {
 impl Symbols {
     fn define(&mut self, line: usize, name: &str, s: Sym) -> Res<()> {
         if let Some(&(_, first_line)) = self.map.get(name) {
-            return Err(AsmError::DuplicateSymbol { line, name: name.to_string(), first_line });
+            return Err(AsmError::DuplicateSymbol {
+                line,
+                name: name.to_string(),
+                first_line,
+            });
         }
         self.map.insert(name.to_string(), (s, line));
         Ok(())
@@ -238,7 +314,10 @@ struct Stmt {
 }
 
 fn strip_comment(s: &str) -> &str {
-    let end = [s.find('#'), s.find("//"), s.find(';')].into_iter().flatten().min();
+    let end = [s.find('#'), s.find("//"), s.find(';')]
+        .into_iter()
+        .flatten()
+        .min();
     &s[..end.unwrap_or(s.len())]
 }
 
@@ -259,12 +338,19 @@ fn split_operands(s: &str, line: usize) -> Res<Vec<String>> {
     if s.is_empty() {
         return Ok(Vec::new());
     }
-    let syntax = |m: &str| AsmError::Syntax { line, message: m.to_string() };
+    let syntax = |m: &str| AsmError::Syntax {
+        line,
+        message: m.to_string(),
+    };
     let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
     for (i, c) in s.char_indices() {
         match c {
             '(' => depth += 1,
-            ')' => depth = depth.checked_sub(1).ok_or_else(|| syntax("unbalanced `)`"))?,
+            ')' => {
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or_else(|| syntax("unbalanced `)`"))?
+            }
             ',' if depth == 0 => {
                 out.push(s[start..i].trim().to_string());
                 start = i + 1;
@@ -282,12 +368,23 @@ fn split_operands(s: &str, line: usize) -> Res<Vec<String>> {
     Ok(out)
 }
 
-/// Pass-1 handling of a directive: `Some(body)` if it emits words.
-fn directive(syms: &mut Symbols, line: usize, pc: u32, d: &str, ops: &[String]) -> Res<Option<Body>> {
-    let c = Ctx { line, pc, syms, mnem: d };
+/// Pass-1 handling of a directive: `Some((body, size in words))` if it emits words.
+fn directive(
+    syms: &mut Symbols,
+    line: usize,
+    pc: u32,
+    d: &str,
+    ops: &[String],
+) -> Res<Option<(Body, u32)>> {
+    let c = Ctx {
+        line,
+        pc,
+        syms,
+        mnem: d,
+    };
     match d {
         ".text" | ".globl" | ".global" => Ok(None),
-        ".word" if !ops.is_empty() => Ok(Some(Body::Words)),
+        ".word" if !ops.is_empty() => Ok(Some((Body::Words, ops.len() as u32))),
         ".align" | ".p2align" | ".balign" if ops.len() == 1 => {
             let n = c.eval(&ops[0])?;
             let bytes: u64 = if d == ".balign" {
@@ -302,7 +399,8 @@ fn directive(syms: &mut Symbols, line: usize, pc: u32, d: &str, ops: &[String]) 
                 1 << n
             };
             let pad = (bytes - pc as u64 % bytes) % bytes;
-            Ok(Some(Body::Pad(pad.div_ceil(4) as u32)))
+            let n = pad.div_ceil(4) as u32;
+            Ok(Some((Body::Pad(n), n)))
         }
         ".equ" | ".set" if ops.len() == 2 => {
             if !is_ident(&ops[0]) {
@@ -319,9 +417,17 @@ fn directive(syms: &mut Symbols, line: usize, pc: u32, d: &str, ops: &[String]) 
                 ".equ" | ".set" => "NAME, VALUE",
                 _ => "N",
             };
-            Err(AsmError::OperandCount { line, mnemonic: d.to_string(), expected, found: ops.len() })
+            Err(AsmError::OperandCount {
+                line,
+                mnemonic: d.to_string(),
+                expected,
+                found: ops.len(),
+            })
         }
-        _ => Err(AsmError::UnknownDirective { line, directive: d.to_string() }),
+        _ => Err(AsmError::UnknownDirective {
+            line,
+            directive: d.to_string(),
+        }),
     }
 }
 
@@ -329,7 +435,12 @@ fn directive(syms: &mut Symbols, line: usize, pc: u32, d: &str, ops: &[String]) 
 fn inst_words(syms: &Symbols, line: usize, pc: u32, mnem: &str, ops: &[String]) -> u32 {
     match (mnem, ops.len()) {
         ("li", 2) => {
-            let c = Ctx { line, pc, syms, mnem };
+            let c = Ctx {
+                line,
+                pc,
+                syms,
+                mnem,
+            };
             match c.eval(&ops[1]) {
                 Ok(v) => li_split(v as u32).len() as u32,
                 Err(_) => 2,
@@ -480,22 +591,43 @@ struct Ctx<'a> {
 }
 
 fn inst(op: Op, rd: u8, rs1: u8, rs2: u8, imm: i32) -> Inst {
-    Inst { rd, rs1, rs2, imm, ..Inst::new(op) }
+    Inst {
+        rd,
+        rs1,
+        rs2,
+        imm,
+        ..Inst::new(op)
+    }
 }
 
 impl Ctx<'_> {
     // ---- errors ----------------------------------------------------------------------------
     fn out_of_range(&self, value: i64) -> AsmError {
-        AsmError::ImmediateOutOfRange { line: self.line, mnemonic: self.mnem.to_string(), value }
+        AsmError::ImmediateOutOfRange {
+            line: self.line,
+            mnemonic: self.mnem.to_string(),
+            value,
+        }
     }
     fn count(&self, expected: &'static str, found: usize) -> AsmError {
-        AsmError::OperandCount { line: self.line, mnemonic: self.mnem.to_string(), expected, found }
+        AsmError::OperandCount {
+            line: self.line,
+            mnemonic: self.mnem.to_string(),
+            expected,
+            found,
+        }
     }
     fn bad_imm(&self, t: &str) -> AsmError {
-        AsmError::BadImmediate { line: self.line, operand: t.to_string() }
+        AsmError::BadImmediate {
+            line: self.line,
+            operand: t.to_string(),
+        }
     }
     fn syntax(&self, message: String) -> AsmError {
-        AsmError::Syntax { line: self.line, message }
+        AsmError::Syntax {
+            line: self.line,
+            message,
+        }
     }
 
     // ---- operands --------------------------------------------------------------------------
@@ -503,8 +635,15 @@ impl Ctx<'_> {
         let lower = t.trim().to_ascii_lowercase();
         match parse(&lower) {
             Some(n) if n < 32 => Ok(n),
-            Some(_) => Err(AsmError::RegisterNeedsRegext { line: self.line, operand: t.to_string() }),
-            None => Err(AsmError::BadRegister { line: self.line, operand: t.to_string(), expected }),
+            Some(_) => Err(AsmError::RegisterNeedsRegext {
+                line: self.line,
+                operand: t.to_string(),
+            }),
+            None => Err(AsmError::BadRegister {
+                line: self.line,
+                operand: t.to_string(),
+                expected,
+            }),
         }
     }
     fn x(&self, t: &str) -> Res<u8> {
@@ -517,9 +656,10 @@ impl Ctx<'_> {
         self.reg(t, parse_f, "an FP register")
     }
     fn csr(&self, t: &str) -> Res<i32> {
-        parse_csr(t)
-            .map(i32::from)
-            .ok_or_else(|| AsmError::BadCsr { line: self.line, operand: t.to_string() })
+        parse_csr(t).map(i32::from).ok_or_else(|| AsmError::BadCsr {
+            line: self.line,
+            operand: t.to_string(),
+        })
     }
     /// An immediate that must fit `i32` (the encoder checks the field range).
     fn imm(&self, t: &str) -> Res<i32> {
@@ -529,18 +669,18 @@ impl Ctx<'_> {
     /// A 5-bit unsigned value stored in a register field (csr immediates, vsetivli AVL).
     fn uimm5(&self, t: &str) -> Res<u8> {
         let v = self.eval(t)?;
-        u8::try_from(v).ok().filter(|&u| u < 32).ok_or_else(|| self.out_of_range(v))
+        u8::try_from(v)
+            .ok()
+            .filter(|&u| u < 32)
+            .ok_or_else(|| self.out_of_range(v))
     }
     /// An absolute target, returned as the offset from this instruction.
     fn target(&self, t: &str) -> Res<i32> {
-        self.target_from(t, self.pc)
-    }
-    fn target_from(&self, t: &str, pc: u32) -> Res<i32> {
         let v = self.eval(t)?;
         if !(-(1i64 << 31)..1i64 << 32).contains(&v) {
             return Err(self.out_of_range(v));
         }
-        Ok((v as u32).wrapping_sub(pc) as i32)
+        Ok((v as u32).wrapping_sub(self.pc) as i32)
     }
     /// `imm(reg)` or `(reg)` → (imm, reg text).
     fn mem<'t>(&self, t: &'t str) -> Res<(i32, &'t str)> {
@@ -568,7 +708,11 @@ impl Ctx<'_> {
     // ---- expressions -----------------------------------------------------------------------
     fn eval(&self, t: &str) -> Res<i64> {
         let toks = tokenize(t).ok_or_else(|| self.bad_imm(t))?;
-        let mut p = Parser { toks: &toks, pos: 0, depth: 0 };
+        let mut p = Parser {
+            toks: &toks,
+            pos: 0,
+            depth: 0,
+        };
         let v = self.expr(&mut p, t)?;
         if p.pos != toks.len() {
             return Err(self.bad_imm(t));
@@ -580,7 +724,12 @@ impl Ctx<'_> {
         while let Some(&Tok::Op(c @ ('+' | '-'))) = p.peek() {
             p.pos += 1;
             let r = self.unary(p, t)?;
-            v = if c == '+' { v.checked_add(r) } else { v.checked_sub(r) }.ok_or_else(|| self.bad_imm(t))?;
+            v = if c == '+' {
+                v.checked_add(r)
+            } else {
+                v.checked_sub(r)
+            }
+            .ok_or_else(|| self.bad_imm(t))?;
         }
         Ok(v)
     }
@@ -590,11 +739,19 @@ impl Ctx<'_> {
             return Err(self.bad_imm(t));
         }
         let r = match p.next() {
-            Some(Tok::Op('-')) => self.unary(p, t)?.checked_neg().ok_or_else(|| self.bad_imm(t)),
+            Some(Tok::Op('-')) => self
+                .unary(p, t)?
+                .checked_neg()
+                .ok_or_else(|| self.bad_imm(t)),
             Some(Tok::Op('+')) => self.unary(p, t),
             Some(Tok::Num(n)) => Ok(*n),
             Some(Tok::Ident(name)) => {
-                self.syms.get(name).ok_or_else(|| AsmError::UndefinedSymbol { line: self.line, name: name.clone() })
+                self.syms
+                    .get(name)
+                    .ok_or_else(|| AsmError::UndefinedSymbol {
+                        line: self.line,
+                        name: name.clone(),
+                    })
             }
             Some(Tok::Op('(')) => {
                 let v = self.expr(p, t)?;
@@ -618,9 +775,10 @@ impl Ctx<'_> {
     // ---- instructions ----------------------------------------------------------------------
     fn enc(&self, i: &Inst) -> Res<u32> {
         encode(i).map_err(|e| match e {
-            EncodeError::RegisterOutOfRange { reg, .. } => {
-                AsmError::RegisterNeedsRegext { line: self.line, operand: reg.to_string() }
-            }
+            EncodeError::RegisterOutOfRange { reg, .. } => AsmError::RegisterNeedsRegext {
+                line: self.line,
+                operand: reg.to_string(),
+            },
             EncodeError::ImmediateOutOfRange { imm, op } => {
                 let fl = op.desc().fmt.fields();
                 if matches!(fl.imm, ImmKind::B13 | ImmKind::J21) && op != Op::Join {
@@ -650,19 +808,28 @@ impl Ctx<'_> {
             return Ok(w);
         }
         // `vfexp.v` is the ISA notes' spelling of LLVM's `vfexp`.
-        let m = if self.mnem == "vfexp.v" { "vfexp" } else { self.mnem };
+        let m = if self.mnem == "vfexp.v" {
+            "vfexp"
+        } else {
+            self.mnem
+        };
         let (op, aux) = match BY_NAME.get(m) {
             Some(&op) => (op, None),
             None => {
-                let suffixed = [(".aqrl", 3u8), (".aq", 2), (".rl", 1)].into_iter().find_map(|(s, a)| {
-                    let op = *BY_NAME.get(m.strip_suffix(s)?)?;
-                    matches!(op.desc().fmt, Fmt::Lr | Fmt::Amo).then_some((op, Some(a)))
-                });
+                let suffixed = [(".aqrl", 3u8), (".aq", 2), (".rl", 1)]
+                    .into_iter()
+                    .find_map(|(s, a)| {
+                        let op = *BY_NAME.get(m.strip_suffix(s)?)?;
+                        matches!(op.desc().fmt, Fmt::Lr | Fmt::Amo).then_some((op, Some(a)))
+                    });
                 match (suffixed, PSEUDOS.iter().find(|(n, _)| *n == m)) {
                     (Some(x), _) => x,
                     (None, Some(&(_, expected))) => return Err(self.count(expected, ops.len())),
                     (None, None) => {
-                        return Err(AsmError::UnknownMnemonic { line: self.line, mnemonic: m.to_string() })
+                        return Err(AsmError::UnknownMnemonic {
+                            line: self.line,
+                            mnemonic: m.to_string(),
+                        })
                     }
                 }
             }
@@ -699,7 +866,9 @@ impl Ctx<'_> {
             if o.len() == n + 1 {
                 let rm = o[n].to_ascii_lowercase();
                 let pos = RM_NAMES.iter().position(|r| *r == rm);
-                i.aux = pos.ok_or_else(|| self.syntax(format!("`{}` is not a rounding mode", o[n])))? as u8;
+                i.aux = pos
+                    .ok_or_else(|| self.syntax(format!("`{}` is not a rounding mode", o[n])))?
+                    as u8;
                 o = &o[..n];
             }
         }
@@ -776,7 +945,11 @@ impl Ctx<'_> {
                     return Err(self.count(syntax(fmt), o.len()));
                 }
                 i.rd = self.x(&o[0])?;
-                i.rs1 = if fmt == Vsetvli { self.x(&o[1])? } else { self.uimm5(&o[1])? };
+                i.rs1 = if fmt == Vsetvli {
+                    self.x(&o[1])?
+                } else {
+                    self.uimm5(&o[1])?
+                };
                 i.imm = self.vtype(&o[2..])?;
             }
             VLoad => {
@@ -786,13 +959,20 @@ impl Ctx<'_> {
             VLoadStride | VLoadIndex => {
                 self.want(o, 3, fmt)?;
                 (i.rd, i.rs1) = (self.v(&o[0])?, self.x(self.mem0(&o[1])?)?);
-                i.rs2 = if fmt == VLoadStride { self.x(&o[2])? } else { self.v(&o[2])? };
+                i.rs2 = if fmt == VLoadStride {
+                    self.x(&o[2])?
+                } else {
+                    self.v(&o[2])?
+                };
             }
             VV | VX | VF | VI | VIu | VMerge => {
                 let n = if fmt == VMerge { 4 } else { 3 };
                 self.want(o, n, fmt)?;
                 if fmt == VMerge && !o[3].eq_ignore_ascii_case("v0") {
-                    return Err(self.syntax(format!("expected `v0` as the mask operand, found `{}`", o[3])));
+                    return Err(self.syntax(format!(
+                        "expected `v0` as the mask operand, found `{}`",
+                        o[3]
+                    )));
                 }
                 (i.rd, i.rs2) = (self.v(&o[0])?, self.v(&o[1])?);
                 match (fmt, op) {
@@ -801,7 +981,9 @@ impl Ctx<'_> {
                     (VF, _) | (VMerge, Op::VfmergeVfm) => i.rs1 = self.f(&o[2])?,
                     (VMerge, _) => {
                         let v = self.imm(&o[2])?;
-                        let field = ImmKind::Simm5.insert(v).ok_or_else(|| self.out_of_range(v as i64))?;
+                        let field = ImmKind::Simm5
+                            .insert(v)
+                            .ok_or_else(|| self.out_of_range(v as i64))?;
                         i.rs1 = (field >> 15) as u8;
                     }
                     _ => i.imm = self.imm(&o[2])?,
@@ -828,7 +1010,11 @@ impl Ctx<'_> {
             }
             VMvXS => {
                 self.want(o, 2, fmt)?;
-                i.rd = if op == Op::VfmvFS { self.f(&o[0])? } else { self.x(&o[0])? };
+                i.rd = if op == Op::VfmvFS {
+                    self.f(&o[0])?
+                } else {
+                    self.x(&o[0])?
+                };
                 i.rs2 = self.v(&o[1])?;
             }
             VUnary => {
@@ -844,7 +1030,11 @@ impl Ctx<'_> {
                 self.want(o, 3, fmt)?;
                 (i.rd, i.rs1) = (self.v(&o[0])?, self.v(&o[1])?);
                 let v = self.imm(&o[2])?;
-                i.imm = if (2048..4096).contains(&v) { v - 4096 } else { v };
+                i.imm = if (2048..4096).contains(&v) {
+                    v - 4096
+                } else {
+                    v
+                };
             }
             Barrier => {
                 self.want(o, 3, fmt)?;
@@ -869,7 +1059,9 @@ impl Ctx<'_> {
                 self.want(o, 3, fmt)?;
                 (i.rs2, i.rs1) = (self.x(&o[0])?, self.x(&o[1])?);
                 let v = self.imm(&o[2])?;
-                i.imm = v.checked_mul(2).ok_or_else(|| self.out_of_range(v as i64))?;
+                i.imm = v
+                    .checked_mul(2)
+                    .ok_or_else(|| self.out_of_range(v as i64))?;
             }
         }
         Ok(i)
@@ -883,11 +1075,17 @@ impl Ctx<'_> {
         }
         let bad = |t: &str| self.syntax(format!("`{t}` is not a vtype field"));
         let p: Vec<String> = parts.iter().map(|s| s.to_ascii_lowercase()).collect();
-        let sew = ["e8", "e16", "e32", "e64"].iter().position(|s| *s == p[0]).ok_or_else(|| bad(&p[0]))?;
+        let sew = ["e8", "e16", "e32", "e64"]
+            .iter()
+            .position(|s| *s == p[0])
+            .ok_or_else(|| bad(&p[0]))?;
         let mut v = (sew as i32) << 3;
         let mut rest = &p[1..];
         const LMUL: [&str; 8] = ["m1", "m2", "m4", "m8", "", "mf8", "mf4", "mf2"];
-        if let Some(l) = rest.first().and_then(|t| LMUL.iter().position(|s| !s.is_empty() && s == t)) {
+        if let Some(l) = rest
+            .first()
+            .and_then(|t| LMUL.iter().position(|s| !s.is_empty() && s == t))
+        {
             v |= l as i32;
             rest = &rest[1..];
         }
@@ -944,13 +1142,19 @@ impl Ctx<'_> {
             return Err(self.out_of_range(v));
         }
         let rs1 = if parts.len() == 2 { rd } else { 0 };
-        parts.into_iter().map(|(op, imm)| self.enc(&inst(op, rd, rs1, 0, imm))).collect()
+        parts
+            .into_iter()
+            .map(|(op, imm)| self.enc(&inst(op, rd, rs1, 0, imm)))
+            .collect()
     }
 
     /// `auipc rd, hi` + `second` with `lo`, for a pc-relative target.
     fn pcrel(&self, t: &str, rd: u8, second: Inst) -> Res<Vec<u32>> {
         let (hi, lo) = hi_lo(self.target(t)? as u32);
-        Ok(vec![self.enc(&inst(Op::Auipc, rd, 0, 0, hi as i32))?, self.enc(&Inst { imm: lo, ..second })?])
+        Ok(vec![
+            self.enc(&inst(Op::Auipc, rd, 0, 0, hi as i32))?,
+            self.enc(&Inst { imm: lo, ..second })?,
+        ])
     }
 
     /// Pseudo-instructions; `Ok(None)` when `mnem`/operand count is not one (then the table
@@ -1050,7 +1254,13 @@ impl Ctx<'_> {
                 r(op, rd, rs, rs, 0)
             }
             ("fence", 0) => r(Fence, 0, 0, 0, 0xff),
-            ("fence", 2) => r(Fence, 0, 0, 0, self.fence_set(&o[0])? << 4 | self.fence_set(&o[1])?),
+            ("fence", 2) => r(
+                Fence,
+                0,
+                0,
+                0,
+                self.fence_set(&o[0])? << 4 | self.fence_set(&o[1])?,
+            ),
             ("fence.tso", 0) => r(Fence, 0, 0, 0, 0x833),
             ("fence.i", 0) => r(FenceI, 0, 0, 0, 0),
             ("unimp", 0) => r(Csrrw, 0, 0, 0, 0xc00),
@@ -1075,7 +1285,14 @@ impl Ctx<'_> {
         let m = self.mnem;
         let cmp = m.starts_with("vms");
         if o.len() != 2 + cmp as usize {
-            return Err(self.count(if cmp { "vd, vs2, imm[, v0.t]" } else { "vd, vs[, v0.t]" }, o.len()));
+            return Err(self.count(
+                if cmp {
+                    "vd, vs2, imm[, v0.t]"
+                } else {
+                    "vd, vs[, v0.t]"
+                },
+                o.len(),
+            ));
         }
         let (vd, vs) = (self.v(&o[0])?, self.v(&o[1])?);
         let mut i = match m {
@@ -1093,8 +1310,16 @@ impl Ctx<'_> {
                     (true, true, 0) => inst(VmseqVv, vd, vs, vs, 0),
                     (true, false, 0) => inst(VmsneVv, vd, vs, vs, 0),
                     _ => {
-                        let op = [[VmsleVi, VmsgtVi], [VmsleuVi, VmsgtuVi]][unsigned as usize][ge as usize];
-                        let i = inst(op, vd, 0, vs, imm.checked_sub(1).ok_or_else(|| self.out_of_range(imm as i64))?);
+                        let op = [[VmsleVi, VmsgtVi], [VmsleuVi, VmsgtuVi]][unsigned as usize]
+                            [ge as usize];
+                        let i = inst(
+                            op,
+                            vd,
+                            0,
+                            vs,
+                            imm.checked_sub(1)
+                                .ok_or_else(|| self.out_of_range(imm as i64))?,
+                        );
                         if op.desc().fmt.fields().imm.insert(i.imm).is_none() {
                             return Err(self.out_of_range(imm as i64));
                         }
@@ -1234,7 +1459,10 @@ mod tests {
         assert_eq!(one("vmsne.vi v13, v12, 0"), 0x66c036d7);
         assert_eq!(one("amoadd.w.aqrl a0, a1, (a2)") >> 25 & 3, 3);
         assert_eq!(one("fadd.s a0, a1, a2, rtz") >> 12 & 7, 1);
-        assert_eq!(one("fadd.s ft0, ft1, ft2"), enc(Op::FaddS, 0, 1, 2, 0) | 7 << 12);
+        assert_eq!(
+            one("fadd.s ft0, ft1, ft2"),
+            enc(Op::FaddS, 0, 1, 2, 0) | 7 << 12
+        );
         assert_eq!(one("vadd.vv v1, v2, v3, v0.t") & (1 << 25), 0);
         assert_eq!(one("VADD.VV V1, V2, V3"), one("vadd.vv v1, v2, v3"));
         assert_eq!(one("vadd12.vi v1, v2, 4095"), one("vadd12.vi v1, v2, -1"));
@@ -1253,14 +1481,35 @@ mod tests {
             ("li a0, 5", &[enc(Addi, 10, 0, 0, 5)]),
             ("li a0, -2048", &[enc(Addi, 10, 0, 0, -2048)]),
             ("li a0, 0x12345000", &[enc(Lui, 10, 0, 0, 0x12345000)]),
-            ("li a0, 0x12345678", &[enc(Lui, 10, 0, 0, 0x12345000), enc(Addi, 10, 10, 0, 0x678)]),
+            (
+                "li a0, 0x12345678",
+                &[enc(Lui, 10, 0, 0, 0x12345000), enc(Addi, 10, 10, 0, 0x678)],
+            ),
             ("li a0, 0xfffff800", &[enc(Addi, 10, 0, 0, -2048)]),
-            ("li a0, 0x7ffff800", &[enc(Lui, 10, 0, 0, -0x8000_0000), enc(Addi, 10, 10, 0, -2048)]),
+            (
+                "li a0, 0x7ffff800",
+                &[
+                    enc(Lui, 10, 0, 0, -0x8000_0000),
+                    enc(Addi, 10, 10, 0, -2048),
+                ],
+            ),
             ("li a0, 0xffffffff", &[enc(Addi, 10, 0, 0, -1)]),
-            ("la a0, 0x80001234", &[enc(Auipc, 10, 0, 0, 0x1000), enc(Addi, 10, 10, 0, 0x234)]),
-            ("lla a0, 0x7ffffffc", &[enc(Auipc, 10, 0, 0, 0), enc(Addi, 10, 10, 0, -4)]),
-            ("call 0x80000800", &[enc(Auipc, 1, 0, 0, 0x1000), enc(Jalr, 1, 1, 0, -2048)]),
-            ("tail 0x80000010", &[enc(Auipc, 6, 0, 0, 0), enc(Jalr, 0, 6, 0, 0x10)]),
+            (
+                "la a0, 0x80001234",
+                &[enc(Auipc, 10, 0, 0, 0x1000), enc(Addi, 10, 10, 0, 0x234)],
+            ),
+            (
+                "lla a0, 0x7ffffffc",
+                &[enc(Auipc, 10, 0, 0, 0), enc(Addi, 10, 10, 0, -4)],
+            ),
+            (
+                "call 0x80000800",
+                &[enc(Auipc, 1, 0, 0, 0x1000), enc(Jalr, 1, 1, 0, -2048)],
+            ),
+            (
+                "tail 0x80000010",
+                &[enc(Auipc, 6, 0, 0, 0), enc(Jalr, 0, 6, 0, 0x10)],
+            ),
             ("mv a0, a1", &[enc(Addi, 10, 11, 0, 0)]),
             ("not a0, a1", &[enc(Xori, 10, 11, 0, -1)]),
             ("neg a0, a1", &[enc(Sub, 10, 0, 11, 0)]),
@@ -1303,13 +1552,28 @@ mod tests {
             ("fence.i", &[enc(FenceI, 0, 0, 0, 0)]),
             ("unimp", &[0xc0001073]),
             ("vnot.v v1, v2", &[enc(VxorVi, 1, 0, 2, -1) | 1 << 25]),
-            ("vneg.v v1, v2, v0.t", &[enc(VrsubVx, 1, 0, 2, 0) & !(1 << 25)]),
+            (
+                "vneg.v v1, v2, v0.t",
+                &[enc(VrsubVx, 1, 0, 2, 0) & !(1 << 25)],
+            ),
             ("vfneg.v v1, v2", &[enc(VfsgnjnVv, 1, 2, 2, 0) | 1 << 25]),
             ("vfabs.v v1, v2", &[enc(VfsgnjxVv, 1, 2, 2, 0) | 1 << 25]),
-            ("vmsge.vi v1, v2, 16", &[enc(VmsgtVi, 1, 0, 2, 15) | 1 << 25]),
-            ("vmslt.vi v1, v2, -15", &[enc(VmsleVi, 1, 0, 2, -16) | 1 << 25]),
-            ("vmsgeu.vi v1, v2, 32", &[enc(VmsgtuVi, 1, 0, 2, 31) | 1 << 25]),
-            ("vmsltu.vi v1, v2, 1", &[enc(VmsleuVi, 1, 0, 2, 0) | 1 << 25]),
+            (
+                "vmsge.vi v1, v2, 16",
+                &[enc(VmsgtVi, 1, 0, 2, 15) | 1 << 25],
+            ),
+            (
+                "vmslt.vi v1, v2, -15",
+                &[enc(VmsleVi, 1, 0, 2, -16) | 1 << 25],
+            ),
+            (
+                "vmsgeu.vi v1, v2, 32",
+                &[enc(VmsgtuVi, 1, 0, 2, 31) | 1 << 25],
+            ),
+            (
+                "vmsltu.vi v1, v2, 1",
+                &[enc(VmsleuVi, 1, 0, 2, 0) | 1 << 25],
+            ),
             ("vmsgeu.vi v1, v2, 0", &[enc(VmseqVv, 1, 2, 2, 0) | 1 << 25]),
             ("vmsltu.vi v1, v2, 0", &[enc(VmsneVv, 1, 2, 2, 0) | 1 << 25]),
             ("vmv.v.v v1, v2", &[enc(VmvVV, 1, 2, 0, 0)]),
@@ -1365,49 +1629,119 @@ mod tests {
         assert_eq!(at(l("main") + 4), enc(Op::Lui, 11, 0, 0, 0));
         assert_eq!(at(l("main") + 8), enc(Op::Addi, 11, 11, 0, 0x10));
         assert_eq!(at(l("loop")), enc(Op::Bne, 0, 10, 0, 0));
-        assert_eq!(at(l("loop") + 4), enc(Op::Vbeq, 0, 2, 1, (l("done") - l("loop") - 4) as i32));
+        assert_eq!(
+            at(l("loop") + 4),
+            enc(Op::Vbeq, 0, 2, 1, (l("done") - l("loop") - 4) as i32)
+        );
         assert_eq!(at(l("func") + 4), NOP, "padding is nop");
-        assert_eq!(&p.words[((l("data") - p.base) / 4) as usize..][..4], &[0x12345678, u32::MAX, 42, l("data")]);
+        assert_eq!(
+            &p.words[((l("data") - p.base) / 4) as usize..][..4],
+            &[0x12345678, u32::MAX, 42, l("data")]
+        );
         assert_eq!(at(l("done")), 0x205b);
         // la/call resolve to the right absolute address.
         let (auipc, addi) = (at(l("main") + 12), at(l("main") + 16));
-        let got = (l("main") + 12).wrapping_add(auipc & 0xffff_f000).wrapping_add((addi as i32 >> 20) as u32);
+        let got = (l("main") + 12)
+            .wrapping_add(auipc & 0xffff_f000)
+            .wrapping_add((addi as i32 >> 20) as u32);
         assert_eq!(got, l("data"));
         let (hi, lo) = (at(l("done") + 4), at(l("done") + 8));
-        assert_eq!((hi & 0xffff_f000).wrapping_add((lo as i32 >> 20) as u32), l("data"));
+        assert_eq!(
+            (hi & 0xffff_f000).wrapping_add((lo as i32 >> 20) as u32),
+            l("data")
+        );
         assert_eq!(p.words.len() as u32 * 4, l("done") + 16 - p.base);
     }
 
     #[test]
     fn errors_carry_the_line_number() {
-        let cases: &[(&str, usize, fn(&AsmError) -> bool)] = &[
-            ("nop\nfrobnicate a0", 2, |e| matches!(e, AsmError::UnknownMnemonic { mnemonic, .. } if mnemonic == "frobnicate")),
-            ("nop\n\nadd a0, a1, q7", 3, |e| matches!(e, AsmError::BadRegister { operand, .. } if operand == "q7")),
-            ("vadd.vv v1, v2, a0", 1, |e| matches!(e, AsmError::BadRegister { .. })),
-            ("add a0, a1, x40", 1, |e| matches!(e, AsmError::RegisterNeedsRegext { operand, .. } if operand == "x40")),
-            ("nop\nvadd.vv v1, v33, v2", 2, |e| matches!(e, AsmError::RegisterNeedsRegext { .. })),
-            ("addi a0, a0, 2048", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { value: 2048, .. })),
-            ("nop\nvadd.vi v1, v2, 16", 2, |e| matches!(e, AsmError::ImmediateOutOfRange { value: 16, .. })),
-            ("slli a0, a0, 32", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
-            ("li a0, 0x100000000", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
-            ("lui a0, 0x100000", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
-            ("csrwi tid, 32", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
-            ("nop\nnop\nj nowhere", 3, |e| matches!(e, AsmError::UndefinedSymbol { name, .. } if name == "nowhere")),
-            ("a:\nnop\na: nop", 3, |e| matches!(e, AsmError::DuplicateSymbol { first_line: 1, .. })),
-            (".equ a, 1\na: nop", 2, |e| matches!(e, AsmError::DuplicateSymbol { .. })),
-            ("beq a0, a1, 0x80002000", 1, |e| matches!(e, AsmError::TargetOutOfRange { .. })),
-            ("beq a0, a1, 0x80000002", 1, |e| matches!(e, AsmError::TargetOutOfRange { .. })),
-            ("nop\ncsrr a0, bogus", 2, |e| matches!(e, AsmError::BadCsr { .. })),
-            ("add a0, a1", 1, |e| matches!(e, AsmError::OperandCount { found: 2, .. })),
-            ("addi a0, a0, 1 +", 1, |e| matches!(e, AsmError::BadImmediate { .. })),
-            ("addi a0, a0, 0xg", 1, |e| matches!(e, AsmError::BadImmediate { .. })),
+        type Check = fn(&AsmError) -> bool;
+        let cases: &[(&str, usize, Check)] = &[
+            (
+                "nop\nfrobnicate a0",
+                2,
+                |e| matches!(e, AsmError::UnknownMnemonic { mnemonic, .. } if mnemonic == "frobnicate"),
+            ),
+            (
+                "nop\n\nadd a0, a1, q7",
+                3,
+                |e| matches!(e, AsmError::BadRegister { operand, .. } if operand == "q7"),
+            ),
+            ("vadd.vv v1, v2, a0", 1, |e| {
+                matches!(e, AsmError::BadRegister { .. })
+            }),
+            (
+                "add a0, a1, x40",
+                1,
+                |e| matches!(e, AsmError::RegisterNeedsRegext { operand, .. } if operand == "x40"),
+            ),
+            ("nop\nvadd.vv v1, v33, v2", 2, |e| {
+                matches!(e, AsmError::RegisterNeedsRegext { .. })
+            }),
+            ("addi a0, a0, 2048", 1, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { value: 2048, .. })
+            }),
+            ("nop\nvadd.vi v1, v2, 16", 2, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { value: 16, .. })
+            }),
+            ("slli a0, a0, 32", 1, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { .. })
+            }),
+            ("li a0, 0x100000000", 1, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { .. })
+            }),
+            ("lui a0, 0x100000", 1, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { .. })
+            }),
+            ("csrwi tid, 32", 1, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { .. })
+            }),
+            (
+                "nop\nnop\nj nowhere",
+                3,
+                |e| matches!(e, AsmError::UndefinedSymbol { name, .. } if name == "nowhere"),
+            ),
+            ("a:\nnop\na: nop", 3, |e| {
+                matches!(e, AsmError::DuplicateSymbol { first_line: 1, .. })
+            }),
+            (".equ a, 1\na: nop", 2, |e| {
+                matches!(e, AsmError::DuplicateSymbol { .. })
+            }),
+            ("beq a0, a1, 0x80002000", 1, |e| {
+                matches!(e, AsmError::TargetOutOfRange { .. })
+            }),
+            ("beq a0, a1, 0x80000001", 1, |e| {
+                matches!(e, AsmError::TargetOutOfRange { .. })
+            }),
+            ("nop\ncsrr a0, bogus", 2, |e| {
+                matches!(e, AsmError::BadCsr { .. })
+            }),
+            ("add a0, a1", 1, |e| {
+                matches!(e, AsmError::OperandCount { found: 2, .. })
+            }),
+            ("addi a0, a0, 1 +", 1, |e| {
+                matches!(e, AsmError::BadImmediate { .. })
+            }),
+            ("addi a0, a0, 0xg", 1, |e| {
+                matches!(e, AsmError::BadImmediate { .. })
+            }),
             ("lw a0, 4(a1", 1, |e| matches!(e, AsmError::Syntax { .. })),
             ("add a0,, a1", 1, |e| matches!(e, AsmError::Syntax { .. })),
-            ("nop\n.frob 1", 2, |e| matches!(e, AsmError::UnknownDirective { .. })),
-            (".align 40", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
-            ("vmerge.vvm v1, v2, v3, v1", 1, |e| matches!(e, AsmError::Syntax { .. })),
-            ("fadd.s a0, a1, a2, up", 1, |e| matches!(e, AsmError::Syntax { .. })),
-            ("vsetvli a0, a1, e33", 1, |e| matches!(e, AsmError::Syntax { .. })),
+            ("nop\n.frob 1", 2, |e| {
+                matches!(e, AsmError::UnknownDirective { .. })
+            }),
+            (".align 40", 1, |e| {
+                matches!(e, AsmError::ImmediateOutOfRange { .. })
+            }),
+            ("vmerge.vvm v1, v2, v3, v1", 1, |e| {
+                matches!(e, AsmError::Syntax { .. })
+            }),
+            ("fadd.s a0, a1, a2, up", 1, |e| {
+                matches!(e, AsmError::Syntax { .. })
+            }),
+            ("vsetvli a0, a1, e33", 1, |e| {
+                matches!(e, AsmError::Syntax { .. })
+            }),
         ];
         for (src, line, ok) in cases {
             let e = err(src);
@@ -1423,7 +1757,13 @@ mod tests {
             err("nop\nadd a0, a1, x40").to_string(),
             "line 2: register `x40` is above 31; write an explicit `regext` prefix"
         );
-        assert_eq!(err("b: nop\nb: nop").to_string(), "line 2: symbol `b` already defined on line 1");
-        assert_eq!(err("add a0, a1").to_string(), "line 1: `add` expects `rd, rs1, rs2`, found 2 operand(s)");
+        assert_eq!(
+            err("b: nop\nb: nop").to_string(),
+            "line 2: symbol `b` already defined on line 1"
+        );
+        assert_eq!(
+            err("add a0, a1").to_string(),
+            "line 1: `add` expects `rd, rs1, rs2`, found 2 operand(s)"
+        );
     }
 }
