@@ -215,6 +215,13 @@ impl Program {
         Program::new(vec![seg], &[(b.base, b.base + b.size)])
     }
 
+    /// A program made of instruction words placed at `base` (e.g. from the assembler).
+    pub fn from_words(base: u32, words: &[u32]) -> Result<Program, ProgramError> {
+        let data: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let end = base.wrapping_add(data.len() as u32);
+        Program::new(vec![LoadSegment { vaddr: base, mem_size: data.len() as u32, data }], &[(base, end)])
+    }
+
     pub fn text_base(&self) -> u32 {
         self.text_base
     }

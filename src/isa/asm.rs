@@ -13,7 +13,10 @@
 //!   symbols, `%hi(expr)` and `%lo(expr)`.
 //! * Also accepted: labels `name:`, comments (`#`, `//`, `;`), directives `.text`, `.globl`,
 //!   `.global` (ignored), `.word`, `.align`/`.p2align N` (pad to 2^N bytes with `nop`),
-//!   `.balign N`, `.equ`/`.set NAME, VALUE`; the pseudo-instructions listed in [`pseudo`].
+//!   `.balign N`, `.equ`/`.set NAME, VALUE` (the value must be computable where it is defined);
+//!   the pseudo-instructions listed in [`PSEUDOS`] (plus `jal target`, `jalr rs`, `fence`
+//!   without operands or with `pred, succ`, `fence.i`, and `join`, `endprg`, `barrier`,
+//!   `barriersub` without operands meaning all-zero operands).
 //! * Never panics; every problem is an [`AsmError`] carrying its 1-based line number.
 //!
 //! Labels are resolved in two passes. `li` with a value known in pass 1 (numbers, earlier

@@ -2,7 +2,7 @@
 //!
 //! * [`table`]: one row per instruction (mnemonic, match/mask, operand format); [`Op`] is generated
 //!   from it.
-//! * [`format`]: where each operand lives in the word.
+//! * [`mod@format`]: where each operand lives in the word.
 //! * [`decode`] / [`encode`]: word ⇄ [`Inst`], both driven by the table (`encode(decode(w)) == w`).
 //! * [`disasm`]: llvm-objdump-compatible text; [`asm`]: a text assembler built on the same rows.
 //! * [`regs`]: register and CSR names; [`semantics`]: pure per-lane functions shared by the emulator
