@@ -1,0 +1,731 @@
+//! Emulator behaviour tests written in Ventus assembly: every custom instruction, divergence
+//! (nested, shared reconvergence points, divergent loops), barriers across warps, regext forms,
+//! every fault kind, the print hook and the watchdog. Each result is checked against values
+//! computed on the host; runs are repeated on 1 and 2 host threads.
+
+mod common;
+use common::*;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use ventus_icd::emulator::commit_log::CommitWrite;
+use ventus_icd::emulator::{run, FaultKind, LaunchError, PrintHook, RunOptions};
+
+fn lanes32() -> Setup {
+    Setup::default()
+}
+
+/// An if/else on a per-lane condition: taken lanes add 2, fall-through lanes add 1.
+fn if_else(cond: &str, a: &str, b: &str) -> String {
+    format!(
+        "
+    vmv.v.x v4, zero
+    la t1, J1
+    setrpc zero, t1, 0
+    {cond} {a}, {b}, T1
+    vadd.vi v4, v4, 1
+    j J1
+T1:
+    vadd.vi v4, v4, 2
+J1:
+    join
+    vadd.vi v4, v4, 8        # must run on every lane again
+{}
+    endprg
+",
+        store_lanes(4, 0, 32)
+    )
+}
+
+#[test]
+fn vector_branches_evaluate_each_condition_per_lane_and_reconverge() {
+    // v2 = lane - 16 (signed -16..15), v3 = 5.
+    let setup = "
+    vadd.vi v2, v1, -16
+    li t0, 5
+    vmv.v.x v3, t0
+";
+    let cases: [(&str, fn(i32, i32) -> bool); 6] = [
+        ("vbeq", |a, b| a == b),
+        ("vbne", |a, b| a != b),
+        ("vblt", |a, b| a < b),
+        ("vbge", |a, b| a >= b),
+        ("vbltu", |a, b| (a as u32) < (b as u32)),
+        ("vbgeu", |a, b| (a as u32) >= (b as u32)),
+    ];
+    for (name, f) in cases {
+        let out = exec_ok(&format!("{setup}{}", if_else(name, "v2", "v3")), lanes32());
+        for lane in 0..32 {
+            let want = 8 + if f(lane - 16, 5) { 2 } else { 1 };
+            assert_eq!(out[lane as usize], want, "{name} lane {lane}");
+        }
+    }
+}
+
+#[test]
+fn nested_divergence_with_separate_joins() {
+    let src = format!(
+        "
+    li t0, 16
+    vmv.v.x v16, t0
+    vmv.v.x v20, zero
+    vmv.v.x v4, zero
+    la t1, OUTER
+    setrpc zero, t1, 0
+    vblt v1, v16, LOW
+    vadd.vi v4, v4, 7            # high lanes
+    j OUTER
+LOW:
+    vand.vi v5, v1, 1
+    la t1, INNER
+    setrpc zero, t1, 0
+    vbeq v5, v20, EVEN
+    vadd.vi v4, v4, 1            # odd low lanes
+    j INNER
+EVEN:
+    vadd.vi v4, v4, 2            # even low lanes
+INNER:
+    join
+    vadd.vi v4, v4, 10           # all low lanes
+    j OUTER
+OUTER:
+    join
+    li t0, 1000
+    vadd.vx v4, v4, t0           # every lane
+{}
+    endprg
+",
+        store_lanes(4, 0, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for lane in 0..32usize {
+        let want = 1000 + if lane >= 16 { 7 } else if lane % 2 == 1 { 11 } else { 12 };
+        assert_eq!(out[lane], want, "lane {lane}");
+    }
+}
+
+#[test]
+fn three_way_branch_sharing_one_reconvergence_point_unwinds_the_stack() {
+    // if (x == 2) a=30 else if (x == 1) a=20 else if (x != 0) a=99 else a=10; x = lane % 4 — the
+    // shape of the official get_global_id (ventus-isa.md §4.6).
+    let src = format!(
+        "
+    vand.vi v0, v1, 3
+    vmv.v.x v4, zero
+    li t0, 2
+    vmv.v.x v2, t0
+    la t1, JOIN
+    setrpc zero, t1, 0
+    vbeq v0, v2, Z
+    li t0, 1
+    vmv.v.x v2, t0
+    setrpc zero, t1, 0
+    vbeq v0, v2, Y
+    vmv.v.x v2, zero
+    setrpc zero, t1, 0
+    vbne v0, v2, R
+    li t0, 10
+    vmv.v.x v4, t0
+    j JOIN
+Z:  li t0, 30
+    vmv.v.x v4, t0
+    j JOIN
+Y:  li t0, 20
+    vmv.v.x v4, t0
+    j JOIN
+R:  li t0, 99
+    vmv.v.x v4, t0
+JOIN:
+    join
+    vadd.vi v4, v4, 1
+{}
+    endprg
+",
+        store_lanes(4, 0, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for lane in 0..32usize {
+        let want = 1 + [10, 20, 30, 99][lane % 4];
+        assert_eq!(out[lane], want, "lane {lane}");
+    }
+}
+
+#[test]
+fn divergent_loop_exit_and_continue() {
+    // for (i = 0; i < lane; i++) { if (i % 3 == 0) continue; acc += i; }  (per lane)
+    let src = format!(
+        "
+    vmv.v.x v2, zero             # i
+    vmv.v.x v3, zero             # acc
+    vmv.v.x v20, zero
+    li t0, 3
+    vmv.v.x v21, t0
+    la t1, EXIT
+    setrpc zero, t1, 0
+HEAD:
+    vbge v2, v1, EXIT            # lanes done leave the loop
+    vremu.vv v5, v2, v21
+    la t1, CONT
+    setrpc zero, t1, 0
+    vbeq v5, v20, CONT           # continue
+    vadd.vv v3, v3, v2
+    j CONT
+CONT:
+    join
+    vadd.vi v2, v2, 1
+    la t1, EXIT
+    setrpc zero, t1, 0
+    j HEAD
+EXIT:
+    join
+    vadd.vi v3, v3, 1            # all lanes back
+{}
+    endprg
+",
+        store_lanes(3, 0, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for lane in 0..32u32 {
+        let want: u32 = (0..lane).filter(|i| i % 3 != 0).sum::<u32>() + 1;
+        assert_eq!(out[lane as usize], want, "lane {lane}");
+    }
+}
+
+/// 4 warps per group write their ids to local memory after warp-dependent delays, then read a
+/// neighbour warp's slot.
+fn barrier_kernel(with_barrier: bool) -> String {
+    format!(
+        "
+    csrr t5, wid
+    li t6, 40
+    mul t5, t5, t6
+DELAY:
+    beqz t5, WRITE
+    addi t5, t5, -1
+    j DELAY
+WRITE:
+    li t3, 0x70010000
+    vsll.vi v5, v1, 2
+    vadd.vx v5, v5, t3
+    csrr t2, wgid
+    li t4, 1000
+    mul t2, t2, t4
+    vadd.vx v6, v1, t2
+    vsw12.v v6, 0(v5)
+    {}
+    li t4, 32
+    vadd.vx v7, v1, t4
+    li t4, 127
+    vand.vx v7, v7, t4
+    vsll.vi v7, v7, 2
+    vadd.vx v7, v7, t3
+    vlw12.v v8, 0(v7)
+{}
+    endprg
+",
+        if with_barrier { "barrier x0, x0, 1" } else { "nop" },
+        store_lanes(8, 0, 128)
+    )
+}
+
+#[test]
+fn barrier_synchronises_the_warps_of_each_work_group() {
+    let s = Setup { groups: 3, warps: 4, ..Setup::default() };
+    let out = exec_ok(&barrier_kernel(true), s);
+    for g in 0..3u32 {
+        for l in 0..128u32 {
+            assert_eq!(out[(g * 128 + l) as usize], (l + 32) % 128 + 1000 * g, "group {g} lane {l}");
+        }
+    }
+    // Without the barrier the late warps have not written yet: the same check must fail.
+    let bad = exec(&barrier_kernel(false), &Setup { groups: 3, warps: 4, ..Setup::default() });
+    bad.result.unwrap();
+    assert!((0..128).any(|l| bad.out[l] != (l as u32 + 32) % 128), "test cannot detect a missing barrier");
+}
+
+#[test]
+fn endprg_of_some_warps_does_not_block_a_later_barrier_of_the_others() {
+    // Warp 0 ends at once; warps 1..3 meet at a barrier (finished warps count as arrived).
+    let src = format!(
+        "
+    csrr t5, wid
+    beqz t5, DONE
+    barrier x0, x0, 1
+    vadd.vi v4, v1, 5
+{}
+DONE:
+    endprg
+",
+        store_lanes(4, 0, 128)
+    );
+    let out = exec_ok(&src, Setup { warps: 4, ..Setup::default() });
+    for l in 0..128usize {
+        assert_eq!(out[l], if l < 32 { 0 } else { l as u32 + 5 }, "lane {l}");
+    }
+}
+
+#[test]
+fn regext_extends_vector_scalar_and_store_operands() {
+    let src = format!(
+        "
+    regext zero, zero, 1         # rd + 32
+    vadd.vx v8, v1, zero         # writes v40 = lane
+    regext zero, zero, 8         # rs1 + 32: vs1 = v40 in the next .vv
+    vadd.vv v9, v1, v8           # v9 = v1 + v40 = 2*lane
+    regext zero, zero, 72        # rs1+32, rs2+32
+    vmadd.vv v9, v8, v8          # v9 = v40*v9 + v40  (vmadd vd, vs1, vs2)
+    regext zero, zero, 1         # scalar rd + 32 -> x42
+    addi a0, zero, 77
+    regext zero, zero, 8         # scalar rs1 + 32: reads x42
+    addi t6, a0, 0
+    li a0, 0x90000000
+    regext zero, zero, 1
+    vmv.v.x v10, t6              # v42 = 77
+    vsll.vi v30, v1, 2
+    li t3, 3072
+    add t3, t3, a0
+    vadd.vx v30, v30, t3         # &out[768 + lane]
+    regext zero, zero, 64        # rs2 + 32: the vsw12 data register is v42
+    vsw12.v v10, 0(v30)
+    regexti zero, zero, 0x7c0    # imm_hi = 31: 11-bit unsigned immediate 31*32 + 5 = 997
+    vadd.vi v11, v1, 5
+    regexti zero, zero, 0x7c1    # also rd + 32 (imm bits 2:0) -> writes v44, not v12
+    vadd.vi v12, v1, 5
+{}
+{}
+{}
+    endprg
+",
+        store_lanes(9, 0, 32),
+        store_lanes(11, 1, 32),
+        store_lanes(12, 2, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for l in 0..32u32 {
+        assert_eq!(out[l as usize], l * (2 * l) + l, "vmadd with extended sources, lane {l}");
+        assert_eq!(out[256 + l as usize], l + 997, "regexti immediate, lane {l}");
+        assert_eq!(out[512 + l as usize], 0, "regexti rd+32 left v12 alone, lane {l}");
+        assert_eq!(out[768 + l as usize], 77, "extended scalar and store-data registers, lane {l}");
+    }
+}
+
+#[test]
+fn regexti_immediates_are_zero_extended_like_the_simulator() {
+    // imm_hi = 63, field 31 -> 2047 (never negative), and unsigned .vi compares use the raw field.
+    let src = format!(
+        "
+    regexti zero, zero, 0xfc0
+    vadd.vi v4, v1, -1
+    vmsleu.vi v5, v1, 16         # unsigned immediate 16 (not sign-extended)
+    vmsgtu.vi v6, v1, 20
+    vsll.vi v6, v6, 1
+    vadd.vv v5, v5, v6
+{}
+{}
+    endprg
+",
+        store_lanes(4, 0, 32),
+        store_lanes(5, 1, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for l in 0..32u32 {
+        assert_eq!(out[l as usize], l + 2047);
+        assert_eq!(out[256 + l as usize], (l <= 16) as u32 + 2 * (l > 20) as u32);
+    }
+}
+
+#[test]
+fn flat_loads_and_stores_of_every_width_with_offsets_and_sign_extension() {
+    let src = "
+    li t0, 0x80
+    vadd.vx v2, v1, t0
+    vadd.vx v3, v1, a0           # byte address a0 + lane
+    vsb12.v v2, 0(v3)            # bytes 0x80..0x9f at out+0..31
+    vsll.vi v4, v1, 1
+    vadd.vx v4, v4, a0
+    vlh12.v v5, 0(v4)            # signed halves
+    vlhu12.v v6, 0(v4)
+    vlb12.v v7, 0(v3)
+    vlbu12.v v8, 0(v3)
+    li t1, 2048
+    add t1, t1, a0
+    vsll.vi v10, v1, 2
+    vadd.vx v10, v10, t1         # &out[512 + lane]
+    vsw12.v v5, -1024(v10)       # out[256 + lane]
+    vsw12.v v6, 128(v10)         # out[544 + lane]
+    vsw12.v v7, 1024(v10)        # out[768 + lane]
+    vsw12.v v8, 2044(v10)        # out[1023 + lane]
+    li t1, 10240
+    vadd.vx v4, v4, t1
+    vsh12.v v1, -2048(v4)        # halves at out + 8192 + 2*lane: out[2048 + lane/2]
+    endprg
+";
+    let o = &exec_ok(src, lanes32());
+    let byte = |k: usize| 0x80 + k as u32;
+    for l in 0..32usize {
+        let half = if 2 * l + 1 < 32 { byte(2 * l) | (byte(2 * l + 1) << 8) } else if 2 * l < 32 { byte(2 * l) } else { 0 };
+        assert_eq!(o[256 + l], half as u16 as i16 as i32 as u32, "vlh12 lane {l}");
+        assert_eq!(o[544 + l], half, "vlhu12 lane {l}");
+        assert_eq!(o[768 + l], byte(l) as u8 as i8 as i32 as u32, "vlb12 lane {l}");
+        assert_eq!(o[1023 + l], byte(l), "vlbu12 lane {l}");
+    }
+    for k in 0..16u32 {
+        assert_eq!(o[2048 + k as usize], (2 * k) | ((2 * k + 1) << 16), "vsh12 word {k}");
+    }
+}
+
+#[test]
+fn private_memory_is_word_interleaved_across_the_work_group() {
+    // Each lane stores lane*7 at private address 8 and reads it back with word/byte/half loads.
+    let src = "
+    li t0, 7
+    vmul.vx v2, v1, t0
+    vmv.v.x v3, zero             # private base address 0 (like tp)
+    vsw.v v2, 8(v3)
+    vlw.v v4, 8(v3)
+    vlw.v v5, 9(v3)              # word access ignores the low address bits
+    vlbu.v v6, 8(v3)
+    vsh.v v1, 16(v3)             # halfword lane id at private 16
+    li t0, -3
+    vmv.v.x v9, t0
+    vsb.v v9, 18(v3)             # byte 0xfd at private 18
+    vlh.v v10, 16(v3)
+    vlhu.v v11, 18(v3)
+    vlb.v v12, 18(v3)
+    vadd.vv v10, v10, v11        # lane + 0xfd (upper byte 0)
+    vadd.vv v6, v6, v12          # + (-3)
+    vsub.vv v6, v6, v10          # (lane*7 & 0xff) - 3 - lane - 0xfd
+    li t1, 0x90000000
+    vsll.vi v7, v1, 2
+    vadd.vx v7, v7, t1
+    vsw12.v v4, 0(v7)
+    vsw12.v v5, 256(v7)
+    vsw12.v v6, 512(v7)
+    endprg
+";
+    let s = Setup { warps: 2, numt: 16, ..Setup::default() };
+    let (r, traces, out) = exec_traced(src, &s);
+    r.unwrap();
+    for l in 0..32u32 {
+        assert_eq!(out[l as usize], l * 7);
+        assert_eq!(out[64 + l as usize], l * 7);
+        let want = ((l * 7) & 0xff).wrapping_sub(3).wrapping_sub(l + 0xfd);
+        assert_eq!(out[128 + l as usize], want, "byte/half private accesses, lane {l}");
+    }
+    // Addresses: PDS + (a & ~3) * N + 4 * (TID + lane), N = 32 threads, a = 8.
+    let stores: Vec<u32> = traces[0]
+        .1
+        .iter()
+        .filter(|r| ventus_icd::isa::decode(r.insn).map(|i| i.op) == Some(ventus_icd::isa::Op::VswV) && r.warp == 1)
+        .flat_map(|r| r.writes.iter().filter_map(|w| if let CommitWrite::Store { addr, .. } = w { Some(*addr) } else { None }))
+        .collect();
+    let want: Vec<u32> = (0..16).map(|i| 0x9100_0000 + 8 * 32 + 4 * (16 + i)).collect();
+    assert_eq!(stores, want, "private store addresses of warp 1");
+}
+
+#[test]
+fn vadd12_vsub12_setrpc_join_barriersub_and_vfexp() {
+    let src = format!(
+        "
+    vadd12.vi v2, v1, 2047
+    vsub12.vi v3, v1, 5
+    vadd12.vi v4, v1, 4095       # sign-extended by the simulator: lane - 1
+    la t1, HERE
+    setrpc a5, t1, 8             # rd receives the value too
+    barriersub
+    join                         # nothing on the stack: no-op
+HERE:
+    vmv.v.x v5, a5
+    la t2, HERE
+    vsub.vx v5, v5, t2           # 8
+    li t0, 0x3f000000            # 0.5f
+    vmv.v.x v6, t0
+    vfcvt.f.xu.v v7, v1
+    vfmul.vv v7, v7, v6          # lane / 2
+    vfexp v8, v7
+{}
+{}
+{}
+{}
+{}
+    endprg
+",
+        store_lanes(2, 0, 32),
+        store_lanes(3, 1, 32),
+        store_lanes(4, 2, 32),
+        store_lanes(5, 3, 32),
+        store_lanes(8, 4, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for l in 0..32u32 {
+        assert_eq!(out[l as usize], l + 2047);
+        assert_eq!(out[256 + l as usize], l.wrapping_sub(5));
+        assert_eq!(out[512 + l as usize], l.wrapping_sub(1));
+        assert_eq!(out[768 + l as usize], 8);
+        let want = ((l as f32 * 0.5) as f64).exp() as f32;
+        assert_eq!(out[1024 + l as usize], want.to_bits(), "vfexp lane {l}");
+    }
+}
+
+#[test]
+fn warp_csrs_and_partial_masks() {
+    // numt = 8, 3 warps, 4 groups: tid, numw, numt, wid, wgid, gidx, lds via scalar CSR reads.
+    let src = format!(
+        "
+    csrr t0, numw
+    csrr t1, numt
+    slli t0, t0, 8
+    or t0, t0, t1
+    csrr t1, wid
+    slli t1, t1, 16
+    or t0, t0, t1
+    csrr t1, gidx
+    slli t1, t1, 24
+    or t0, t0, t1
+    vmv.v.x v2, t0
+    vadd.vv v2, v2, v1
+    csrr t3, lds
+    li t4, 0x70000000
+    sub t3, t3, t4
+    vadd.vx v2, v2, t3           # +0 if lds is 0x70000000
+{}
+    endprg
+",
+        store_lanes(2, 0, 24)
+    );
+    let out = exec_ok(&src, Setup { groups: 4, warps: 3, numt: 8, ..Setup::default() });
+    for g in 0..4u32 {
+        for l in 0..24u32 {
+            let want = (3 << 8) | 8 | ((l / 8) << 16) | (g << 24);
+            assert_eq!(out[(g * 24 + l) as usize], want + l, "group {g} lane {l}");
+        }
+    }
+}
+
+#[test]
+fn scalar_fp_compares_moves_and_mask_quirks() {
+    let src = format!(
+        "
+    li t0, 0x40400000            # 3.0
+    li t1, 0x3fc00000            # 1.5
+    fadd.s t2, t0, t1            # 4.5
+    fmul.s t3, t2, t1            # 6.75
+    fcvt.w.s t4, t3, rtz         # 6
+    fadd.s t5, t0, zero          # x0 reads as NaN in the FP mirror -> canonical NaN
+    flt.s t6, t1, t0             # 1
+    vmv.v.x v2, t2
+    vmv.v.x v3, t4
+    vmv.v.x v4, t5
+    vmv.v.x v5, t6
+    # vmv.x.s takes the highest active lane; vfmv.v.f ignores the SIMT mask.
+    li t0, 8
+    vmv.v.x v20, t0
+    vmv.v.x v6, zero
+    la t1, J
+    setrpc zero, t1, 0
+    vblt v1, v20, LOW
+    vmv.x.s s1, v1               # high lanes: 31
+    j J
+LOW:
+    vmv.x.s s2, v1               # low lanes: 7
+    li t0, 0x41200000            # 10.0
+    vfmv.v.f v6, t0              # writes all 32 lanes despite the mask
+J:
+    join
+    vmv.v.x v7, s1
+    vmv.v.x v8, s2
+    vmslt.vx v9, v1, t4          # compares give 0/1 per lane
+{}
+{}
+{}
+{}
+{}
+{}
+{}
+{}
+    endprg
+",
+        store_lanes(2, 0, 32),
+        store_lanes(3, 1, 32),
+        store_lanes(4, 2, 32),
+        store_lanes(5, 3, 32),
+        store_lanes(6, 4, 32),
+        store_lanes(7, 5, 32),
+        store_lanes(8, 6, 32),
+        store_lanes(9, 7, 32)
+    );
+    let o = exec_ok(&src, lanes32());
+    for l in 0..32usize {
+        assert_eq!(o[l], 4.5f32.to_bits());
+        assert_eq!(o[256 + l], 6);
+        assert_eq!(o[512 + l], 0x7fc0_0000);
+        assert_eq!(o[768 + l], 1);
+        assert_eq!(o[1024 + l], 10f32.to_bits(), "vfmv.v.f lane {l}");
+        assert_eq!(o[1280 + l], 31);
+        assert_eq!(o[1536 + l], 7);
+        assert_eq!(o[1792 + l], (l < 6) as u32);
+    }
+}
+
+/// Runs `src` expecting a fault; returns it.
+fn fault_of(src: &str, s: Setup) -> ventus_icd::emulator::Fault {
+    match exec(src, &s).result {
+        Err(LaunchError::Fault(f)) => *f,
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_fault_kind_is_reported_with_its_context() {
+    let at = |labels: &std::collections::BTreeMap<String, u32>, l: &str| labels[l];
+    let cases: Vec<(&str, FaultKind, Option<u32>)> = vec![
+        ("F: .word 0x0000500b\n", FaultKind::IllegalInstruction { word: 0x0000500b }, Some(0x0000500b)),
+        ("li t0, 0x90000002\nF: lw t1, 0(t0)\n", FaultKind::LoadMisaligned, Some(0x9000_0002)),
+        ("li t0, 0x90000001\nF: sh t1, 0(t0)\n", FaultKind::StoreMisaligned, Some(0x9000_0001)),
+        ("li t0, 0x100\nF: lw t1, 0(t0)\n", FaultKind::LoadAccess, Some(0x100)),
+        ("li t0, 0xa0000000\nF: sw t1, 0(t0)\n", FaultKind::StoreAccess, Some(0xa000_0000)),
+        ("F: ecall\n", FaultKind::EnvironmentCall, None),
+        ("F: ebreak\n", FaultKind::Breakpoint, None),
+    ];
+    // Legal encodings that trap in the current state: unknown CSR, write to a read-only CSR, FP with
+    // mstatus.FS off, a vector op while vtype is illegal (only e32/m1 is supported).
+    let word = |line: &str| ventus_icd::isa::asm::assemble_line(line, 0).unwrap()[0];
+    let states = [
+        ("", "csrr t0, 0x7c0"),
+        ("li t0, 5\n", "csrw vl, t0"),
+        ("csrw mstatus, zero\n", "fadd.s t0, t1, t2"),
+        ("li t0, 5\nvsetvli t0, t0, e8, m1, ta, ma\n", "vadd.vv v1, v1, v1"),
+    ];
+    let owned: Vec<(String, u32)> = states.iter().map(|(pre, l)| (format!("{pre}F: {l}\n"), word(l))).collect();
+    let cases = cases
+        .into_iter()
+        .chain(owned.iter().map(|(b, w)| (b.as_str(), FaultKind::IllegalInstruction { word: *w }, Some(*w))))
+        .collect::<Vec<_>>();
+    for (body, kind, addr) in cases {
+        let (_, labels) = build(body);
+        let f = fault_of(body, Setup { warps: 2, ..Setup::default() });
+        assert_eq!(f.kind, kind, "{body}");
+        assert_eq!(f.pc, at(&labels, "F"), "{body}");
+        assert_eq!(f.addr, addr, "{body}");
+        assert_eq!((f.work_group, f.warp, f.lane), (0, 0, None), "{body}");
+        assert!(f.to_string().contains(&format!("pc {:#010x}", f.pc)), "{f}");
+    }
+    // Fetch faults: jumping outside the program, and to a misaligned address (no RVC).
+    let f = fault_of("li t0, 0x10\njr t0\n", Setup::default());
+    assert_eq!((f.kind, f.pc), (FaultKind::FetchAccess, 0x10));
+    let f = fault_of("la t0, X\naddi t0, t0, 2\njr t0\nX: nop\n", Setup::default());
+    assert_eq!(f.kind, FaultKind::FetchMisaligned);
+    // A vector access faults at the first bad lane; earlier lanes completed.
+    let f = fault_of(
+        "li t0, 3000\nvmul.vx v2, v1, t0\nvadd.vx v2, v2, a0\nvsw12.v v1, 0(v2)\n",
+        Setup { out_words: 4 * 1024, ..Setup::default() },
+    );
+    assert_eq!((f.kind, f.lane, f.addr), (FaultKind::StoreAccess, Some(6), Some(OUT + 6 * 3000)));
+    // Work-group and warp are reported.
+    let f = fault_of("csrr t0, wgid\ncsrr t1, wid\nadd t0, t0, t1\nli t1, 4\nbne t0, t1, OK\nF: ebreak\nOK: endprg\n", Setup { groups: 3, warps: 3, ..Setup::default() });
+    assert_eq!((f.kind, f.work_group, f.warp), (FaultKind::Breakpoint, 2, 2));
+}
+
+#[test]
+fn watchdog_stops_a_runaway_kernel_and_memory_stays_usable() {
+    let s = Setup { watchdog: 100_000, ..Setup::default() };
+    let r = exec("L: j L\n", &s);
+    match &r.result {
+        Err(LaunchError::Fault(f)) => assert!(matches!(f.kind, FaultKind::Watchdog { instructions: 100_000 })),
+        other => panic!("expected the watchdog, got {other:?}"),
+    }
+    // The same memory and program objects still work for a good kernel.
+    let (prog, _) = build(&format!("vadd.vi v2, v1, 1\n{}\nendprg\n", store_lanes(2, 0, 32)));
+    run(&r.mem, &prog, &r.params, &RunOptions::default()).unwrap();
+    assert_eq!(read_out(&r.mem, 32), (1..=32).collect::<Vec<u32>>());
+}
+
+#[test]
+fn cancellation_stops_a_running_launch() {
+    let (prog, _) = build("L: j L\n");
+    let o = exec("endprg\n", &Setup::default());
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        c2.store(true, Ordering::Relaxed);
+    });
+    let opts = RunOptions { cancel: Some(cancel), threads: 2, ..RunOptions::default() };
+    let r = run(&o.mem, &prog, &ventus_icd::emulator::LaunchParams { num_groups: [4, 1, 1], ..o.params.clone() }, &opts);
+    t.join().unwrap();
+    assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::Cancelled), "{r:?}");
+}
+
+struct Flagger {
+    mem: Arc<ventus_icd::emulator::DeviceMemory>,
+    seen: AtomicU32,
+    tx: std::sync::Mutex<std::sync::mpsc::Sender<(u32, u32, u32)>>,
+}
+impl PrintHook for Flagger {
+    fn on_print(&self, wg: u32, warp: u32, value: u32) {
+        self.seen.fetch_add(1, Ordering::Relaxed);
+        let _ = self.tx.lock().unwrap().send((wg, warp, value));
+        let _ = &self.mem;
+    }
+}
+
+#[test]
+fn print_csr_reaches_a_host_thread_while_the_kernel_runs() {
+    // The kernel announces a record through CSR_PRINT, then spins until the host answers by writing
+    // a flag into device memory: it can only finish if the host serviced the hook mid-run.
+    let (prog, _) = build(
+        "
+    csrr t1, wid
+    addi t1, t1, 0x40
+    csrw print, t1
+WAIT:
+    lw t2, 0(a0)
+    beqz t2, WAIT
+    endprg
+",
+    );
+    let o = exec("endprg\n", &Setup::default());
+    let mem = Arc::new(o.mem);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let hook = Arc::new(Flagger { mem: mem.clone(), seen: AtomicU32::new(0), tx: std::sync::Mutex::new(tx) });
+    let m2 = mem.clone();
+    let server = std::thread::spawn(move || {
+        let got = rx.recv().unwrap();
+        m2.write_u32(OUT, 1).unwrap();
+        got
+    });
+    let opts = RunOptions { print_hook: Some(hook.clone()), watchdog: 50_000_000, ..RunOptions::default() };
+    run(&mem, &prog, &o.params, &opts).unwrap();
+    let (wg, warp, value) = server.join().unwrap();
+    assert_eq!((wg, warp, value), (0, 0, 0x40));
+    assert_eq!(hook.seen.load(Ordering::Relaxed), 1);
+}
+
+#[test]
+fn vftta_follows_the_reference_formula() {
+    // vd = fma accumulation over 8-lane groups for the lower half of the lanes; upper half = i+7.
+    let src = format!(
+        "
+    vfcvt.f.xu.v v2, v1          # vs1 = lane as float
+    li t0, 0x3f800000
+    vmv.v.x v3, t0               # vs2 = 1.0
+    vmv.v.x v4, zero             # acc
+    vftta.vv v4, v3, v2
+{{}}
+    endprg
+",
+    );
+    let src = src.replace("{}", &store_lanes(4, 0, 32));
+    let out = exec_ok(&src, lanes32());
+    for i in 0..32usize {
+        let want = if i >= 16 {
+            (i + 7) as u32
+        } else {
+            let mut acc = 0f32;
+            for j in 0..8 {
+                acc = ((i >> 2) * 8 + j) as f32 * 1.0 + acc;
+            }
+            acc.to_bits()
+        };
+        assert_eq!(out[i], want, "lane {i}");
+    }
+}
