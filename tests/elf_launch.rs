@@ -8,7 +8,8 @@ use ventus_icd::device::{launch, DeviceError, KernelLaunch};
 use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, Program, RunOptions, TrapMode};
 
 fn vecadd(trap_mode: TrapMode, threads: usize) -> (Result<u64, DeviceError>, Vec<f32>, Vec<f32>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ventus-official/vsw-vecadd-elf/vecadd.riscv");
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ventus-official/vsw-vecadd-elf/vecadd.riscv");
     let elf = VentusElf::parse(&std::fs::read(path).unwrap()).unwrap();
     let prog = Program::from_elf(&elf).unwrap();
     let entry = elf.kernel_entry("vectorAdd").unwrap();

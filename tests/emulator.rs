@@ -3,6 +3,8 @@
 //! every fault kind, the print hook and the watchdog. Each result is checked against values
 //! computed on the host; runs are repeated on 1 and 2 host threads.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 use common::*;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -44,7 +46,8 @@ fn vector_branches_evaluate_each_condition_per_lane_and_reconverge() {
     li t0, 5
     vmv.v.x v3, t0
 ";
-    let cases: [(&str, fn(i32, i32) -> bool); 6] = [
+    type Cond = fn(i32, i32) -> bool;
+    let cases: [(&str, Cond); 6] = [
         ("vbeq", |a, b| a == b),
         ("vbne", |a, b| a != b),
         ("vblt", |a, b| a < b),
@@ -98,7 +101,14 @@ OUTER:
     );
     let out = exec_ok(&src, lanes32());
     for lane in 0..32usize {
-        let want = 1000 + if lane >= 16 { 7 } else if lane % 2 == 1 { 11 } else { 12 };
+        let want = 1000
+            + if lane >= 16 {
+                7
+            } else if lane % 2 == 1 {
+                11
+            } else {
+                12
+            };
         assert_eq!(out[lane], want, "lane {lane}");
     }
 }
@@ -362,7 +372,13 @@ fn flat_loads_and_stores_of_every_width_with_offsets_and_sign_extension() {
     let o = &exec_ok(src, lanes32());
     let byte = |k: usize| 0x80 + k as u32;
     for l in 0..32usize {
-        let half = if 2 * l + 1 < 32 { byte(2 * l) | (byte(2 * l + 1) << 8) } else if 2 * l < 32 { byte(2 * l) } else { 0 };
+        let half = if 2 * l + 1 < 32 {
+            byte(2 * l) | (byte(2 * l + 1) << 8)
+        } else if 2 * l < 32 {
+            byte(2 * l)
+        } else {
+            0
+        };
         assert_eq!(o[256 + l], half as u16 as i16 as i32 as u32, "vlh12 lane {l}");
         assert_eq!(o[544 + l], half, "vlhu12 lane {l}");
         assert_eq!(o[768 + l], byte(l) as u8 as i8 as i32 as u32, "vlb12 lane {l}");
@@ -416,7 +432,9 @@ fn private_memory_is_word_interleaved_across_the_work_group() {
         .1
         .iter()
         .filter(|r| ventus_icd::isa::decode(r.insn).map(|i| i.op) == Some(ventus_icd::isa::Op::VswV) && r.warp == 1)
-        .flat_map(|r| r.writes.iter().filter_map(|w| if let CommitWrite::Store { addr, .. } = w { Some(*addr) } else { None }))
+        .flat_map(|r| {
+            r.writes.iter().filter_map(|w| if let CommitWrite::Store { addr, .. } = w { Some(*addr) } else { None })
+        })
         .collect();
     let want: Vec<u32> = (0..16).map(|i| 0x9100_0000 + 8 * 32 + 4 * (16 + i)).collect();
     assert_eq!(stores, want, "private store addresses of warp 1");
@@ -621,7 +639,10 @@ fn every_fault_kind_is_reported_with_its_context() {
     );
     assert_eq!((f.kind, f.lane, f.addr), (FaultKind::StoreAccess, Some(6), Some(OUT + 6 * 3000)));
     // Work-group and warp are reported.
-    let f = fault_of("csrr t0, wgid\ncsrr t1, wid\nadd t0, t0, t1\nli t1, 4\nbne t0, t1, OK\nF: ebreak\nOK: endprg\n", Setup { groups: 3, warps: 3, ..Setup::default() });
+    let f = fault_of(
+        "csrr t0, wgid\ncsrr t1, wid\nadd t0, t0, t1\nli t1, 4\nbne t0, t1, OK\nF: ebreak\nOK: endprg\n",
+        Setup { groups: 3, warps: 3, ..Setup::default() },
+    );
     assert_eq!((f.kind, f.work_group, f.warp), (FaultKind::Breakpoint, 2, 2));
 }
 
@@ -650,7 +671,8 @@ fn cancellation_stops_a_running_launch() {
         c2.store(true, Ordering::Relaxed);
     });
     let opts = RunOptions { cancel: Some(cancel), threads: 2, ..RunOptions::default() };
-    let r = run(&o.mem, &prog, &ventus_icd::emulator::LaunchParams { num_groups: [4, 1, 1], ..o.params.clone() }, &opts);
+    let r =
+        run(&o.mem, &prog, &ventus_icd::emulator::LaunchParams { num_groups: [4, 1, 1], ..o.params.clone() }, &opts);
     t.join().unwrap();
     assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::Cancelled), "{r:?}");
 }
@@ -710,11 +732,11 @@ fn vftta_follows_the_reference_formula() {
     vmv.v.x v3, t0               # vs2 = 1.0
     vmv.v.x v4, zero             # acc
     vftta.vv v4, v3, v2
-{{}}
+{}
     endprg
 ",
+        store_lanes(4, 0, 32)
     );
-    let src = src.replace("{}", &store_lanes(4, 0, 32));
     let out = exec_ok(&src, lanes32());
     for i in 0..32usize {
         let want = if i >= 16 {
@@ -722,7 +744,7 @@ fn vftta_follows_the_reference_formula() {
         } else {
             let mut acc = 0f32;
             for j in 0..8 {
-                acc = ((i >> 2) * 8 + j) as f32 * 1.0 + acc;
+                acc += ((i >> 2) * 8 + j) as f32;
             }
             acc.to_bits()
         };

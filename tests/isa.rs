@@ -46,23 +46,13 @@ fn dumps() -> Vec<Dump> {
         }
     }
     paths.sort();
-    assert!(
-        paths.len() >= 4,
-        "expected the official dumps under {}",
-        root.display()
-    );
+    assert!(paths.len() >= 4, "expected the official dumps under {}", root.display());
     paths.iter().map(|p| parse_dump(p)).collect()
 }
 
 fn parse_dump(path: &std::path::Path) -> Dump {
-    let name = path
-        .strip_prefix(path.parent().unwrap().parent().unwrap())
-        .unwrap();
-    let mut d = Dump {
-        name: name.display().to_string(),
-        lines: Vec::new(),
-        labels: Vec::new(),
-    };
+    let name = path.strip_prefix(path.parent().unwrap().parent().unwrap()).unwrap();
+    let mut d = Dump { name: name.display().to_string(), lines: Vec::new(), labels: Vec::new() };
     for raw in std::fs::read_to_string(path).unwrap().lines() {
         if let Some((a, l)) = raw.split_once(" <") {
             if let (Ok(addr), Some(l)) = (u32::from_str_radix(a, 16), l.strip_suffix(">:")) {
@@ -76,28 +66,14 @@ fn parse_dump(path: &std::path::Path) -> Dump {
         let Ok(addr) = u32::from_str_radix(a.trim(), 16) else {
             continue;
         };
-        let (bytes, asm) = rest
-            .split_once('\t')
-            .unwrap_or_else(|| panic!("{}: `{raw}`", d.name));
-        let bytes: Vec<u8> = bytes
-            .split_whitespace()
-            .map(|b| u8::from_str_radix(b, 16).unwrap())
-            .collect();
-        let word = u32::from_le_bytes(
-            bytes
-                .try_into()
-                .unwrap_or_else(|_| panic!("not 4 bytes: `{raw}`")),
-        );
+        let (bytes, asm) = rest.split_once('\t').unwrap_or_else(|| panic!("{}: `{raw}`", d.name));
+        let bytes: Vec<u8> = bytes.split_whitespace().map(|b| u8::from_str_radix(b, 16).unwrap()).collect();
+        let word = u32::from_le_bytes(bytes.try_into().unwrap_or_else(|_| panic!("not 4 bytes: `{raw}`")));
         let (asm, label) = match asm.split_once(" <") {
             Some((a, l)) => (a, Some(l.trim_end().trim_end_matches('>').to_string())),
             None => (asm, None),
         };
-        d.lines.push(Line {
-            addr,
-            word,
-            text: norm(asm),
-            label,
-        });
+        d.lines.push(Line { addr, word, text: norm(asm), label });
     }
     d
 }
@@ -111,11 +87,7 @@ const DELIBERATE: &[(&str, &str, usize)] = &[
     ("vsw-vecadd-elf/vecadd.dump", "<unknown> for vmv.v.x", 1601),
     // The same old LLVM printed the vmv.s.x encoding (funct6 010000, OPMVX) as `vmv.v.x`; we
     // print the real name `vmv.s.x` (same behaviour in the simulator; ventus-isa.md §6.2.3, §12.1 (c)).
-    (
-        "vsw-vecadd-elf/vecadd.dump",
-        "vmv.s.x printed as vmv.v.x",
-        3,
-    ),
+    ("vsw-vecadd-elf/vecadd.dump", "vmv.s.x printed as vmv.v.x", 3),
 ];
 
 /// Classifies a mismatch as one of [`DELIBERATE`], checking it really is that case.
@@ -137,34 +109,22 @@ fn disassembly_matches_official_dumps() {
     let mut total = 0;
     for d in dumps() {
         for l in &d.lines {
-            let ours = disassemble(l.word, l.addr)
-                .map(|s| norm(&s))
-                .unwrap_or_else(|| "<illegal>".into());
+            let ours = disassemble(l.word, l.addr).map(|s| norm(&s)).unwrap_or_else(|| "<illegal>".into());
             if ours == l.text {
                 continue;
             }
             match deliberate(&l.text, &ours, l.word) {
                 Some(kind) => *seen.entry((d.name.clone(), kind)).or_default() += 1,
-                None => failures.push(format!(
-                    "{} {:08x}: {:08x} objdump `{}` ours `{ours}`",
-                    d.name, l.addr, l.word, l.text
-                )),
+                None => failures
+                    .push(format!("{} {:08x}: {:08x} objdump `{}` ours `{ours}`", d.name, l.addr, l.word, l.text)),
             }
         }
         eprintln!("{}: {} words disassembled", d.name, d.lines.len());
         total += d.lines.len();
     }
     eprintln!("total: {total} words");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
-    let want: BTreeMap<(String, &str), usize> = DELIBERATE
-        .iter()
-        .map(|&(f, k, n)| ((f.to_string(), k), n))
-        .collect();
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    let want: BTreeMap<(String, &str), usize> = DELIBERATE.iter().map(|&(f, k, n)| ((f.to_string(), k), n)).collect();
     assert_eq!(seen, want, "deliberate differences changed");
 }
 
@@ -172,22 +132,10 @@ fn disassembly_matches_official_dumps() {
 fn dump_words_round_trip_through_encode_and_assembler() {
     for d in dumps() {
         for l in &d.lines {
-            let i = decode(l.word)
-                .unwrap_or_else(|| panic!("{}: {:08x} does not decode", d.name, l.word));
-            assert_eq!(
-                encode(&i),
-                Ok(l.word),
-                "{}: encode(decode({:08x}))",
-                d.name,
-                l.word
-            );
+            let i = decode(l.word).unwrap_or_else(|| panic!("{}: {:08x} does not decode", d.name, l.word));
+            assert_eq!(encode(&i), Ok(l.word), "{}: encode(decode({:08x}))", d.name, l.word);
             let text = disassemble(l.word, l.addr).unwrap();
-            assert_eq!(
-                assemble_line(&text, l.addr),
-                Ok(vec![l.word]),
-                "{}: `{text}`",
-                d.name
-            );
+            assert_eq!(assemble_line(&text, l.addr), Ok(vec![l.word]), "{}: `{text}`", d.name);
         }
         eprintln!("{}: {} words round-tripped", d.name, d.lines.len());
     }
@@ -208,26 +156,12 @@ fn whole_dumps_reassemble_with_labels() {
         }
         let unique = |n: &str| count.get(n) == Some(&1);
         let renamed: Vec<(u32, String)> = (d.labels.iter().enumerate())
-            .map(|(k, (a, n))| {
-                (
-                    *a,
-                    if unique(n) {
-                        n.clone()
-                    } else {
-                        format!("{n}.dup{k}")
-                    },
-                )
-            })
+            .map(|(k, (a, n))| (*a, if unique(n) { n.clone() } else { format!("{n}.dup{k}") }))
             .collect();
         let mut labels = renamed.iter().peekable();
         let mut uses = 0;
         for (k, l) in d.lines.iter().enumerate() {
-            assert_eq!(
-                l.addr,
-                base + 4 * k as u32,
-                "{}: code is contiguous",
-                d.name
-            );
+            assert_eq!(l.addr, base + 4 * k as u32, "{}: code is contiguous", d.name);
             while let Some((_, name)) = labels.next_if(|(a, _)| *a == l.addr) {
                 src += &format!("{name}:\n");
             }
@@ -278,36 +212,15 @@ fn overlap(a: u32, am: u32, b: u32, bm: u32) -> bool {
 fn every_row_decodes_to_itself_and_rows_never_overlap() {
     let mut names = std::collections::HashSet::new();
     for (i, d) in TABLE.iter().enumerate() {
-        assert!(
-            names.insert(d.mnemonic),
-            "duplicate mnemonic {}",
-            d.mnemonic
-        );
-        assert_eq!(
-            lookup(d.match_bits).map(|r| r.op),
-            Some(d.op),
-            "{}",
-            d.mnemonic
-        );
+        assert!(names.insert(d.mnemonic), "duplicate mnemonic {}", d.mnemonic);
+        assert_eq!(lookup(d.match_bits).map(|r| r.op), Some(d.op), "{}", d.mnemonic);
         assert_eq!(d.match_bits & 3, 3, "{}: 32-bit encodings only", d.mnemonic);
         for e in &TABLE[i + 1..] {
-            assert!(
-                !overlap(d.match_bits, d.mask, e.match_bits, e.mask),
-                "{} and {} overlap",
-                d.mnemonic,
-                e.mnemonic
-            );
+            assert!(!overlap(d.match_bits, d.mask, e.match_bits, e.mask), "{} and {} overlap", d.mnemonic, e.mnemonic);
         }
     }
-    assert!(
-        !PSEUDOS.iter().any(|(p, _)| names.contains(p)),
-        "a pseudo shadows a row"
-    );
-    eprintln!(
-        "{} rows, {} pairs checked",
-        TABLE.len(),
-        TABLE.len() * (TABLE.len() - 1) / 2
-    );
+    assert!(!PSEUDOS.iter().any(|(p, _)| names.contains(p)), "a pseudo shadows a row");
+    eprintln!("{} rows, {} pairs checked", TABLE.len(), TABLE.len() * (TABLE.len() - 1) / 2);
 }
 
 /// Checks one decodable word: exactly one row, encode and assembler round trips.
@@ -315,11 +228,7 @@ fn check_word(w: u32, pc: u32) {
     let i = decode(w).unwrap();
     assert_eq!(encode(&i), Ok(w), "encode(decode({w:#010x}))");
     let text = disassemble(w, pc).unwrap();
-    assert_eq!(
-        assemble_line(&text, pc),
-        Ok(vec![w]),
-        "`{text}` ({w:#010x} at {pc:#x})"
-    );
+    assert_eq!(assemble_line(&text, pc), Ok(vec![w]), "`{text}` ({w:#010x} at {pc:#x})");
 }
 
 #[test]
@@ -345,18 +254,13 @@ fn random_words_decode_to_at_most_one_row_and_round_trip() {
             check_word(w, rng.next() & !3);
         }
     }
-    eprintln!(
-        "{n} random words ({legal} legal) + {} per-row words round-tripped",
-        per_row * TABLE.len()
-    );
+    eprintln!("{n} random words ({legal} legal) + {} per-row words round-tripped", per_row * TABLE.len());
 }
 
 #[test]
 fn illegal_custom_encodings_from_isa_notes_section_3_2() {
     let mut rng = XorShift(42);
-    let with = |rng: &mut XorShift, opcode: u32, funct3: u32| {
-        (rng.next() & !0x707f) | (funct3 & 7) << 12 | opcode
-    };
+    let with = |rng: &mut XorShift, opcode: u32, funct3: u32| (rng.next() & !0x707f) | (funct3 & 7) << 12 | opcode;
     for _ in 0..20_000 {
         // custom-0: funct3 101 and 111 never decode.
         for f3 in [0b101, 0b111] {
@@ -364,10 +268,7 @@ fn illegal_custom_encodings_from_isa_notes_section_3_2() {
         }
         // custom-0 funct3 100: only funct7 0000000, 0000010, 0000011, 000011x.
         let w = with(&mut rng, 0x0b, 0b100);
-        let legal = matches!(
-            w >> 25,
-            0b0000000 | 0b0000010 | 0b0000011 | 0b0000110 | 0b0000111
-        );
+        let legal = matches!(w >> 25, 0b0000000 | 0b0000010 | 0b0000011 | 0b0000110 | 0b0000111);
         assert_eq!(decode(w).is_some(), legal, "{w:#010x}");
         // custom-0 funct3 110: only funct6 000010 with bits 19:15 = 0 (vfexp).
         let w = with(&mut rng, 0x0b, 0b110);
@@ -377,11 +278,7 @@ fn illegal_custom_encodings_from_isa_notes_section_3_2() {
         let f3 = rng.next();
         let w = with(&mut rng, 0x2b, f3);
         let f3 = (w >> 12) & 7;
-        let legal = if w >> 31 == 0 {
-            !matches!(f3, 0b011 | 0b110 | 0b111)
-        } else {
-            f3 <= 0b010
-        };
+        let legal = if w >> 31 == 0 { !matches!(f3, 0b011 | 0b110 | 0b111) } else { f3 <= 0b010 };
         assert_eq!(decode(w).is_some(), legal, "{w:#010x}");
         // custom-2 and custom-3: every funct3 is defined.
         for opcode in [0x5b, 0x7b] {
@@ -478,8 +375,7 @@ fn assembler_never_panics_on_garbage() {
         let mut chars: Vec<char> = text.chars().collect();
         for _ in 0..1 + rng.next() % 3 {
             let pos = rng.next() as usize % (chars.len() + 1);
-            let c = ['(', ')', ',', '-', '9', 'x', 'v', ' ', ':', '%', '.', 'é']
-                [rng.next() as usize % 12];
+            let c = ['(', ')', ',', '-', '9', 'x', 'v', ' ', ':', '%', '.', 'é'][rng.next() as usize % 12];
             match rng.next() % 3 {
                 0 if pos < chars.len() => drop(chars.remove(pos)),
                 1 if pos < chars.len() => chars[pos] = c,

@@ -140,10 +140,7 @@ impl fmt::Display for ElfError {
                 write!(f, "PT_LOAD segment {index} lies outside the file")
             }
             Self::SegmentAddressOverflow { index } => {
-                write!(
-                    f,
-                    "PT_LOAD segment {index} extends past the 32-bit address space"
-                )
+                write!(f, "PT_LOAD segment {index} extends past the 32-bit address space")
             }
             Self::SegmentFileSizeTooLarge { index } => {
                 write!(f, "PT_LOAD segment {index} has p_filesz > p_memsz")
@@ -177,13 +174,7 @@ impl VentusElf {
         let sections = collect_sections(bytes, &shdrs, &names)?;
         let symbols = parse_symbols(bytes, &shdrs, ctx)?;
         let resources = collect_resources(&sections);
-        Ok(VentusElf {
-            entry,
-            segments,
-            symbols,
-            resources,
-            sections,
-        })
+        Ok(VentusElf { entry, segments, symbols, resources, sections })
     }
 
     /// The symbol with exactly this name; a global one is preferred over locals of the same name.
@@ -200,10 +191,7 @@ impl VentusElf {
     /// or failing that of any defined symbol with this name in an executable section.
     pub fn kernel_entry(&self, name: &str) -> Option<u32> {
         let named = || self.symbols.iter().filter(move |s| s.name == name);
-        named()
-            .find(|s| s.is_func && s.is_global)
-            .or_else(|| named().find(|s| s.in_text))
-            .map(|s| s.addr)
+        named().find(|s| s.is_func && s.is_global).or_else(|| named().find(|s| s.in_text)).map(|s| s.addr)
     }
 
     /// Names of the kernels in this file, sorted by address.
@@ -220,10 +208,7 @@ impl VentusElf {
             .symbols
             .iter()
             .filter(|s| s.is_func && s.in_text)
-            .filter(|s| {
-                (s.is_global && !is_runtime_name(&s.name))
-                    || self.resources.iter().any(|(k, _)| *k == s.name)
-            })
+            .filter(|s| (s.is_global && !is_runtime_name(&s.name)) || self.resources.iter().any(|(k, _)| *k == s.name))
             .collect();
         kernels.sort_by(|a, b| (a.addr, &a.name).cmp(&(b.addr, &b.name)));
         kernels.dedup_by(|a, b| a.name == b.name);
@@ -232,19 +217,12 @@ impl VentusElf {
 
     /// `(start, end)` (end exclusive) of every executable `PT_LOAD` segment, in file order.
     pub fn text_ranges(&self) -> Vec<(u32, u32)> {
-        self.segments
-            .iter()
-            .filter(|s| s.executable)
-            .map(|s| (s.vaddr, s.vaddr + s.mem_size))
-            .collect()
+        self.segments.iter().filter(|s| s.executable).map(|s| (s.vaddr, s.vaddr + s.mem_size)).collect()
     }
 
     /// The resource record of `kernel`, if the file has one.
     pub fn resource_usage(&self, kernel: &str) -> Option<&ResourceUsage> {
-        self.resources
-            .iter()
-            .find(|(k, _)| k == kernel)
-            .map(|(_, r)| r)
+        self.resources.iter().find(|(k, _)| k == kernel).map(|(_, r)| r)
     }
 }
 
@@ -292,26 +270,13 @@ fn check_table(
         return Err(ElfError::Malformed(what));
     }
     let len = u64::from(count) * want as u64;
-    slice_at(bytes, offset, len)
-        .map(|_| ())
-        .ok_or(ElfError::Malformed(what))
+    slice_at(bytes, offset, len).map(|_| ()).ok_or(ElfError::Malformed(what))
 }
 
 /// Parses and validates all `PT_LOAD` program headers.
-fn parse_segments(
-    bytes: &[u8],
-    header: &goblin::elf::Header,
-    ctx: Ctx,
-) -> Result<Vec<Segment>, ElfError> {
+fn parse_segments(bytes: &[u8], header: &goblin::elf::Header, ctx: Ctx) -> Result<Vec<Segment>, ElfError> {
     let what = "program header table outside the file";
-    check_table(
-        bytes,
-        header.e_phoff,
-        header.e_phnum,
-        header.e_phentsize,
-        PHDR32_SIZE,
-        what,
-    )?;
+    check_table(bytes, header.e_phoff, header.e_phnum, header.e_phentsize, PHDR32_SIZE, what)?;
     let count = usize::from(header.e_phnum);
     let offset = usize::try_from(header.e_phoff).map_err(|_| ElfError::Malformed(what))?;
     let phdrs = if count == 0 {
@@ -337,52 +302,25 @@ fn load_segment(bytes: &[u8], p: &ProgramHeader, index: usize) -> Result<Segment
         return Err(ElfError::SegmentFileSizeTooLarge { index });
     }
     let vaddr = u32::try_from(p.p_vaddr).map_err(|_| ElfError::SegmentAddressOverflow { index })?;
-    let mem_size =
-        u32::try_from(p.p_memsz).map_err(|_| ElfError::SegmentAddressOverflow { index })?;
-    vaddr
-        .checked_add(mem_size)
-        .ok_or(ElfError::SegmentAddressOverflow { index })?;
-    let data = slice_at(bytes, p.p_offset, p.p_filesz)
-        .ok_or(ElfError::SegmentOutOfRange { index })?
-        .to_vec();
-    Ok(Segment {
-        vaddr,
-        data,
-        mem_size,
-        executable: p.p_flags & PF_X != 0,
-        writable: p.p_flags & PF_W != 0,
-    })
+    let mem_size = u32::try_from(p.p_memsz).map_err(|_| ElfError::SegmentAddressOverflow { index })?;
+    vaddr.checked_add(mem_size).ok_or(ElfError::SegmentAddressOverflow { index })?;
+    let data = slice_at(bytes, p.p_offset, p.p_filesz).ok_or(ElfError::SegmentOutOfRange { index })?.to_vec();
+    Ok(Segment { vaddr, data, mem_size, executable: p.p_flags & PF_X != 0, writable: p.p_flags & PF_W != 0 })
 }
 
 /// Parses the section header table (empty when the file has none).
-fn parse_section_headers(
-    bytes: &[u8],
-    header: &goblin::elf::Header,
-    ctx: Ctx,
-) -> Result<Vec<SectionHeader>, ElfError> {
+fn parse_section_headers(bytes: &[u8], header: &goblin::elf::Header, ctx: Ctx) -> Result<Vec<SectionHeader>, ElfError> {
     let what = "section header table outside the file";
     if header.e_shoff == 0 || header.e_shnum == 0 {
         return Ok(Vec::new());
     }
-    check_table(
-        bytes,
-        header.e_shoff,
-        header.e_shnum,
-        header.e_shentsize,
-        SHDR32_SIZE,
-        what,
-    )?;
+    check_table(bytes, header.e_shoff, header.e_shnum, header.e_shentsize, SHDR32_SIZE, what)?;
     let offset = usize::try_from(header.e_shoff).map_err(|_| ElfError::Malformed(what))?;
-    SectionHeader::parse(bytes, offset, usize::from(header.e_shnum), ctx)
-        .map_err(|_| ElfError::Malformed(what))
+    SectionHeader::parse(bytes, offset, usize::from(header.e_shnum), ctx).map_err(|_| ElfError::Malformed(what))
 }
 
 /// Returns the contents of section `index` (empty for `SHT_NOBITS`), checked against the file.
-fn section_bytes<'a>(
-    bytes: &'a [u8],
-    sh: &SectionHeader,
-    index: usize,
-) -> Result<&'a [u8], ElfError> {
+fn section_bytes<'a>(bytes: &'a [u8], sh: &SectionHeader, index: usize) -> Result<&'a [u8], ElfError> {
     if sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL {
         return Ok(&[]);
     }
@@ -391,29 +329,18 @@ fn section_bytes<'a>(
 
 /// Reads the NUL-terminated string at `offset` of a string table (lossy UTF-8).
 fn str_at(table: &[u8], offset: usize) -> Result<String, ElfError> {
-    let tail = table
-        .get(offset..)
-        .ok_or(ElfError::Malformed("string offset outside its table"))?;
-    let len = tail
-        .iter()
-        .position(|&b| b == 0)
-        .ok_or(ElfError::Malformed("unterminated string"))?;
+    let tail = table.get(offset..).ok_or(ElfError::Malformed("string offset outside its table"))?;
+    let len = tail.iter().position(|&b| b == 0).ok_or(ElfError::Malformed("unterminated string"))?;
     Ok(String::from_utf8_lossy(&tail[..len]).into_owned())
 }
 
 /// Names of all sections (empty strings when there is no section-name table).
-fn section_names(
-    bytes: &[u8],
-    header: &goblin::elf::Header,
-    shdrs: &[SectionHeader],
-) -> Result<Vec<String>, ElfError> {
+fn section_names(bytes: &[u8], header: &goblin::elf::Header, shdrs: &[SectionHeader]) -> Result<Vec<String>, ElfError> {
     let index = usize::from(header.e_shstrndx);
     if shdrs.is_empty() || index == SHN_UNDEF as usize {
         return Ok(vec![String::new(); shdrs.len()]);
     }
-    let sh = shdrs
-        .get(index)
-        .ok_or(ElfError::Malformed("e_shstrndx out of range"))?;
+    let sh = shdrs.get(index).ok_or(ElfError::Malformed("e_shstrndx out of range"))?;
     let table = section_bytes(bytes, sh, index)?;
     shdrs.iter().map(|s| str_at(table, s.sh_name)).collect()
 }
@@ -438,22 +365,15 @@ fn collect_sections(
 
 /// Parses the first `SHT_SYMTAB` section (no symbols if there is none).
 fn parse_symbols(bytes: &[u8], shdrs: &[SectionHeader], ctx: Ctx) -> Result<Vec<Symbol>, ElfError> {
-    let Some((index, sh)) = shdrs
-        .iter()
-        .enumerate()
-        .find(|(_, s)| s.sh_type == SHT_SYMTAB)
-    else {
+    let Some((index, sh)) = shdrs.iter().enumerate().find(|(_, s)| s.sh_type == SHT_SYMTAB) else {
         return Ok(Vec::new());
     };
     let table = section_bytes(bytes, sh, index)?;
     let link = sh.sh_link as usize;
-    let strtab_sh = shdrs
-        .get(link)
-        .ok_or(ElfError::Malformed("symbol table sh_link out of range"))?;
+    let strtab_sh = shdrs.get(link).ok_or(ElfError::Malformed("symbol table sh_link out of range"))?;
     let strtab = section_bytes(bytes, strtab_sh, link)?;
     let count = table.len() / SYM32_SIZE;
-    let syms =
-        Symtab::parse(table, 0, count, ctx).map_err(|_| ElfError::Malformed("symbol table"))?;
+    let syms = Symtab::parse(table, 0, count, ctx).map_err(|_| ElfError::Malformed("symbol table"))?;
     let mut out = Vec::new();
     for sym in syms.iter() {
         if let Some(symbol) = convert_symbol(&sym, strtab, shdrs)? {
@@ -464,23 +384,13 @@ fn parse_symbols(bytes: &[u8], shdrs: &[SectionHeader], ctx: Ctx) -> Result<Vec<
 }
 
 /// Converts a raw symbol; `None` for unnamed, undefined, file and section symbols.
-fn convert_symbol(
-    sym: &Sym,
-    strtab: &[u8],
-    shdrs: &[SectionHeader],
-) -> Result<Option<Symbol>, ElfError> {
+fn convert_symbol(sym: &Sym, strtab: &[u8], shdrs: &[SectionHeader]) -> Result<Option<Symbol>, ElfError> {
     let kind = sym.st_type();
-    if sym.st_name == 0
-        || sym.st_shndx == SHN_UNDEF as usize
-        || kind == STT_FILE
-        || kind == STT_SECTION
-    {
+    if sym.st_name == 0 || sym.st_shndx == SHN_UNDEF as usize || kind == STT_FILE || kind == STT_SECTION {
         return Ok(None);
     }
     let name = str_at(strtab, sym.st_name)?;
-    let in_text = shdrs
-        .get(sym.st_shndx)
-        .is_some_and(|s| s.sh_flags & u64::from(SHF_EXECINSTR) != 0);
+    let in_text = shdrs.get(sym.st_shndx).is_some_and(|s| s.sh_flags & u64::from(SHF_EXECINSTR) != 0);
     Ok(Some(Symbol {
         name,
         addr: sym.st_value as u32,
@@ -514,10 +424,7 @@ fn decode_resource(data: &[u8]) -> Option<ResourceUsage> {
 
 /// Generation 1: 4 × u16 (vgpr, sgpr, lds, pds).
 fn decode_gen1(data: &[u8]) -> ResourceUsage {
-    let word = |i: usize| {
-        data.get(2 * i..2 * i + 2)
-            .map(|b| u64::from(u16::from_le_bytes([b[0], b[1]])))
-    };
+    let word = |i: usize| data.get(2 * i..2 * i + 2).map(|b| u64::from(u16::from_le_bytes([b[0], b[1]])));
     ResourceUsage {
         vgprs: word(0),
         sgprs: word(1),
@@ -560,10 +467,8 @@ fn le_u64(data: &[u8], offset: usize) -> Option<u64> {
 mod tests {
     use super::*;
 
-    const VECADD: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/ventus-official/vsw-vecadd-elf/vecadd.riscv"
-    );
+    const VECADD: &str =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/ventus-official/vsw-vecadd-elf/vecadd.riscv");
 
     fn vecadd_bytes() -> Vec<u8> {
         std::fs::read(VECADD).expect("vecadd.riscv test data")
@@ -592,11 +497,8 @@ mod tests {
     fn vecadd_header_and_segments() {
         let elf = vecadd();
         assert_eq!(elf.entry, 0x8000_0000);
-        let layout: Vec<_> = elf
-            .segments
-            .iter()
-            .map(|s| (s.vaddr, s.data.len(), s.mem_size, s.executable, s.writable))
-            .collect();
+        let layout: Vec<_> =
+            elf.segments.iter().map(|s| (s.vaddr, s.data.len(), s.mem_size, s.executable, s.writable)).collect();
         assert_eq!(
             layout,
             vec![
@@ -620,10 +522,7 @@ mod tests {
         assert_eq!(elf.kernel_entry("vectoradd"), None);
         assert_eq!(elf.kernel_names(), vec!["vectorAdd".to_string()]);
         let k = elf.symbol("vectorAdd").unwrap();
-        assert_eq!(
-            (k.size, k.is_func, k.is_global, k.in_text),
-            (104, true, true, true)
-        );
+        assert_eq!((k.size, k.is_func, k.is_global, k.in_text), (104, true, true, true));
         let tohost = elf.symbol("tohost").unwrap();
         assert_eq!((tohost.addr, tohost.in_text), (0x8000_e000, false));
         assert_eq!(elf.symbol("spike_end").unwrap().addr, 0x8000_0088);
@@ -679,22 +578,13 @@ mod tests {
         let good = vecadd_bytes();
         let mut b = good.clone();
         put_u32(&mut b, phdr_field(3, 16), 0x7000); // p_filesz > p_memsz
-        assert_eq!(
-            VentusElf::parse(&b).err(),
-            Some(ElfError::SegmentFileSizeTooLarge { index: 3 })
-        );
+        assert_eq!(VentusElf::parse(&b).err(), Some(ElfError::SegmentFileSizeTooLarge { index: 3 }));
         let mut b = good.clone();
         put_u32(&mut b, phdr_field(1, 4), 0xffff_fff0); // p_offset
-        assert_eq!(
-            VentusElf::parse(&b).err(),
-            Some(ElfError::SegmentOutOfRange { index: 1 })
-        );
+        assert_eq!(VentusElf::parse(&b).err(), Some(ElfError::SegmentOutOfRange { index: 1 }));
         let mut b = good.clone();
         put_u32(&mut b, phdr_field(0, 8), 0xffff_8000); // p_vaddr + memsz overflows
-        assert_eq!(
-            VentusElf::parse(&b).err(),
-            Some(ElfError::SegmentAddressOverflow { index: 0 })
-        );
+        assert_eq!(VentusElf::parse(&b).err(), Some(ElfError::SegmentAddressOverflow { index: 0 }));
         let mut b = good.clone();
         for i in 0..5 {
             put_u32(&mut b, phdr_field(i, 0), 6); // every header becomes PT_PHDR
@@ -707,10 +597,7 @@ mod tests {
         let good = vecadd_bytes();
         // The last section header ends the file; any shorter file is malformed somewhere.
         let step = (good.len() / 997).max(1);
-        for len in (0..good.len())
-            .step_by(step)
-            .chain(good.len() - 64..good.len())
-        {
+        for len in (0..good.len()).step_by(step).chain(good.len() - 64..good.len()) {
             assert!(VentusElf::parse(&good[..len]).is_err(), "len {len}");
         }
     }

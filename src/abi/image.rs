@@ -74,10 +74,7 @@ pub enum ImageFile {
 #[derive(Debug)]
 pub enum ImageError {
     /// A file could not be read.
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     /// A line is not a hexadecimal 32-bit word.
     BadWord { file: ImageFile, line: usize },
     /// The metadata has an odd number of words (items are 64-bit).
@@ -87,25 +84,13 @@ pub enum ImageError {
     /// The item count is not `14 + 3n` for the declared buffer count `n`.
     CountMismatch { buffers: u64, items: usize },
     /// A field that must fit in 32 bits does not; `line` is its low-word line.
-    ValueTooLarge {
-        field: &'static str,
-        line: usize,
-        value: u64,
-    },
+    ValueTooLarge { field: &'static str, line: usize, value: u64 },
     /// Buffer `buffer` declares more initial data than it reserves.
-    SizeExceedsAlloc {
-        buffer: usize,
-        size: u32,
-        alloc_size: u32,
-    },
+    SizeExceedsAlloc { buffer: usize, size: u32, alloc_size: u32 },
     /// Buffer `buffer` extends past the 32-bit address space.
     BufferOverflows { buffer: usize },
     /// The `.data` file ends inside buffer `buffer`.
-    DataTooShort {
-        buffer: usize,
-        needed_words: usize,
-        available_words: usize,
-    },
+    DataTooShort { buffer: usize, needed_words: usize, available_words: usize },
     /// A non-zero word follows the last buffer's data.
     TrailingData { line: usize },
 }
@@ -127,46 +112,26 @@ impl fmt::Display for ImageError {
                 write!(f, "{file} line {line}: not a hexadecimal 32-bit word")
             }
             Self::OddWordCount { words } => {
-                write!(
-                    f,
-                    ".metadata: {words} words is not a whole number of 64-bit items"
-                )
+                write!(f, ".metadata: {words} words is not a whole number of 64-bit items")
             }
             Self::TooFewItems { items } => {
-                write!(
-                    f,
-                    ".metadata: {items} items, at least {FIXED_ITEMS} required"
-                )
+                write!(f, ".metadata: {items} items, at least {FIXED_ITEMS} required")
             }
-            Self::CountMismatch { buffers, items } => write!(
-                f,
-                ".metadata: {items} items do not match {buffers} buffers (expected 14 + 3n)"
-            ),
+            Self::CountMismatch { buffers, items } => {
+                write!(f, ".metadata: {items} items do not match {buffers} buffers (expected 14 + 3n)")
+            }
             Self::ValueTooLarge { field, line, value } => {
-                write!(
-                    f,
-                    ".metadata line {line}: {field} = {value:#x} does not fit in 32 bits"
-                )
+                write!(f, ".metadata line {line}: {field} = {value:#x} does not fit in 32 bits")
             }
-            Self::SizeExceedsAlloc {
-                buffer,
-                size,
-                alloc_size,
-            } => write!(
-                f,
-                "buffer {buffer}: size {size:#x} exceeds allocation size {alloc_size:#x}"
-            ),
+            Self::SizeExceedsAlloc { buffer, size, alloc_size } => {
+                write!(f, "buffer {buffer}: size {size:#x} exceeds allocation size {alloc_size:#x}")
+            }
             Self::BufferOverflows { buffer } => {
                 write!(f, "buffer {buffer} extends past the 32-bit address space")
             }
-            Self::DataTooShort {
-                buffer,
-                needed_words,
-                available_words,
-            } => write!(
-                f,
-                ".data: buffer {buffer} needs {needed_words} words, only {available_words} left"
-            ),
+            Self::DataTooShort { buffer, needed_words, available_words } => {
+                write!(f, ".data: buffer {buffer} needs {needed_words} words, only {available_words} left")
+            }
             Self::TrailingData { line } => {
                 write!(f, ".data line {line}: non-zero data after the last buffer")
             }
@@ -203,11 +168,7 @@ impl LaunchImage {
         Ok(LaunchImage {
             start_pc: fixed(0, "start_pc")?,
             kernel_id: items[1].1,
-            num_groups: [
-                fixed(2, "kernel_size[0]")?,
-                fixed(3, "kernel_size[1]")?,
-                fixed(4, "kernel_size[2]")?,
-            ],
+            num_groups: [fixed(2, "kernel_size[0]")?, fixed(3, "kernel_size[1]")?, fixed(4, "kernel_size[2]")?],
             threads_per_warp: fixed(5, "wf_size")?,
             warps_per_group: fixed(6, "wg_size")?,
             metadata_base: fixed(7, "metaDataBaseAddr")?,
@@ -234,18 +195,13 @@ impl LaunchImage {
 
     /// The buffer whose reserved range `[base, base + alloc_size)` contains `addr`.
     pub fn buffer_containing(&self, addr: u32) -> Option<&ImageBuffer> {
-        self.buffers.iter().find(|b| {
-            addr >= b.base && u64::from(addr) < u64::from(b.base) + u64::from(b.alloc_size)
-        })
+        self.buffers.iter().find(|b| addr >= b.base && u64::from(addr) < u64::from(b.base) + u64::from(b.alloc_size))
     }
 }
 
 /// Reads a whole file as text.
 fn read_text(path: &Path) -> Result<String, ImageError> {
-    std::fs::read_to_string(path).map_err(|source| ImageError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    std::fs::read_to_string(path).map_err(|source| ImageError::Io { path: path.to_path_buf(), source })
 }
 
 /// Parses one hexadecimal word (1–8 digits, no prefix).
@@ -260,11 +216,7 @@ fn parse_words(text: &str, file: ImageFile) -> Result<Vec<Word>, ImageError> {
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty())
-        .map(|(line, l)| {
-            parse_word(l)
-                .map(|w| (line, w))
-                .ok_or(ImageError::BadWord { file, line })
-        })
+        .map(|(line, l)| parse_word(l).map(|w| (line, w)).ok_or(ImageError::BadWord { file, line }))
         .collect()
 }
 
@@ -274,10 +226,7 @@ fn parse_items(text: &str) -> Result<Vec<Item>, ImageError> {
     if words.len() % 2 != 0 {
         return Err(ImageError::OddWordCount { words: words.len() });
     }
-    Ok(words
-        .chunks_exact(2)
-        .map(|p| (p[0].0, u64::from(p[0].1) | (u64::from(p[1].1) << 32)))
-        .collect())
+    Ok(words.chunks_exact(2).map(|p| (p[0].0, u64::from(p[0].1) | (u64::from(p[1].1) << 32))).collect())
 }
 
 /// Checks `count == 14 + 3n` and returns `n`.
@@ -286,13 +235,8 @@ fn check_count(items: &[Item]) -> Result<usize, ImageError> {
         return Err(ImageError::TooFewItems { items: items.len() });
     }
     let buffers = items[FIXED_ITEMS - 1].1;
-    let mismatch = ImageError::CountMismatch {
-        buffers,
-        items: items.len(),
-    };
-    let expected = buffers
-        .checked_mul(3)
-        .and_then(|b| b.checked_add(FIXED_ITEMS as u64));
+    let mismatch = ImageError::CountMismatch { buffers, items: items.len() };
+    let expected = buffers.checked_mul(3).and_then(|b| b.checked_add(FIXED_ITEMS as u64));
     match expected {
         Some(e) if e == items.len() as u64 => Ok((buffers as usize).min(items.len())),
         _ => Err(mismatch),
@@ -301,39 +245,21 @@ fn check_count(items: &[Item]) -> Result<usize, ImageError> {
 
 /// Narrows an item to `u32` or reports which field overflowed.
 fn fit_u32(item: Item, field: &'static str) -> Result<u32, ImageError> {
-    u32::try_from(item.1).map_err(|_| ImageError::ValueTooLarge {
-        field,
-        line: item.0,
-        value: item.1,
-    })
+    u32::try_from(item.1).map_err(|_| ImageError::ValueTooLarge { field, line: item.0, value: item.1 })
 }
 
 /// Validates one buffer's `(base, size, allocsize)` triple.
-fn buffer_header(
-    index: usize,
-    base: Item,
-    size: Item,
-    alloc: Item,
-) -> Result<ImageBuffer, ImageError> {
+fn buffer_header(index: usize, base: Item, size: Item, alloc: Item) -> Result<ImageBuffer, ImageError> {
     let base = fit_u32(base, "base")?;
     let size = fit_u32(size, "size")?;
     let alloc_size = fit_u32(alloc, "allocsize")?;
     if size > alloc_size {
-        return Err(ImageError::SizeExceedsAlloc {
-            buffer: index,
-            size,
-            alloc_size,
-        });
+        return Err(ImageError::SizeExceedsAlloc { buffer: index, size, alloc_size });
     }
     if u64::from(base) + u64::from(alloc_size) > 1 << 32 {
         return Err(ImageError::BufferOverflows { buffer: index });
     }
-    Ok(ImageBuffer {
-        base,
-        size,
-        alloc_size,
-        data: Vec::new(),
-    })
+    Ok(ImageBuffer { base, size, alloc_size, data: Vec::new() })
 }
 
 /// Distributes the `.data` words over the buffers and checks what is left over.
@@ -342,11 +268,7 @@ fn fill_buffers(buffers: &mut [ImageBuffer], words: &[Word]) -> Result<(), Image
     for (index, buffer) in buffers.iter_mut().enumerate() {
         let needed = (buffer.size as usize).div_ceil(4);
         if rest.len() < needed {
-            return Err(ImageError::DataTooShort {
-                buffer: index,
-                needed_words: needed,
-                available_words: rest.len(),
-            });
+            return Err(ImageError::DataTooShort { buffer: index, needed_words: needed, available_words: rest.len() });
         }
         let (mine, tail) = rest.split_at(needed);
         buffer.data = mine.iter().flat_map(|(_, w)| w.to_le_bytes()).collect();
@@ -363,20 +285,14 @@ fn fill_buffers(buffers: &mut [ImageBuffer], words: &[Word]) -> Result<(), Image
 mod tests {
     use super::*;
 
-    const ROOT: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/ventus-official"
-    );
+    const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/ventus-official");
 
     fn load(rel: &str) -> LaunchImage {
         LaunchImage::load(&Path::new(ROOT).join(rel)).expect(rel)
     }
 
     fn layout(img: &LaunchImage) -> Vec<(u32, u32, u32)> {
-        img.buffers
-            .iter()
-            .map(|b| (b.base, b.size, b.alloc_size))
-            .collect()
+        img.buffers.iter().map(|b| (b.base, b.size, b.alloc_size)).collect()
     }
 
     fn word(b: &ImageBuffer, i: usize) -> u32 {
@@ -385,10 +301,7 @@ mod tests {
 
     /// Builds metadata text from 64-bit items.
     fn meta_text(items: &[u64]) -> String {
-        items
-            .iter()
-            .map(|&v| format!("{:08x}\n{:08x}\n", v as u32, (v >> 32) as u32))
-            .collect()
+        items.iter().map(|&v| format!("{:08x}\n{:08x}\n", v as u32, (v >> 32) as u32)).collect()
     }
 
     /// A small valid image: one buffer of 6 bytes at 0x90000000 plus one of size 0.
@@ -494,14 +407,8 @@ mod tests {
         assert_eq!(big.num_groups, [64, 1, 1]);
         assert_eq!((big.warps_per_group, big.threads_per_warp), (32, 32));
         assert_eq!(big.metadata_base, 0xa00c_1000);
-        assert_eq!(
-            big.buffer_containing(0x9004_0004).unwrap().base,
-            0x9004_0000
-        );
-        assert_eq!(
-            big.buffer_containing(0x8fff_ffff).unwrap().base,
-            0x8000_0000
-        );
+        assert_eq!(big.buffer_containing(0x9004_0004).unwrap().base, 0x9004_0000);
+        assert_eq!(big.buffer_containing(0x8fff_ffff).unwrap().base, 0x8000_0000);
         assert!(big.buffer_containing(0xa00c_1040).is_none());
     }
 
@@ -512,14 +419,7 @@ mod tests {
         assert_eq!(img.buffers[0].data, vec![1, 2, 3, 4, 5, 6]);
         assert_eq!(img.num_groups, [2, 1, 1]);
         let err = LaunchImage::parse(&meta, "04030201\n").unwrap_err();
-        assert!(matches!(
-            err,
-            ImageError::DataTooShort {
-                buffer: 0,
-                needed_words: 2,
-                ..
-            }
-        ));
+        assert!(matches!(err, ImageError::DataTooShort { buffer: 0, needed_words: 2, .. }));
         let err = LaunchImage::parse(&meta, "1\n2\n0\n3\n").unwrap_err();
         assert!(matches!(err, ImageError::TrailingData { line: 4 }));
     }
@@ -530,55 +430,30 @@ mod tests {
         let mut items = small_items();
         items[13] = 3;
         let err = LaunchImage::parse(&meta_text(&items), data).unwrap_err();
-        assert!(matches!(
-            err,
-            ImageError::CountMismatch {
-                buffers: 3,
-                items: 20
-            }
-        ));
+        assert!(matches!(err, ImageError::CountMismatch { buffers: 3, items: 20 }));
         items[13] = u64::MAX;
         assert!(LaunchImage::parse(&meta_text(&items), data).is_err());
         let mut items = small_items();
         items[7] = 0x1_0000_0000;
         let err = LaunchImage::parse(&meta_text(&items), data).unwrap_err();
-        let expected = ImageError::ValueTooLarge {
-            field: "metaDataBaseAddr",
-            line: 15,
-            value: 0x1_0000_0000,
-        };
+        let expected = ImageError::ValueTooLarge { field: "metaDataBaseAddr", line: 15, value: 0x1_0000_0000 };
         assert_eq!(err.to_string(), expected.to_string());
         let mut items = small_items();
         items[16] = 0x2000; // size > allocsize
         let err = LaunchImage::parse(&meta_text(&items), data).unwrap_err();
-        assert!(matches!(
-            err,
-            ImageError::SizeExceedsAlloc { buffer: 0, .. }
-        ));
+        assert!(matches!(err, ImageError::SizeExceedsAlloc { buffer: 0, .. }));
         let mut items = small_items();
         items[15] = 0xffff_f000; // base + allocsize overflows
         let err = LaunchImage::parse(&meta_text(&items), data).unwrap_err();
         assert!(matches!(err, ImageError::BufferOverflows { buffer: 1 }));
         let err = LaunchImage::parse("80000000\n0\nzz\n", data).unwrap_err();
-        assert!(matches!(
-            err,
-            ImageError::BadWord {
-                file: ImageFile::Metadata,
-                line: 3
-            }
-        ));
+        assert!(matches!(err, ImageError::BadWord { file: ImageFile::Metadata, line: 3 }));
         let err = LaunchImage::parse("1\n2\n3\n", data).unwrap_err();
         assert!(matches!(err, ImageError::OddWordCount { words: 3 }));
         let err = LaunchImage::parse("", data).unwrap_err();
         assert!(matches!(err, ImageError::TooFewItems { items: 0 }));
         let err = LaunchImage::parse(&meta_text(&small_items()), "123456789\n").unwrap_err();
-        assert!(matches!(
-            err,
-            ImageError::BadWord {
-                file: ImageFile::Data,
-                line: 1
-            }
-        ));
+        assert!(matches!(err, ImageError::BadWord { file: ImageFile::Data, line: 1 }));
     }
 
     #[test]

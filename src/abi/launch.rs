@@ -161,9 +161,10 @@ pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
             }
             KernelArg::Local(size) => {
                 let rounded = (*size as u64 / 4096 + 1) * 4096;
-                cursor = cursor.checked_sub(rounded).filter(|&c| c >= LDS_BASE as u64).ok_or(
-                    ArgError::LocalTooLarge(PROGRAM_BASE as u64 - cursor + rounded),
-                )?;
+                cursor = cursor
+                    .checked_sub(rounded)
+                    .filter(|&c| c >= LDS_BASE as u64)
+                    .ok_or(ArgError::LocalTooLarge(PROGRAM_BASE as u64 - cursor + rounded))?;
                 local_addrs.push(cursor as u32);
                 p = p.next_multiple_of(4);
                 put(&mut bytes, p, &(cursor as u32).to_le_bytes());
@@ -216,7 +217,14 @@ mod tests {
     #[test]
     fn metadata_layout() {
         let g = Geometry { work_dim: 2, num_groups: [2, 3, 1], local: [4, 4, 1], offset: [1, 2, 0] };
-        let m = Metadata { entry: 0x8000_00b8, arg_base: 0x9000_1000, geometry: g, print_addr: 7, print_size: 8, pds_bytes_per_thread: 4096 };
+        let m = Metadata {
+            entry: 0x8000_00b8,
+            arg_base: 0x9000_1000,
+            geometry: g,
+            print_addr: 7,
+            print_size: 8,
+            pds_bytes_per_thread: 4096,
+        };
         let b = m.to_bytes();
         let w = |i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
         assert_eq!((w(0), w(1), w(2)), (0x8000_00b8, 0x9000_1000, 2));

@@ -211,7 +211,11 @@ impl Ty {
         let int = |v: &str| -> Option<i128> {
             let v = v.trim();
             let (neg, body) = v.strip_prefix('-').map_or((false, v), |b| (true, b));
-            let n = if let Some(h) = body.strip_prefix("0x") { i128::from_str_radix(h, 16).ok()? } else { body.parse().ok()? };
+            let n = if let Some(h) = body.strip_prefix("0x") {
+                i128::from_str_radix(h, 16).ok()?
+            } else {
+                body.parse().ok()?
+            };
             Some(if neg { -n } else { n })
         };
         Some(match self {
@@ -313,7 +317,11 @@ fn parse_arg(spec: &str) -> Result<ArgSpec, Fail> {
 }
 
 fn parse_dims(s: &str) -> Result<Vec<u32>, Fail> {
-    let v: Vec<u32> = s.split(',').map(|x| x.trim().parse::<u32>()).collect::<Result<_, _>>().map_err(|_| usage(format!("bad sizes {s:?}")))?;
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|x| x.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| usage(format!("bad sizes {s:?}")))?;
     if v.is_empty() || v.len() > 3 {
         return Err(usage(format!("bad sizes {s:?}: give 1 to 3 numbers")));
     }
@@ -360,9 +368,9 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     let numt = numt.unwrap_or(ventus_icd::emulator::config::Config::get().threads_per_warp);
     let bytes = std::fs::read(&file).map_err(|e| usage(format!("{file}: {e}")))?;
     let elf = VentusElf::parse(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
-    let entry = elf.kernel_entry(&kernel).ok_or_else(|| {
-        usage(format!("{file}: no kernel {kernel:?} (kernels: {})", elf.kernel_names().join(", ")))
-    })?;
+    let entry = elf
+        .kernel_entry(&kernel)
+        .ok_or_else(|| usage(format!("{file}: no kernel {kernel:?} (kernels: {})", elf.kernel_names().join(", "))))?;
     let prog = Program::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))?;
     let mem = DeviceMemory::new();
     let print = mem.alloc(1 << 20).map_err(|e| usage(e.to_string()))?;
@@ -381,7 +389,14 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
             ArgSpec::Value(v) => KernelArg::Value(v.clone()),
         });
     }
-    let l = KernelLaunch { program: &prog, entry, geometry: g, args: &kargs, threads_per_warp: numt, print: (print.base(), print.size()) };
+    let l = KernelLaunch {
+        program: &prog,
+        entry,
+        geometry: g,
+        args: &kargs,
+        threads_per_warp: numt,
+        print: (print.base(), print.size()),
+    };
     let result = if let Some(t) = &c.trace {
         let (r, traces) = launch_traced(&mem, &l, &opts(&c));
         let mut text = String::new();
@@ -404,7 +419,10 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     }
     match result {
         Ok(s) => {
-            eprintln!("{kernel}: {} work-groups, {} instructions, {} lane-instructions", s.work_groups, s.instructions, s.lane_instructions);
+            eprintln!(
+                "{kernel}: {} work-groups, {} instructions, {} lane-instructions",
+                s.work_groups, s.instructions, s.lane_instructions
+            );
             Ok(())
         }
         Err(DeviceError::Launch(e)) => Err(fault_status(&e)),

@@ -4,9 +4,8 @@
 
 use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
-use crate::emulator::commit_log::CommitRecord;
 use crate::emulator::memory::MapError;
-use crate::emulator::{self, DeviceMemory, LaunchError, LaunchParams, Program, RunOptions, RunStats};
+use crate::emulator::{self, DeviceMemory, GroupTraces, LaunchError, LaunchParams, Program, RunOptions, RunStats};
 
 /// One kernel launch.
 pub struct KernelLaunch<'a> {
@@ -50,7 +49,7 @@ pub fn launch_traced(
     mem: &DeviceMemory,
     l: &KernelLaunch,
     opts: &RunOptions,
-) -> (Result<RunStats, DeviceError>, Vec<(u32, Vec<CommitRecord>)>) {
+) -> (Result<RunStats, DeviceError>, GroupTraces) {
     let mut traces = Vec::new();
     let r = stage_and_run(mem, l, |params| {
         let (r, t) = emulator::run_traced(mem, l.program, params, opts);

@@ -65,11 +65,7 @@ pub enum CommitWrite {
     VecMarker,
     /// Vector register write: every lane of the register, lane 0 first. `mask` is the active-lane
     /// mask printed by the newer simulator (`None` = older format without mask).
-    V {
-        reg: u8,
-        mask: Option<u32>,
-        lanes: Vec<u32>,
-    },
+    V { reg: u8, mask: Option<u32>, lanes: Vec<u32> },
     /// Memory read (address only).
     Load { addr: u32 },
     /// Memory write of `bytes` (1, 2 or 4) bytes.
@@ -169,10 +165,7 @@ impl fmt::Display for LogErrorKind {
                 write!(f, "commit line does not match the warp's last instruction")
             }
             Self::ExecutedMismatch { reported, counted } => {
-                write!(
-                    f,
-                    "log says executed {reported} times, {counted} commit lines seen"
-                )
+                write!(f, "log says executed {reported} times, {counted} commit lines seen")
             }
             Self::InconsistentVl { first, found } => {
                 write!(f, "vector length l{found} differs from earlier l{first}")
@@ -195,10 +188,7 @@ impl CommitLog {
     pub fn parse(text: &str) -> Result<CommitLog, LogError> {
         let mut parser = Parser::default();
         for (index, line) in text.lines().enumerate() {
-            parser.line(line).map_err(|kind| LogError {
-                line: index + 1,
-                kind,
-            })?;
+            parser.line(line).map_err(|kind| LogError { line: index + 1, kind })?;
         }
         Ok(parser.finish())
     }
@@ -209,7 +199,7 @@ impl CommitLog {
         self.groups
             .iter()
             .flat_map(|g| g.records.iter())
-            .flat_map(|r| std::iter::repeat(r).take(r.repeat as usize + 1))
+            .flat_map(|r| std::iter::repeat_n(r, r.repeat as usize + 1))
             .flat_map(|r| r.writes.iter())
             .filter_map(|w| match *w {
                 CommitWrite::Store { addr, value, bytes } => Some((addr, value, bytes)),
@@ -269,11 +259,9 @@ fn canonical_writes(writes: &[CommitWrite]) -> Vec<CommitWrite> {
             CommitWrite::Csr { csr, .. } if *csr == CSR_VSTART => {}
             CommitWrite::VecMarker | CommitWrite::Load { .. } => {}
             CommitWrite::Store { .. } => stores.push(w.clone()),
-            CommitWrite::V { reg, lanes, .. } => regs.push(CommitWrite::V {
-                reg: *reg,
-                mask: None,
-                lanes: lanes.clone(),
-            }),
+            CommitWrite::V { reg, lanes, .. } => {
+                regs.push(CommitWrite::V { reg: *reg, mask: None, lanes: lanes.clone() })
+            }
             _ => regs.push(w.clone()),
         }
     }
@@ -323,14 +311,9 @@ pub fn csr_name(csr: u16) -> &'static str {
 
 /// Names of the Ventus CSRs `0x800..=0x80c` (spike `encoding.h` order).
 fn ventus_csr_name(csr: u16) -> &'static str {
-    const NAMES: [&str; 13] = [
-        "tid", "numw", "numt", "knl", "wgid", "wid", "lds", "pds", "gidx", "gidy", "gidz", "print",
-        "rpc",
-    ];
-    NAMES
-        .get(usize::from(csr.wrapping_sub(0x800)))
-        .copied()
-        .unwrap_or("unknown")
+    const NAMES: [&str; 13] =
+        ["tid", "numw", "numt", "knl", "wgid", "wid", "lds", "pds", "gidx", "gidy", "gidz", "print", "rpc"];
+    NAMES.get(usize::from(csr.wrapping_sub(0x800))).copied().unwrap_or("unknown")
 }
 
 /// Appends spike's lines for `rec` to `out`: the disassembly line (`disasm` is its text), the
@@ -339,32 +322,19 @@ fn ventus_csr_name(csr: u16) -> &'static str {
 /// disassembly line; per warp the sequence is the same and [`CommitLog::parse`] accepts both).
 /// `numt` is printed as the `K` of ` e32 m1 lK`.
 pub fn write_record(out: &mut String, rec: &CommitRecord, disasm: &str, numt: u32) {
-    let _ = writeln!(
-        out,
-        "core{:4}: 0x{:08x} (0x{:08x}) {disasm}",
-        rec.warp, rec.pc, rec.insn
-    );
+    let _ = writeln!(out, "core{:4}: 0x{:08x} (0x{:08x}) {disasm}", rec.warp, rec.pc, rec.insn);
     for _ in 0..=rec.repeat {
         write_commit_line(out, rec, numt);
     }
     if rec.repeat > 0 {
-        let _ = writeln!(
-            out,
-            "core{:4}: Executed {} times",
-            rec.warp,
-            u64::from(rec.repeat) + 1
-        );
+        let _ = writeln!(out, "core{:4}: Executed {} times", rec.warp, u64::from(rec.repeat) + 1);
     }
 }
 
 /// Appends the commit line of `rec` (with its newline) exactly as spike prints it.
 pub fn write_commit_line(out: &mut String, rec: &CommitRecord, numt: u32) {
     let width = if rec.insn & 3 == 3 { 8 } else { 4 };
-    let _ = write!(
-        out,
-        "core{:4}: 3 0x{:08x} (0x{:0width$x})",
-        rec.warp, rec.pc, rec.insn
-    );
+    let _ = write!(out, "core{:4}: 3 0x{:08x} (0x{:0width$x})", rec.warp, rec.pc, rec.insn);
     for w in &rec.writes {
         write_write(out, w, numt);
     }
@@ -382,11 +352,7 @@ fn write_write(out: &mut String, w: &CommitWrite, numt: u32) {
         CommitWrite::V { reg, mask, lanes } => write_vector(out, *reg, *mask, lanes),
         CommitWrite::Load { addr } => write!(out, " mem 0x{addr:08x}"),
         CommitWrite::Store { addr, value, bytes } => {
-            let digits = if *bytes == 1 {
-                1
-            } else {
-                2 * usize::from(*bytes)
-            };
+            let digits = if *bytes == 1 { 1 } else { 2 * usize::from(*bytes) };
             write!(out, " mem 0x{addr:08x} 0x{value:0digits$x}")
         }
     };
@@ -475,10 +441,7 @@ impl Parser {
             self.warps.clear();
         }
         let state = self.warps.entry(warp).or_default();
-        *state = WarpState {
-            current: Some((pc, insn)),
-            ..WarpState::default()
-        };
+        *state = WarpState { current: Some((pc, insn)), ..WarpState::default() };
         Ok(())
     }
 
@@ -497,22 +460,14 @@ impl Parser {
             }
         }
         state.last = Some(self.group.records.len());
-        self.group.records.push(CommitRecord {
-            warp: c.warp,
-            pc: c.pc,
-            insn: c.insn,
-            writes: c.writes,
-            repeat: 0,
-        });
+        self.group.records.push(CommitRecord { warp: c.warp, pc: c.pc, insn: c.insn, writes: c.writes, repeat: 0 });
         Ok(())
     }
 
     /// Records the first `lK` seen and rejects different ones later.
     fn check_vl(&mut self, vl: Option<u32>) -> Res<()> {
         match (self.log.vl, vl) {
-            (Some(first), Some(found)) if first != found => {
-                Err(LogErrorKind::InconsistentVl { first, found })
-            }
+            (Some(first), Some(found)) if first != found => Err(LogErrorKind::InconsistentVl { first, found }),
             (None, Some(found)) => {
                 self.log.vl = Some(found);
                 Ok(())
@@ -529,10 +484,7 @@ impl Parser {
             .ok_or(LogErrorKind::Syntax("Executed line"))?;
         let state = self.warps.entry(warp).or_default();
         if state.current.is_none() || state.count != reported {
-            return Err(LogErrorKind::ExecutedMismatch {
-                reported,
-                counted: state.count,
-            });
+            return Err(LogErrorKind::ExecutedMismatch { reported, counted: state.count });
         }
         *state = WarpState::default();
         Ok(())
@@ -544,27 +496,15 @@ impl Parser {
         let (cause, epc) = text.split_once(", epc ").ok_or(bad)?;
         let epc = parse_hex32(epc).ok_or(bad)?;
         let state = self.warps.entry(warp).or_default();
-        *state = WarpState {
-            trap: Some(self.group.traps.len()),
-            ..WarpState::default()
-        };
-        self.group.traps.push(Trap {
-            warp,
-            cause: cause.to_string(),
-            epc,
-            tval: None,
-        });
+        *state = WarpState { trap: Some(self.group.traps.len()), ..WarpState::default() };
+        self.group.traps.push(Trap { warp, cause: cause.to_string(), epc, tval: None });
         Ok(())
     }
 
     /// `tval 0x…` completing the warp's last trap.
     fn tval(&mut self, warp: u32, text: &str) -> Res<()> {
         let value = parse_hex32(text.trim()).ok_or(LogErrorKind::Syntax("tval line"))?;
-        let index = self
-            .warps
-            .get_mut(&warp)
-            .and_then(|s| s.trap.take())
-            .ok_or(LogErrorKind::TvalWithoutTrap)?;
+        let index = self.warps.get_mut(&warp).and_then(|s| s.trap.take()).ok_or(LogErrorKind::TvalWithoutTrap)?;
         if let Some(trap) = self.group.traps.get_mut(index) {
             trap.tval = Some(value);
         }
@@ -598,30 +538,16 @@ fn parse_pc_insn(body: &str) -> Option<(u32, u32)> {
 /// Parses the body of a commit line (`3 0xPC (0xINSN) writes…`).
 fn parse_commit_body(warp: u32, body: &str) -> Res<CommitLine> {
     let body = body.find(DEBUG_MARKER).map_or(body, |i| &body[..i]);
-    let (privilege, rest) = body
-        .split_once(' ')
-        .ok_or(LogErrorKind::Syntax("commit line"))?;
+    let (privilege, rest) = body.split_once(' ').ok_or(LogErrorKind::Syntax("commit line"))?;
     if privilege != "3" {
         let is_digit = privilege.len() == 1 && privilege.as_bytes()[0].is_ascii_digit();
-        return Err(if is_digit {
-            LogErrorKind::UnsupportedPrivilege
-        } else {
-            LogErrorKind::Syntax("line")
-        });
+        return Err(if is_digit { LogErrorKind::UnsupportedPrivilege } else { LogErrorKind::Syntax("line") });
     }
-    let rest = rest
-        .strip_prefix("0x")
-        .ok_or(LogErrorKind::Syntax("commit line"))?;
+    let rest = rest.strip_prefix("0x").ok_or(LogErrorKind::Syntax("commit line"))?;
     let (pc, insn) = parse_pc_insn(rest).ok_or(LogErrorKind::Syntax("commit line"))?;
     let writes_text = rest.split_once(')').map_or("", |(_, w)| w);
     let (writes, vl) = parse_writes(writes_text)?;
-    Ok(CommitLine {
-        warp,
-        pc,
-        insn,
-        writes,
-        vl,
-    })
+    Ok(CommitLine { warp, pc, insn, writes, vl })
 }
 
 /// Parses the write tokens of a commit line; also returns the `K` of a vector marker.
@@ -678,10 +604,7 @@ fn parse_marker(sew: &str, rest: &[&str]) -> Res<u32> {
 
 /// Parses ` mem 0xADDR [0xVAL]` (after `mem`).
 fn parse_mem(rest: &[&str]) -> Res<(CommitWrite, usize)> {
-    let addr = rest
-        .first()
-        .and_then(|a| parse_hex32(a))
-        .ok_or(LogErrorKind::Syntax("mem address"))?;
+    let addr = rest.first().and_then(|a| parse_hex32(a)).ok_or(LogErrorKind::Syntax("mem address"))?;
     let Some(digits) = rest.get(1).and_then(|v| v.strip_prefix("0x")) else {
         return Ok((CommitWrite::Load { addr }, 1));
     };
@@ -701,14 +624,7 @@ fn parse_vector(reg: u8, rest: &[&str]) -> Res<(CommitWrite, usize)> {
     let first = rest.first().ok_or(bad)?;
     if let Some(packed) = first.strip_prefix("0x") {
         let lanes = parse_packed_lanes(packed).ok_or(bad)?;
-        return Ok((
-            CommitWrite::V {
-                reg,
-                mask: None,
-                lanes,
-            },
-            1,
-        ));
+        return Ok((CommitWrite::V { reg, mask: None, lanes }, 1));
     }
     let mask = lane_word(first).ok_or(bad)?;
     let top = rest.get(1).and_then(|t| t.strip_prefix("0x")).ok_or(bad)?;
@@ -716,14 +632,7 @@ fn parse_vector(reg: u8, rest: &[&str]) -> Res<(CommitWrite, usize)> {
     lanes.extend(rest[2..].iter().map_while(|t| lane_word(t)));
     let used = 1 + lanes.len();
     lanes.reverse();
-    Ok((
-        CommitWrite::V {
-            reg,
-            mask: Some(mask),
-            lanes,
-        },
-        used,
-    ))
+    Ok((CommitWrite::V { reg, mask: Some(mask), lanes }, used))
 }
 
 /// Splits a packed register dump (highest lane first, 8 digits per lane) into lanes.
@@ -731,9 +640,7 @@ fn parse_packed_lanes(hex: &str) -> Option<Vec<u32>> {
     if hex.is_empty() || hex.len() % 8 != 0 || !hex.is_ascii() {
         return None;
     }
-    let mut lanes = (0..hex.len() / 8)
-        .map(|i| lane_word(&hex[8 * i..8 * i + 8]))
-        .collect::<Option<Vec<u32>>>()?;
+    let mut lanes = (0..hex.len() / 8).map(|i| lane_word(&hex[8 * i..8 * i + 8])).collect::<Option<Vec<u32>>>()?;
     lanes.reverse();
     Some(lanes)
 }
@@ -769,14 +676,11 @@ fn parse_csr_token(text: &str) -> Option<u16> {
 
 #[cfg(test)]
 mod tests {
-    use crate::abi::image::LaunchImage;
     use super::*;
+    use crate::abi::image::LaunchImage;
     use std::path::{Path, PathBuf};
 
-    const ROOT: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/ventus-official"
-    );
+    const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/ventus-official");
 
     fn path(rel: &str) -> PathBuf {
         Path::new(ROOT).join(rel)
@@ -815,9 +719,7 @@ mod tests {
             mem.extend((a..).zip(value.to_le_bytes()).take(usize::from(bytes)));
         }
         let byte = |a: u32| mem.get(&a).copied().unwrap_or(0);
-        (0..count)
-            .map(|i| u32::from_le_bytes([0, 1, 2, 3].map(|k| byte(addr + 4 * i + k))))
-            .collect()
+        (0..count).map(|i| u32::from_le_bytes([0, 1, 2, 3].map(|k| byte(addr + 4 * i + k)))).collect()
     }
 
     #[test]
@@ -846,11 +748,7 @@ mod tests {
             let log = parse(rel);
             assert_eq!(log.groups.len(), groups, "{rel}");
             assert_eq!(log.vl, vl, "{rel}");
-            assert_eq!(
-                log.groups[0].warps(),
-                (0..warps).collect::<Vec<_>>(),
-                "{rel}"
-            );
+            assert_eq!(log.groups[0].warps(), (0..warps).collect::<Vec<_>>(), "{rel}");
         }
     }
 
@@ -865,31 +763,15 @@ mod tests {
             assert_eq!((trap.epc, trap.tval), (0x8000_519c, Some(0x18)));
         }
         // The trapping vsw12.v still logs a commit line (vstart + marker, no store).
-        let trapping = log.groups[0]
-            .records
-            .iter()
-            .find(|r| r.pc == 0x8000_519c && r.warp == 0)
-            .unwrap();
-        assert_eq!(
-            trapping.writes,
-            vec![
-                CommitWrite::Csr { csr: 8, value: 0 },
-                CommitWrite::VecMarker
-            ]
-        );
+        let trapping = log.groups[0].records.iter().find(|r| r.pc == 0x8000_519c && r.warp == 0).unwrap();
+        assert_eq!(trapping.writes, vec![CommitWrite::Csr { csr: 8, value: 0 }, CommitWrite::VecMarker]);
     }
 
     #[test]
     fn executed_k_times_folds_into_repeat() {
         let log = parse("adv_matadd/matadd.log");
-        let barrier = |warp: u32| {
-            log.groups[0]
-                .warp_records(warp)
-                .into_iter()
-                .find(|r| r.pc == 0x8000_0388)
-                .unwrap()
-                .clone()
-        };
+        let barrier =
+            |warp: u32| log.groups[0].warp_records(warp).into_iter().find(|r| r.pc == 0x8000_0388).unwrap().clone();
         // Warps 0..2 spin once at the barrier ("Executed 2 times"); warp 3 arrives last.
         assert_eq!(barrier(0).repeat, 1);
         assert_eq!(barrier(2).repeat, 1);
@@ -898,43 +780,25 @@ mod tests {
         let total: u32 = log.groups[0].records.iter().map(|r| r.repeat).sum();
         assert_eq!(total, 18); // 18 "Executed 2 times" lines
         let gauss = parse("adv_gaussian_1x16/Fan1_0.log");
-        let join = gauss.groups[0]
-            .records
-            .iter()
-            .find(|r| r.pc == 0x8000_0144)
-            .unwrap();
+        let join = gauss.groups[0].records.iter().find(|r| r.pc == 0x8000_0144).unwrap();
         assert_eq!((join.insn, join.repeat), (0x205b, 2)); // "Executed 3 times"
     }
 
     #[test]
     fn vector_write_formats() {
         let matadd = parse("adv_matadd/matadd.log");
-        let packed = matadd.groups[0]
-            .records
-            .iter()
-            .find(|r| r.pc == 0x8000_0380)
-            .unwrap();
+        let packed = matadd.groups[0].records.iter().find(|r| r.pc == 0x8000_0380).unwrap();
         assert_eq!(
             packed.writes,
             vec![
                 CommitWrite::Csr { csr: 8, value: 0 },
                 CommitWrite::VecMarker,
-                CommitWrite::V {
-                    reg: 0,
-                    mask: None,
-                    lanes: vec![0, 1, 2, 3]
-                },
+                CommitWrite::V { reg: 0, mask: None, lanes: vec![0, 1, 2, 3] },
             ]
         );
         let gauss = parse("adv_gaussian_1x16/Fan1_0.log");
-        let masked = gauss.groups[0]
-            .records
-            .iter()
-            .find(|r| r.pc == 0x8000_0134)
-            .unwrap();
-        let CommitWrite::V { reg, mask, lanes } = &masked.writes[3] else {
-            panic!("{:?}", masked.writes)
-        };
+        let masked = gauss.groups[0].records.iter().find(|r| r.pc == 0x8000_0134).unwrap();
+        let CommitWrite::V { reg, mask, lanes } = &masked.writes[3] else { panic!("{:?}", masked.writes) };
         assert_eq!((*reg, *mask, lanes.len()), (1, Some(7), 16));
         assert_eq!(&lanes[..4], &[0x3f00_0000, 0x3f2a_aaaa, 0x8000_0000, 3]);
         assert_eq!(masked.writes[1], CommitWrite::Csr { csr: 1, value: 1 });
@@ -960,14 +824,10 @@ mod tests {
 
     #[test]
     fn multi_group_replay_gives_1024() {
-        let image =
-            LaunchImage::load(&path("sim-verilator-vecadd/vecadd_32b4w8t.metadata")).unwrap();
+        let image = LaunchImage::load(&path("sim-verilator-vecadd/vecadd_32b4w8t.metadata")).unwrap();
         let log = parse("sim-verilator-vecadd/vecadd_32b4w8t.log");
         assert_eq!(log.groups.len() as u64, image.total_groups());
-        assert_eq!(
-            replay(&image, &log, 0x9000_2000, 1024),
-            vec![0x4480_0000; 1024]
-        );
+        assert_eq!(replay(&image, &log, 0x9000_2000, 1024), vec![0x4480_0000; 1024]);
     }
 
     /// Every commit line of every log is reproduced byte for byte by the writer (debug text
@@ -979,18 +839,10 @@ mod tests {
             let text = std::fs::read_to_string(&log).unwrap();
             let vl = CommitLog::parse(&text).unwrap().vl.unwrap_or(0);
             for line in text.lines().filter(|l| is_commit_line(l)) {
-                let expected = line
-                    .find(DEBUG_MARKER)
-                    .map_or(line, |i| line[..i].trim_end());
+                let expected = line.find(DEBUG_MARKER).map_or(line, |i| line[..i].trim_end());
                 let (warp, body) = split_warp(&line[4..]).unwrap();
                 let c = parse_commit_body(warp, body).unwrap();
-                let rec = CommitRecord {
-                    warp: c.warp,
-                    pc: c.pc,
-                    insn: c.insn,
-                    writes: c.writes,
-                    repeat: 0,
-                };
+                let rec = CommitRecord { warp: c.warp, pc: c.pc, insn: c.insn, writes: c.writes, repeat: 0 };
                 let mut out = String::new();
                 write_commit_line(&mut out, &rec, vl);
                 assert_eq!(out.trim_end_matches('\n'), expected, "{}", log.display());
@@ -1023,13 +875,7 @@ mod tests {
 
     #[test]
     fn write_record_format() {
-        let rec = CommitRecord {
-            warp: 2,
-            pc: 0x8000_0388,
-            insn: 0x0400_c00b,
-            writes: vec![],
-            repeat: 2,
-        };
+        let rec = CommitRecord { warp: 2, pc: 0x8000_0388, insn: 0x0400_c00b, writes: vec![], repeat: 2 };
         let mut out = String::new();
         write_record(&mut out, &rec, "barrier x0, x0, 1", 4);
         assert_eq!(
@@ -1045,42 +891,20 @@ mod tests {
 
     #[test]
     fn store_widths_follow_digit_count() {
-        let (w, _) =
-            parse_writes(" mem 0x90000000 0x5 mem 0x90000001 0xab mem 0x90000002 0xbeef").unwrap();
+        let (w, _) = parse_writes(" mem 0x90000000 0x5 mem 0x90000001 0xab mem 0x90000002 0xbeef").unwrap();
         assert_eq!(
             w,
             vec![
-                CommitWrite::Store {
-                    addr: 0x9000_0000,
-                    value: 5,
-                    bytes: 1
-                },
-                CommitWrite::Store {
-                    addr: 0x9000_0001,
-                    value: 0xab,
-                    bytes: 1
-                },
-                CommitWrite::Store {
-                    addr: 0x9000_0002,
-                    value: 0xbeef,
-                    bytes: 2
-                },
+                CommitWrite::Store { addr: 0x9000_0000, value: 5, bytes: 1 },
+                CommitWrite::Store { addr: 0x9000_0001, value: 0xab, bytes: 1 },
+                CommitWrite::Store { addr: 0x9000_0002, value: 0xbeef, bytes: 2 },
             ]
         );
-        let rec = CommitRecord {
-            warp: 0,
-            pc: 0x8000_0000,
-            insn: 0x13,
-            writes: w,
-            repeat: 0,
-        };
+        let rec = CommitRecord { warp: 0, pc: 0x8000_0000, insn: 0x13, writes: w, repeat: 0 };
         let mut out = String::new();
         write_commit_line(&mut out, &rec, 8);
         assert!(out.ends_with(" mem 0x90000000 0x5 mem 0x90000001 0xab mem 0x90000002 0xbeef\n"));
-        assert_eq!(
-            parse_writes(" mem 0x90000000 0x123456"),
-            Err(LogErrorKind::BadStoreWidth)
-        );
+        assert_eq!(parse_writes(" mem 0x90000000 0x123456"), Err(LogErrorKind::BadStoreWidth));
     }
 
     #[test]
@@ -1095,23 +919,13 @@ mod tests {
         )));
         let raw: usize = warp0.iter().filter(|r| r.pc >= PROGRAM_BASE).count();
         assert_eq!(norm.len(), raw);
-        let spin = CommitRecord {
-            warp: 1,
-            pc: 0x8000_0388,
-            insn: 0x0400_c00b,
-            writes: vec![],
-            repeat: 0,
-        };
+        let spin = CommitRecord { warp: 1, pc: 0x8000_0388, insn: 0x0400_c00b, writes: vec![], repeat: 0 };
         let store = CommitRecord {
             warp: 1,
             pc: 0x8000_0390,
             insn: 0x23,
             writes: vec![
-                CommitWrite::Store {
-                    addr: 4,
-                    value: 1,
-                    bytes: 4,
-                },
+                CommitWrite::Store { addr: 4, value: 1, bytes: 4 },
                 CommitWrite::Csr { csr: 1, value: 0 },
                 CommitWrite::X { reg: 5, value: 2 },
             ],
@@ -1126,11 +940,7 @@ mod tests {
             vec![
                 CommitWrite::X { reg: 5, value: 2 },
                 CommitWrite::Csr { csr: 1, value: 0 },
-                CommitWrite::Store {
-                    addr: 4,
-                    value: 1,
-                    bytes: 4
-                },
+                CommitWrite::Store { addr: 4, value: 1, bytes: 4 },
             ]
         );
     }
@@ -1140,31 +950,14 @@ mod tests {
         let disasm = "core   0: 0x80000000 (0x00000013) nop\n";
         let err = |text: &str| CommitLog::parse(text).unwrap_err();
         let e = err("junk\ncore   0: 3 0x80000000 (0x00000013)\n");
-        assert_eq!(
-            (e.line, e.kind),
-            (2, LogErrorKind::CommitWithoutInstruction)
-        );
-        let e = err(&format!(
-            "{disasm}core   0: 3 0x80000000 (0x00000013)\ncore   0: Executed 2 times\n"
-        ));
-        assert_eq!(
-            e.kind,
-            LogErrorKind::ExecutedMismatch {
-                reported: 2,
-                counted: 1
-            }
-        );
-        let e = err(&format!(
-            "{disasm}core   0: 3 0x80000000 (0x00000013) f1  0x0\n"
-        ));
+        assert_eq!((e.line, e.kind), (2, LogErrorKind::CommitWithoutInstruction));
+        let e = err(&format!("{disasm}core   0: 3 0x80000000 (0x00000013)\ncore   0: Executed 2 times\n"));
+        assert_eq!(e.kind, LogErrorKind::ExecutedMismatch { reported: 2, counted: 1 });
+        let e = err(&format!("{disasm}core   0: 3 0x80000000 (0x00000013) f1  0x0\n"));
         assert_eq!(e.kind, LogErrorKind::FloatWrite);
-        let e = err(&format!(
-            "{disasm}core   0: 3 0x80000000 (0x00000013) e16 m1 l4\n"
-        ));
+        let e = err(&format!("{disasm}core   0: 3 0x80000000 (0x00000013) e16 m1 l4\n"));
         assert_eq!(e.kind, LogErrorKind::UnsupportedVtype);
-        let e = err(&format!(
-            "{disasm}core   0: 3 0x80000000 (0x00000013) q7 1\n"
-        ));
+        let e = err(&format!("{disasm}core   0: 3 0x80000000 (0x00000013) q7 1\n"));
         assert_eq!(e.kind, LogErrorKind::UnknownWrite);
         let e = err(&format!("{disasm}core   0: 1 0x80000000 (0x00000013)\n"));
         assert_eq!(e.kind, LogErrorKind::UnsupportedPrivilege);
@@ -1176,10 +969,7 @@ mod tests {
         let e = err(&format!(
             "{disasm}core   0: 3 0x80000000 (0x00000013) e32 m1 l4\n{disasm}core   0: 3 0x80000000 (0x00000013) e32 m1 l8\n"
         ));
-        assert_eq!(
-            (e.line, e.kind),
-            (4, LogErrorKind::InconsistentVl { first: 4, found: 8 })
-        );
+        assert_eq!((e.line, e.kind), (4, LogErrorKind::InconsistentVl { first: 4, found: 8 }));
     }
 
     #[test]

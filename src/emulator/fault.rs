@@ -5,7 +5,9 @@
 pub enum FaultKind {
     /// Unknown encoding, an instruction not allowed in the current state (FP with mstatus.FS off,
     /// vector op before `vsetvli`), or an unknown/forbidden CSR access. Carries the word.
-    IllegalInstruction { word: u32 },
+    IllegalInstruction {
+        word: u32,
+    },
     /// The pc is not 4-byte aligned.
     FetchMisaligned,
     /// The pc lies outside the program text.
@@ -19,7 +21,9 @@ pub enum FaultKind {
     /// `ebreak`.
     Breakpoint,
     /// The work-group exceeded its instruction budget (runaway loop).
-    Watchdog { instructions: u64 },
+    Watchdog {
+        instructions: u64,
+    },
     /// The launch was cancelled by the host.
     Cancelled,
 }

@@ -214,23 +214,31 @@ impl DeviceMemory {
         Ok(r)
     }
 
-    /// Allocates like the official driver: 4 KiB-rounded, right after the last region (from
-    /// 0x9000_0000), so addresses match official traces.
+    /// Allocates a zeroed, 4 KiB-aligned region in the heap (from 0x9000_0000): the lowest gap
+    /// that fits. While nothing is freed this is the official bump allocator (each block right
+    /// after the previous one), so addresses match official traces; freed space is reused.
     pub fn alloc(&self, size: u32) -> Result<Arc<Region>, MapError> {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
-        let base = {
-            let regions = self.regions.read();
-            regions
-                .iter()
-                .filter(|r| r.base >= abi::HEAP_BASE)
-                .map(|r| crate::util::align_up(r.base as u64 + r.size as u64, abi::PAGE_SIZE as u64))
-                .max()
-                .unwrap_or(abi::HEAP_BASE as u64)
-        };
-        if base + rounded > 1 << 32 {
+        let mut regions = self.regions.write();
+        let mut candidate = abi::HEAP_BASE as u64;
+        for r in regions.iter().filter(|r| r.base as u64 + r.size as u64 > abi::HEAP_BASE as u64) {
+            if r.base as u64 >= candidate + rounded {
+                break;
+            }
+            candidate = candidate.max(crate::util::align_up(r.base as u64 + r.size as u64, abi::PAGE_SIZE as u64));
+        }
+        if candidate + rounded > 1 << 32 {
             return Err(MapError::OutOfMemory { size });
         }
-        self.map(base as u32, rounded as u32)
+        let r = Arc::new(Region::zeroed(candidate as u32, rounded as u32));
+        let pos = regions.partition_point(|x| x.base < r.base);
+        regions.insert(pos, r.clone());
+        Ok(r)
+    }
+
+    /// Bytes currently mapped in the heap.
+    pub fn heap_bytes(&self) -> u64 {
+        self.regions.read().iter().filter(|r| r.base >= abi::HEAP_BASE).map(|r| r.size as u64).sum()
     }
 
     /// Removes the region starting at `base`; returns whether one was removed.
@@ -398,5 +406,11 @@ mod tests {
         assert_eq!(lds.load(0x7fff_fffc, 4), 5);
         assert_eq!(v.rmw(0x9000_0000, |x| x + 1).unwrap(), 0x0302_0100);
         assert!(m.unmap(0x9000_3000));
+        // Freed space is reused (lowest gap first).
+        assert!(m.unmap(0x9000_0000));
+        assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_0000);
+        assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_3000);
+        assert_eq!(m.heap_bytes(), 0x4000);
+        assert!(matches!(m.alloc(0x7000_0000), Err(MapError::OutOfMemory { .. })));
     }
 }

@@ -22,7 +22,7 @@ mod workgroup;
 pub use fault::{Fault, FaultKind};
 pub use memory::{DeviceMemory, Region};
 pub use program::Program;
-pub use scheduler::{run, run_traced, RunStats};
+pub use scheduler::{run, run_traced, GroupTraces, RunStats};
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

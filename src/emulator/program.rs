@@ -155,7 +155,7 @@ impl Program {
         if hi <= lo {
             return Err(ProgramError::NoText);
         }
-        let n = ((hi - lo + 3) / 4) as usize;
+        let n = (hi - lo).div_ceil(4) as usize;
         let mut words = vec![0u32; n];
         for s in &segments {
             for (k, b) in s.data.iter().enumerate() {
@@ -168,8 +168,8 @@ impl Program {
         }
         let mut ops: Vec<Decoded> = words.iter().map(|&w| decode_with(w, Ext::default())).collect();
         let mut ext = Vec::new();
-        for idx in 0..n {
-            Self::link_prefix(&words, &mut ops[idx], idx, Ext::default(), &mut ext);
+        for (idx, op) in ops.iter_mut().enumerate() {
+            Self::link_prefix(&words, op, idx, Ext::default(), &mut ext);
         }
         Ok(Program { text_base: lo, ops, ext, segments })
     }

@@ -17,6 +17,9 @@ use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// Commit records per work-group, in work-group order.
+pub type GroupTraces = Vec<(u32, Vec<CommitRecord>)>;
+
 /// Counters of a finished launch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunStats {
@@ -162,7 +165,7 @@ pub fn run_traced(
     prog: &Program,
     p: &LaunchParams,
     opts: &RunOptions,
-) -> (Result<RunStats, LaunchError>, Vec<(u32, Vec<CommitRecord>)>) {
+) -> (Result<RunStats, LaunchError>, GroupTraces) {
     let (r, traces) = run_with(mem, prog, p, opts, Recorder::default);
     (r, traces.into_iter().map(|(g, t)| (g, t.records)).collect())
 }

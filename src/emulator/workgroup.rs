@@ -72,7 +72,11 @@ pub fn run_group<T: Tracer>(
     let fault = |w: &Warp, wi: usize, trap: Trap| Fault {
         kind: trap.kind,
         work_group: g,
-        group_id: [g % p.num_groups[0], (g / p.num_groups[0]) % p.num_groups[1], g / (p.num_groups[0] * p.num_groups[1])],
+        group_id: [
+            g % p.num_groups[0],
+            (g / p.num_groups[0]) % p.num_groups[1],
+            g / (p.num_groups[0] * p.num_groups[1]),
+        ],
         warp: wi as u32,
         lane: trap.lane,
         pc: w.pc,

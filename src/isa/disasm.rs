@@ -22,9 +22,7 @@ fn x(r: u8) -> &'static str {
 }
 fn csr(num: i32) -> String {
     let n = num as u16;
-    csr_print_name(n)
-        .map(str::to_string)
-        .unwrap_or_else(|| n.to_string())
+    csr_print_name(n).map(str::to_string).unwrap_or_else(|| n.to_string())
 }
 
 /// Formats a `vtype` immediate the way LLVM does (`e32, m1, ta, ma`).
@@ -185,15 +183,7 @@ fn text(i: &Inst, pc: u32) -> (String, String) {
                 write!(o, "{}, {}, ({})", x(rd), x(rs2), x(rs1))
             }
         }
-        Fmt::R4 => write!(
-            o,
-            "{}, {}, {}, {}{}",
-            x(rd),
-            x(rs1),
-            x(rs2),
-            x(i.rs3),
-            rm_suffix(i)
-        ),
+        Fmt::R4 => write!(o, "{}, {}, {}, {}{}", x(rd), x(rs1), x(rs2), x(i.rs3), rm_suffix(i)),
         Fmt::FRm => write!(o, "{}, {}, {}{}", x(rd), x(rs1), x(rs2), rm_suffix(i)),
         Fmt::F1Rm => write!(o, "{}, {}{}", x(rd), x(rs1), rm_suffix(i)),
         Fmt::F1 => write!(o, "{}, {}", x(rd), x(rs1)),

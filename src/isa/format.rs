@@ -138,9 +138,7 @@ impl Fmt {
             Fmt::Vsetivli => f(true, true, false, Zimm10),
             Fmt::VLoad => fv(true, true, false, None),
             Fmt::VLoadStride | Fmt::VLoadIndex => fv(true, true, true, None),
-            Fmt::VV | Fmt::VX | Fmt::VF | Fmt::VMacV | Fmt::VMacX | Fmt::VMacF => {
-                fv(true, true, true, None)
-            }
+            Fmt::VV | Fmt::VX | Fmt::VF | Fmt::VMacV | Fmt::VMacX | Fmt::VMacF => fv(true, true, true, None),
             Fmt::VI => fv(true, false, true, Simm5),
             Fmt::VIu => fv(true, false, true, Uimm5),
             Fmt::VMvV | Fmt::VMvX | Fmt::VMvF => f(true, true, false, None),
@@ -246,7 +244,10 @@ impl ImmKind {
             ),
             ImmKind::U20 if u & 0xfff == 0 => Some(u),
             ImmKind::J21 if fits_s(imm, 21) && imm & 1 == 0 => Some(
-                (((u >> 20) & 1) << 31) | (((u >> 1) & 0x3ff) << 21) | (((u >> 11) & 1) << 20) | (((u >> 12) & 0xff) << 12),
+                (((u >> 20) & 1) << 31)
+                    | (((u >> 1) & 0x3ff) << 21)
+                    | (((u >> 11) & 1) << 20)
+                    | (((u >> 12) & 0xff) << 12),
             ),
             ImmKind::Shamt5 if fits_u(imm, 5) => Some(u << 20),
             ImmKind::Simm5 if fits_s(imm, 5) => Some((u & 0x1f) << 15),

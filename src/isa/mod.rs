@@ -57,10 +57,7 @@ static BY_OPCODE: Lazy<Vec<Vec<u16>>> = Lazy::new(|| {
 
 /// Finds the table row of a word, or `None` for an illegal instruction.
 pub fn lookup(word: u32) -> Option<&'static InstDesc> {
-    BY_OPCODE[(word & 0x7f) as usize]
-        .iter()
-        .map(|&i| &TABLE[i as usize])
-        .find(|d| word & d.mask == d.match_bits)
+    BY_OPCODE[(word & 0x7f) as usize].iter().map(|&i| &TABLE[i as usize]).find(|d| word & d.mask == d.match_bits)
 }
 
 /// Decodes one 32-bit instruction word.

@@ -345,6 +345,130 @@ pub fn fexp(a: u32) -> u32 {
     canon((f(a) as f64).exp() as f32)
 }
 
+// ---- exception flags ------------------------------------------------------------------------------
+//
+// Every flagged operation returns `(result, fflags)`. Inexactness is decided exactly: products of
+// two f32 are exact in f64, and the rounding error of an f64 sum is recovered with TwoSum.
+
+#[inline(always)]
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let err = (a - (s - bb)) + (b - bb);
+    (s, err)
+}
+
+/// Flags for a result `r` whose exact value is `s + err` (err = 0 when `s` is exact), computed
+/// from finite inputs (`nan_in`: any input NaN, `snan_in`: any signaling NaN input).
+#[inline(always)]
+fn arith_flags(r: f32, s: f64, err: f64, inputs_finite: bool, nan_in: bool, snan_in: bool) -> u32 {
+    if r.is_nan() {
+        return if snan_in || !nan_in { fflags::NV } else { 0 };
+    }
+    let mut f = if snan_in { fflags::NV } else { 0 };
+    if !inputs_finite {
+        return f;
+    }
+    let inexact = err != 0.0 || r as f64 != s;
+    if inexact {
+        f |= fflags::NX;
+        if r.is_infinite() {
+            f |= fflags::OF;
+        } else if (r.abs() < f32::MIN_POSITIVE) || (s.abs() < f32::MIN_POSITIVE as f64) {
+            f |= fflags::UF;
+        }
+    }
+    f
+}
+
+#[inline(always)]
+fn classify(v: &[u32]) -> (bool, bool, bool) {
+    let finite = v.iter().all(|&x| f(x).is_finite());
+    let nan = v.iter().any(|&x| f(x).is_nan());
+    let snan = v.iter().any(|&x| is_snan(x));
+    (finite, nan, snan)
+}
+
+/// `fadd` with flags.
+#[inline(always)]
+pub fn fadd_f(a: u32, b: u32) -> (u32, u32) {
+    let r = f(a) + f(b);
+    let (s, e) = two_sum(f(a) as f64, f(b) as f64);
+    let (fin, nan, snan) = classify(&[a, b]);
+    (canon(r), arith_flags(r, s, e, fin, nan, snan))
+}
+/// `fsub` with flags.
+#[inline(always)]
+pub fn fsub_f(a: u32, b: u32) -> (u32, u32) {
+    fadd_f(a, fneg(b))
+}
+/// `fmul` with flags.
+#[inline(always)]
+pub fn fmul_f(a: u32, b: u32) -> (u32, u32) {
+    let r = f(a) * f(b);
+    let (fin, nan, snan) = classify(&[a, b]);
+    (canon(r), arith_flags(r, f(a) as f64 * f(b) as f64, 0.0, fin, nan, snan))
+}
+/// `fdiv` with flags (DZ for a finite non-zero dividend over zero).
+#[inline(always)]
+pub fn fdiv_f(a: u32, b: u32) -> (u32, u32) {
+    let (x, y) = (f(a), f(b));
+    let r = x / y;
+    let (fin, nan, snan) = classify(&[a, b]);
+    if fin && y == 0.0 {
+        return if x == 0.0 { (CANONICAL_NAN, fflags::NV) } else { (canon(r), fflags::DZ) };
+    }
+    if !fin || r.is_nan() {
+        return (canon(r), arith_flags(r, 0.0, 0.0, false, nan, snan));
+    }
+    // r is exact iff r * y == x (the f64 product is exact).
+    let exact = r as f64 * y as f64 == x as f64;
+    let s = if exact { r as f64 } else { x as f64 / y as f64 };
+    let f = if exact { 0 } else { arith_flags(r, s, 1.0, true, false, false) };
+    (canon(r), f)
+}
+/// `fsqrt` with flags.
+#[inline(always)]
+pub fn fsqrt_f(a: u32) -> (u32, u32) {
+    let x = f(a);
+    let r = x.sqrt();
+    if r.is_nan() {
+        return (CANONICAL_NAN, if x.is_nan() && !is_snan(a) { 0 } else { fflags::NV });
+    }
+    let exact = !x.is_finite() || r as f64 * r as f64 == x as f64;
+    (canon(r), if exact { 0 } else { fflags::NX })
+}
+/// `fma` (`a*b + c`, one rounding) with flags.
+#[inline(always)]
+pub fn fmadd_f(a: u32, b: u32, c: u32) -> (u32, u32) {
+    let r = f(a).mul_add(f(b), f(c));
+    let (fin, nan, snan) = classify(&[a, b, c]);
+    let inf_times_zero = (f(a).is_infinite() && f(b) == 0.0) || (f(b).is_infinite() && f(a) == 0.0);
+    if inf_times_zero {
+        return (CANONICAL_NAN, fflags::NV);
+    }
+    let (s, e) = two_sum(f(a) as f64 * f(b) as f64, f(c) as f64);
+    (canon(r), arith_flags(r, s, e, fin, nan, snan))
+}
+/// `fmin`/`fmax` flags: NV for a signaling NaN operand.
+#[inline(always)]
+pub fn minmax_flags(a: u32, b: u32) -> u32 {
+    if is_snan(a) || is_snan(b) {
+        fflags::NV
+    } else {
+        0
+    }
+}
+/// `fcvt.s.w[u]` flags: NX when the integer is not representable.
+#[inline(always)]
+pub fn int_to_float_flags(r: u32, exact: f64) -> u32 {
+    if f(r) as f64 == exact {
+        0
+    } else {
+        fflags::NX
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +500,26 @@ mod tests {
         assert_eq!(fclass(0x8000_0000), 1 << 3);
         assert_eq!(fclass(CANONICAL_NAN), 1 << 9);
         assert_eq!(fmadd(2f32.to_bits(), 3f32.to_bits(), one), 7f32.to_bits());
+    }
+    #[test]
+    fn exception_flags() {
+        let b = |x: f32| x.to_bits();
+        assert_eq!(fadd_f(b(1.0), b(2.0)).1, 0);
+        assert_eq!(fadd_f(b(1.0), b(1e-10)).1, fflags::NX);
+        assert_eq!(fadd_f(b(f32::INFINITY), b(f32::NEG_INFINITY)), (CANONICAL_NAN, fflags::NV));
+        assert_eq!(fmul_f(b(f32::MAX), b(2.0)).1, fflags::OF | fflags::NX);
+        assert_eq!(fmul_f(b(f32::MIN_POSITIVE), b(0.5)).1, 0, "exact subnormal: no underflow");
+        assert_eq!(fmul_f(b(f32::MIN_POSITIVE), b(1.0 / 3.0)).1, fflags::UF | fflags::NX);
+        assert_eq!(fdiv_f(b(1.0), b(3.0)).1, fflags::NX);
+        assert_eq!(fdiv_f(b(1.0), b(4.0)).1, 0);
+        assert_eq!(fdiv_f(b(1.0), b(0.0)).1, fflags::DZ);
+        assert_eq!(fdiv_f(b(0.0), b(0.0)), (CANONICAL_NAN, fflags::NV));
+        assert_eq!(fsqrt_f(b(2.0)).1, fflags::NX);
+        assert_eq!(fsqrt_f(b(4.0)).1, 0);
+        assert_eq!(fsqrt_f(b(-1.0)), (CANONICAL_NAN, fflags::NV));
+        assert_eq!(fmadd_f(b(1.0), b(1.0), b(1e-10)).1, fflags::NX);
+        assert_eq!(fmadd_f(b(f32::INFINITY), b(0.0), b(1.0)), (CANONICAL_NAN, fflags::NV));
+        assert_eq!(fadd_f(0x7f80_0001, b(1.0)).1, fflags::NV, "signaling NaN input");
+        assert_eq!(fadd_f(CANONICAL_NAN, b(1.0)).1, 0, "quiet NaN input");
     }
 }

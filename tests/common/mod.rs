@@ -2,9 +2,8 @@
 //! output buffer at 0x9000_0000, read the buffer back.
 #![allow(dead_code)]
 
-use ventus_icd::emulator::commit_log::CommitRecord;
 use ventus_icd::emulator::{
-    run, run_traced, DeviceMemory, LaunchError, LaunchParams, Program, RunOptions, RunStats,
+    run, run_traced, DeviceMemory, GroupTraces, LaunchError, LaunchParams, Program, RunOptions, RunStats,
 };
 use ventus_icd::isa::asm::assemble;
 
@@ -102,7 +101,7 @@ pub fn exec_ok(src: &str, s: Setup) -> Vec<u32> {
 }
 
 /// Runs traced (1 thread).
-pub fn exec_traced(src: &str, s: &Setup) -> (Result<RunStats, LaunchError>, Vec<(u32, Vec<CommitRecord>)>, Vec<u32>) {
+pub fn exec_traced(src: &str, s: &Setup) -> (Result<RunStats, LaunchError>, GroupTraces, Vec<u32>) {
     let (prog, _) = build(src);
     let mem = memory(s);
     let (r, t) = run_traced(&mem, &prog, &params(s), &RunOptions { threads: 1, ..Default::default() });

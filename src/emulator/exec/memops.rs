@@ -7,7 +7,7 @@ use super::super::warp::{CsrEffect, Warp};
 use super::vector::{trace_v, vgen, Lanes};
 use super::{fx, set_x, Ctx, Flow};
 use crate::isa::regs::csr;
-use crate::isa::semantics::{self as s, fflags};
+use crate::isa::semantics as s;
 use crate::isa::Op;
 
 #[inline(always)]
@@ -135,32 +135,21 @@ pub fn fp_scalar<T: Tracer>(w: &mut Warp, t: &mut T, d: &super::Decoded, op: Op)
     if rm > 4 {
         return Err(Trap::illegal(d.word));
     }
-    let nan_in = |v: u32| f32::from_bits(v).is_nan();
-    let invalid = |r: u32, ins: &[u32]| -> u32 {
-        if nan_in(r) && !ins.iter().any(|&v| nan_in(v)) {
-            fflags::NV
-        } else {
-            0
-        }
-    };
     let (r, flags) = match op {
-        Op::FaddS => (s::fadd(a, b), 0),
-        Op::FsubS => (s::fsub(a, b), 0),
-        Op::FmulS => (s::fmul(a, b), 0),
-        Op::FdivS => {
-            let dz = f32::from_bits(b) == 0.0 && !nan_in(a) && f32::from_bits(a) != 0.0;
-            (s::fdiv(a, b), if dz { fflags::DZ } else { 0 })
-        }
-        Op::FsqrtS => (s::fsqrt(a), 0),
-        Op::FmaddS => (s::fmadd(a, b, c), 0),
-        Op::FmsubS => (s::fmadd(a, b, s::fneg(c)), 0),
-        Op::FnmsubS => (s::fmadd(s::fneg(a), b, c), 0),
-        Op::FnmaddS => (s::fmadd(s::fneg(a), b, s::fneg(c)), 0),
+        Op::FaddS => s::fadd_f(a, b),
+        Op::FsubS => s::fsub_f(a, b),
+        Op::FmulS => s::fmul_f(a, b),
+        Op::FdivS => s::fdiv_f(a, b),
+        Op::FsqrtS => s::fsqrt_f(a),
+        Op::FmaddS => s::fmadd_f(a, b, c),
+        Op::FmsubS => s::fmadd_f(a, b, s::fneg(c)),
+        Op::FnmsubS => s::fmadd_f(s::fneg(a), b, c),
+        Op::FnmaddS => s::fmadd_f(s::fneg(a), b, s::fneg(c)),
         Op::FsgnjS => (s::fsgnj(a, b), 0),
         Op::FsgnjnS => (s::fsgnjn(a, b), 0),
         Op::FsgnjxS => (s::fsgnjx(a, b), 0),
-        Op::FminS => (s::fmin(a, b), s::compare_flags(a, b, false)),
-        Op::FmaxS => (s::fmax(a, b), s::compare_flags(a, b, false)),
+        Op::FminS => (s::fmin(a, b), s::minmax_flags(a, b)),
+        Op::FmaxS => (s::fmax(a, b), s::minmax_flags(a, b)),
         Op::FcvtWS => s::fcvt_w_s(a, rm),
         Op::FcvtWuS => s::fcvt_wu_s(a, rm),
         Op::FmvXW | Op::FmvWX => (a, 0),
@@ -168,17 +157,24 @@ pub fn fp_scalar<T: Tracer>(w: &mut Warp, t: &mut T, d: &super::Decoded, op: Op)
         Op::FltS => (s::flt(a, b), s::compare_flags(a, b, true)),
         Op::FleS => (s::fle(a, b), s::compare_flags(a, b, true)),
         Op::FclassS => (s::fclass(a), 0),
-        Op::FcvtSW => (s::fcvt_s_w(w.x[d.rs1 as usize], rm), 0),
-        Op::FcvtSWu => (s::fcvt_s_wu(w.x[d.rs1 as usize], rm), 0),
+        Op::FcvtSW => {
+            let x = w.x[d.rs1 as usize];
+            let r = s::fcvt_s_w(x, rm);
+            (r, s::int_to_float_flags(r, x as i32 as f64))
+        }
+        Op::FcvtSWu => {
+            let x = w.x[d.rs1 as usize];
+            let r = s::fcvt_s_wu(x, rm);
+            (r, s::int_to_float_flags(r, x as f64))
+        }
         _ => return Err(Trap::illegal(d.word)),
     };
-    let flags = flags
-        | match op {
-            Op::FaddS | Op::FsubS | Op::FmulS | Op::FdivS | Op::FsqrtS => invalid(r, &[a, b]),
-            Op::FmaddS | Op::FmsubS | Op::FnmsubS | Op::FnmaddS => invalid(r, &[a, b, c]),
-            _ => 0,
-        };
-    w.csr.fflags |= flags;
+    if flags != 0 {
+        w.csr.fflags |= flags;
+        if T::ENABLED {
+            t.csr_write(csr::FFLAGS, w.csr.fflags);
+        }
+    }
     // fmv.w.x and fcvt.s.* read the integer register (x0 = 0), not the FP mirror.
     let r = if op == Op::FmvWX { w.x[d.rs1 as usize] } else { r };
     set_x(w, t, d.rd, r);
@@ -216,6 +212,9 @@ fn width(op: Op) -> u32 {
     }
 }
 
+// The arguments are the instruction's operands plus the address function; bundling them would only
+// move the same list into a struct.
+#[allow(clippy::too_many_arguments)]
 /// Per-lane loads: `addr(i)` gives each active lane's address; results are written lane by lane
 /// (a fault leaves earlier lanes written, as in the reference).
 #[inline(always)]
@@ -306,7 +305,13 @@ pub fn private_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super
     lane_loads(w, mem, t, m, d.rd, bytes, op, |w, i| private_addr(w, rs1, imm, i, bytes == 4))
 }
 
-pub fn private_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+pub fn private_store<T: Tracer>(
+    w: &mut Warp,
+    mem: &MemView,
+    t: &mut T,
+    d: &super::Decoded,
+    op: Op,
+) -> Result<(), Trap> {
     let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
     let m = w.vmask();
     let bytes = width(op);
@@ -314,7 +319,14 @@ pub fn private_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &supe
 }
 
 /// Standard RVV loads with EEW = 32: unit-stride, strided, indexed.
-pub fn vector_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op, m: u32) -> Result<(), Trap> {
+pub fn vector_load<T: Tracer>(
+    w: &mut Warp,
+    mem: &MemView,
+    t: &mut T,
+    d: &super::Decoded,
+    op: Op,
+    m: u32,
+) -> Result<(), Trap> {
     let base = w.x[d.rs1 as usize];
     let stride = w.x[d.rs2 as usize];
     let idx = d.rs2 as usize;
@@ -326,7 +338,14 @@ pub fn vector_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super:
 }
 
 /// Standard RVV stores with EEW = 32 (data register in bits 11:7).
-pub fn vector_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op, m: u32) -> Result<(), Trap> {
+pub fn vector_store<T: Tracer>(
+    w: &mut Warp,
+    mem: &MemView,
+    t: &mut T,
+    d: &super::Decoded,
+    op: Op,
+    m: u32,
+) -> Result<(), Trap> {
     let base = w.x[d.rs1 as usize];
     let stride = w.x[d.rs2 as usize];
     let idx = d.rs2 as usize;

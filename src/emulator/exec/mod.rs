@@ -138,6 +138,52 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             vs(w, t, m, rd, rs2, f1, $f)
         }};
     }
+    macro_rules! raise {
+        ($fl:expr) => {{
+            let fl = $fl;
+            if fl != 0 {
+                w.csr.fflags |= fl;
+                if T::ENABLED {
+                    t.csr_write(crate::isa::regs::csr::FFLAGS, w.csr.fflags);
+                }
+            }
+        }};
+    }
+    macro_rules! fvv {
+        ($f:expr) => {{
+            let m = m!();
+            raise!(vvf(w, t, m, rd, rs2, rs1, $f))
+        }};
+    }
+    macro_rules! fvf {
+        ($f:expr) => {{
+            let m = m!();
+            let f1 = fx(w, rs1);
+            raise!(vsf(w, t, m, rd, rs2, f1, $f))
+        }};
+    }
+    macro_rules! fmac_v {
+        ($f:expr) => {{
+            let m = m!();
+            let b = w.v[rs1 as usize];
+            let c = w.v[rs2 as usize];
+            raise!(vmacf(w, t, m, rd, &b, &c, $f))
+        }};
+    }
+    macro_rules! fmac_f {
+        ($f:expr) => {{
+            let m = m!();
+            let b = [fx(w, rs1); 32];
+            let c = w.v[rs2 as usize];
+            raise!(vmacf(w, t, m, rd, &b, &c, $f))
+        }};
+    }
+    macro_rules! funary {
+        ($f:expr) => {{
+            let m = m!();
+            raise!(vunaryf(w, t, m, rd, rs2, $f))
+        }};
+    }
     macro_rules! cmp {
         ($f:expr) => {
             |a, b| $f(a, b) as u32
@@ -245,9 +291,29 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             need_fp!();
             memops::store(ctx.mem, t, x1.wrapping_add(imm), fx(w, rs2), 4)?
         }
-        Op::FaddS | Op::FsubS | Op::FmulS | Op::FdivS | Op::FsqrtS | Op::FmaddS | Op::FmsubS | Op::FnmsubS
-        | Op::FnmaddS | Op::FsgnjS | Op::FsgnjnS | Op::FsgnjxS | Op::FminS | Op::FmaxS | Op::FcvtWS
-        | Op::FcvtWuS | Op::FmvXW | Op::FeqS | Op::FltS | Op::FleS | Op::FclassS | Op::FcvtSW | Op::FcvtSWu
+        Op::FaddS
+        | Op::FsubS
+        | Op::FmulS
+        | Op::FdivS
+        | Op::FsqrtS
+        | Op::FmaddS
+        | Op::FmsubS
+        | Op::FnmsubS
+        | Op::FnmaddS
+        | Op::FsgnjS
+        | Op::FsgnjnS
+        | Op::FsgnjxS
+        | Op::FminS
+        | Op::FmaxS
+        | Op::FcvtWS
+        | Op::FcvtWuS
+        | Op::FmvXW
+        | Op::FeqS
+        | Op::FltS
+        | Op::FleS
+        | Op::FclassS
+        | Op::FcvtSW
+        | Op::FcvtSWu
         | Op::FmvWX => {
             need_fp!();
             memops::fp_scalar(w, t, d, op)?;
@@ -269,10 +335,15 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             w.csr.vill = !ok;
             w.csr.vtype = if ok { vtype } else { 0 };
             w.csr.vl = if ok { avl.min(w.csr.numt) } else { 0 };
+            let before = w.csr.mstatus;
             w.csr.mstatus |= 3 << mstatus::VS_SHIFT;
             let vl = w.csr.vl;
             alu!(vl);
             if T::ENABLED {
+                use crate::isa::regs::csr::MSTATUS;
+                if before != w.csr.mstatus {
+                    t.csr_write(MSTATUS, w.read_csr(MSTATUS).unwrap_or(0));
+                }
                 t.csr_write(crate::isa::regs::csr::VSTART, 0);
                 t.csr_write(crate::isa::regs::csr::VL, vl);
                 t.csr_write(crate::isa::regs::csr::VTYPE, w.read_csr(crate::isa::regs::csr::VTYPE).unwrap_or(0));
@@ -430,15 +501,15 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         Op::VmaccVx => vmac_s!(x1, |d, b, c| b.wrapping_mul(c).wrapping_add(d)),
         Op::VnmsacVv => vmac_v!(|d, b, c| d.wrapping_sub(b.wrapping_mul(c))),
         Op::VnmsacVx => vmac_s!(x1, |d, b, c| d.wrapping_sub(b.wrapping_mul(c))),
-        // ---- RVV floating point (frm is RNE in compiled code) --------------------------------------
-        Op::VfaddVv => vv!(s::fadd),
-        Op::VfaddVf => vf!(s::fadd),
-        Op::VfsubVv => vv!(s::fsub),
-        Op::VfsubVf => vf!(s::fsub),
-        Op::VfminVv => vv!(s::fmin),
-        Op::VfminVf => vf!(s::fmin),
-        Op::VfmaxVv => vv!(s::fmax),
-        Op::VfmaxVf => vf!(s::fmax),
+        // ---- RVV floating point (frm is RNE in compiled code); flags accumulate in fflags ------
+        Op::VfaddVv => fvv!(s::fadd_f),
+        Op::VfaddVf => fvf!(s::fadd_f),
+        Op::VfsubVv => fvv!(s::fsub_f),
+        Op::VfsubVf => fvf!(s::fsub_f),
+        Op::VfminVv => fvv!(|a, b| (s::fmin(a, b), s::minmax_flags(a, b))),
+        Op::VfminVf => fvf!(|a, b| (s::fmin(a, b), s::minmax_flags(a, b))),
+        Op::VfmaxVv => fvv!(|a, b| (s::fmax(a, b), s::minmax_flags(a, b))),
+        Op::VfmaxVf => fvf!(|a, b| (s::fmax(a, b), s::minmax_flags(a, b))),
         Op::VfsgnjVv => vv!(s::fsgnj),
         Op::VfsgnjVf => vf!(s::fsgnj),
         Op::VfsgnjnVv => vv!(s::fsgnjn),
@@ -460,75 +531,68 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         }
         Op::VfcvtXuFV => {
             let rm = w.csr.frm;
-            let m = m!();
-            vunary(w, t, m, rd, rs2, |a| s::fcvt_wu_s(a, rm).0)
+            funary!(|a| s::fcvt_wu_s(a, rm))
         }
         Op::VfcvtXFV => {
             let rm = w.csr.frm;
-            let m = m!();
-            vunary(w, t, m, rd, rs2, |a| s::fcvt_w_s(a, rm).0)
+            funary!(|a| s::fcvt_w_s(a, rm))
         }
         Op::VfcvtFXuV => {
             let rm = w.csr.frm;
-            let m = m!();
-            vunary(w, t, m, rd, rs2, |a| s::fcvt_s_wu(a, rm))
+            funary!(|a| {
+                let r = s::fcvt_s_wu(a, rm);
+                (r, s::int_to_float_flags(r, a as f64))
+            })
         }
         Op::VfcvtFXV => {
             let rm = w.csr.frm;
-            let m = m!();
-            vunary(w, t, m, rd, rs2, |a| s::fcvt_s_w(a, rm))
+            funary!(|a| {
+                let r = s::fcvt_s_w(a, rm);
+                (r, s::int_to_float_flags(r, a as i32 as f64))
+            })
         }
-        Op::VfcvtRtzXuFV => {
-            let m = m!();
-            vunary(w, t, m, rd, rs2, |a| s::fcvt_wu_s(a, 1).0)
-        }
-        Op::VfcvtRtzXFV => {
-            let m = m!();
-            vunary(w, t, m, rd, rs2, |a| s::fcvt_w_s(a, 1).0)
-        }
-        Op::VfsqrtV => {
-            let m = m!();
-            vunary(w, t, m, rd, rs2, s::fsqrt)
-        }
+        Op::VfcvtRtzXuFV => funary!(|a| s::fcvt_wu_s(a, 1)),
+        Op::VfcvtRtzXFV => funary!(|a| s::fcvt_w_s(a, 1)),
+        Op::VfsqrtV => funary!(s::fsqrt_f),
         Op::VfclassV => {
             let m = m!();
             vunary(w, t, m, rd, rs2, s::fclass)
         }
-        Op::VmfeqVv => vv!(s::feq),
-        Op::VmfeqVf => vf!(s::feq),
-        Op::VmfleVv => vv!(s::fle),
-        Op::VmfleVf => vf!(s::fle),
-        Op::VmfltVv => vv!(s::flt),
-        Op::VmfltVf => vf!(s::flt),
-        Op::VmfneVv => vv!(|a, b| 1 - s::feq(a, b)),
-        Op::VmfneVf => vf!(|a, b| 1 - s::feq(a, b)),
-        Op::VmfgtVf => vf!(|a, b| s::flt(b, a)),
-        Op::VmfgeVf => vf!(|a, b| s::fle(b, a)),
-        Op::VfdivVv => vv!(s::fdiv),
-        Op::VfdivVf => vf!(s::fdiv),
-        Op::VfrdivVf => vf!(|a, b| s::fdiv(b, a)),
-        Op::VfmulVv => vv!(s::fmul),
-        Op::VfmulVf => vf!(s::fmul),
-        Op::VfrsubVf => vf!(|a, b| s::fsub(b, a)),
+        Op::VmfeqVv => fvv!(|a, b| (s::feq(a, b), s::compare_flags(a, b, false))),
+        Op::VmfeqVf => fvf!(|a, b| (s::feq(a, b), s::compare_flags(a, b, false))),
+        Op::VmfleVv => fvv!(|a, b| (s::fle(a, b), s::compare_flags(a, b, true))),
+        Op::VmfleVf => fvf!(|a, b| (s::fle(a, b), s::compare_flags(a, b, true))),
+        Op::VmfltVv => fvv!(|a, b| (s::flt(a, b), s::compare_flags(a, b, true))),
+        Op::VmfltVf => fvf!(|a, b| (s::flt(a, b), s::compare_flags(a, b, true))),
+        Op::VmfneVv => fvv!(|a, b| (1 - s::feq(a, b), s::compare_flags(a, b, false))),
+        Op::VmfneVf => fvf!(|a, b| (1 - s::feq(a, b), s::compare_flags(a, b, false))),
+        Op::VmfgtVf => fvf!(|a, b| (s::flt(b, a), s::compare_flags(a, b, true))),
+        Op::VmfgeVf => fvf!(|a, b| (s::fle(b, a), s::compare_flags(a, b, true))),
+        Op::VfdivVv => fvv!(s::fdiv_f),
+        Op::VfdivVf => fvf!(s::fdiv_f),
+        Op::VfrdivVf => fvf!(|a, b| s::fdiv_f(b, a)),
+        Op::VfmulVv => fvv!(s::fmul_f),
+        Op::VfmulVf => fvf!(s::fmul_f),
+        Op::VfrsubVf => fvf!(|a, b| s::fsub_f(b, a)),
         // vfmadd: vd = op1*vd + vs2; vfnmadd: -(op1*vd) - vs2; vfmsub: op1*vd - vs2;
         // vfnmsub: -(op1*vd) + vs2; vfmacc: op1*vs2 + vd; vfnmacc: -(op1*vs2) - vd;
         // vfmsac: op1*vs2 - vd; vfnmsac: -(op1*vs2) + vd.
-        Op::VfmaddVv => vmac_v!(|d, b, c| s::fmadd(b, d, c)),
-        Op::VfmaddVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(b, d, c)),
-        Op::VfnmaddVv => vmac_v!(|d, b, c| s::fmadd(s::fneg(b), d, s::fneg(c))),
-        Op::VfnmaddVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(s::fneg(b), d, s::fneg(c))),
-        Op::VfmsubVv => vmac_v!(|d, b, c| s::fmadd(b, d, s::fneg(c))),
-        Op::VfmsubVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(b, d, s::fneg(c))),
-        Op::VfnmsubVv => vmac_v!(|d, b, c| s::fmadd(s::fneg(b), d, c)),
-        Op::VfnmsubVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(s::fneg(b), d, c)),
-        Op::VfmaccVv => vmac_v!(|d, b, c| s::fmadd(b, c, d)),
-        Op::VfmaccVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(b, c, d)),
-        Op::VfnmaccVv => vmac_v!(|d, b, c| s::fmadd(s::fneg(b), c, s::fneg(d))),
-        Op::VfnmaccVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(s::fneg(b), c, s::fneg(d))),
-        Op::VfmsacVv => vmac_v!(|d, b, c| s::fmadd(b, c, s::fneg(d))),
-        Op::VfmsacVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(b, c, s::fneg(d))),
-        Op::VfnmsacVv => vmac_v!(|d, b, c| s::fmadd(s::fneg(b), c, d)),
-        Op::VfnmsacVf => vmac_s!(fx(w, rs1), |d, b, c| s::fmadd(s::fneg(b), c, d)),
+        Op::VfmaddVv => fmac_v!(|d, b, c| s::fmadd_f(b, d, c)),
+        Op::VfmaddVf => fmac_f!(|d, b, c| s::fmadd_f(b, d, c)),
+        Op::VfnmaddVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), d, s::fneg(c))),
+        Op::VfnmaddVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), d, s::fneg(c))),
+        Op::VfmsubVv => fmac_v!(|d, b, c| s::fmadd_f(b, d, s::fneg(c))),
+        Op::VfmsubVf => fmac_f!(|d, b, c| s::fmadd_f(b, d, s::fneg(c))),
+        Op::VfnmsubVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), d, c)),
+        Op::VfnmsubVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), d, c)),
+        Op::VfmaccVv => fmac_v!(|d, b, c| s::fmadd_f(b, c, d)),
+        Op::VfmaccVf => fmac_f!(|d, b, c| s::fmadd_f(b, c, d)),
+        Op::VfnmaccVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), c, s::fneg(d))),
+        Op::VfnmaccVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), c, s::fneg(d))),
+        Op::VfmsacVv => fmac_v!(|d, b, c| s::fmadd_f(b, c, s::fneg(d))),
+        Op::VfmsacVf => fmac_f!(|d, b, c| s::fmadd_f(b, c, s::fneg(d))),
+        Op::VfnmsacVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), c, d)),
+        Op::VfnmsacVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), c, d)),
         // ---- Ventus custom ----------------------------------------------------------------------------
         Op::Vadd12Vi => {
             let m = w.vmask();
@@ -614,6 +678,9 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             let v = x1.wrapping_add(imm);
             w.csr.rpc = v;
             alu!(v);
+            if T::ENABLED {
+                t.csr_write(crate::isa::regs::csr::RPC, v);
+            }
         }
     }
     w.pc = next;

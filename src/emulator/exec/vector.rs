@@ -49,7 +49,15 @@ pub fn vs<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, s: u32, f
 
 /// `vd[i] = f(vd[i], b[i], c[i])` for multiply-add forms (`b`, `c` already selected by the caller).
 #[inline(always)]
-pub fn vmac<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, b: &Lanes, c: &Lanes, f: impl Fn(u32, u32, u32) -> u32) {
+pub fn vmac<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    b: &Lanes,
+    c: &Lanes,
+    f: impl Fn(u32, u32, u32) -> u32,
+) {
     let d = w.v[vd as usize];
     let r: Lanes = std::array::from_fn(|i| f(d[i], b[i], c[i]));
     blend(&mut w.v[vd as usize], &r, m);
@@ -97,4 +105,70 @@ pub fn with_vm(w: &Warp, m: u32, vm: bool) -> u32 {
     } else {
         m & w.v[0][0]
     }
+}
+
+/// Flagged element loops for vector FP: like [`vv`]/[`vs`]/[`vunary`]/[`vmac`] but the per-lane
+/// function also returns fflags bits, which are OR-ed over the active lanes and returned.
+#[inline(always)]
+pub fn vvf<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    vs2: u8,
+    vs1: u8,
+    f: impl Fn(u32, u32) -> (u32, u32),
+) -> u32 {
+    let a = w.v[vs2 as usize];
+    let b = w.v[vs1 as usize];
+    flagged(w, t, m, vd, |i| f(a[i], b[i]))
+}
+
+#[inline(always)]
+pub fn vsf<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    vs2: u8,
+    s: u32,
+    f: impl Fn(u32, u32) -> (u32, u32),
+) -> u32 {
+    let a = w.v[vs2 as usize];
+    flagged(w, t, m, vd, |i| f(a[i], s))
+}
+
+#[inline(always)]
+pub fn vmacf<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    b: &Lanes,
+    c: &Lanes,
+    f: impl Fn(u32, u32, u32) -> (u32, u32),
+) -> u32 {
+    let d = w.v[vd as usize];
+    flagged(w, t, m, vd, |i| f(d[i], b[i], c[i]))
+}
+
+#[inline(always)]
+pub fn vunaryf<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: impl Fn(u32) -> (u32, u32)) -> u32 {
+    let a = w.v[vs2 as usize];
+    flagged(w, t, m, vd, |i| f(a[i]))
+}
+
+#[inline(always)]
+fn flagged<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize) -> (u32, u32)) -> u32 {
+    let mut flags = 0;
+    let r: Lanes = std::array::from_fn(|i| {
+        let (v, fl) = f(i);
+        if (m >> i) & 1 != 0 {
+            flags |= fl;
+        }
+        v
+    });
+    blend(&mut w.v[vd as usize], &r, m);
+    trace_v(w, t, vd);
+    flags
 }

@@ -97,48 +97,25 @@ impl fmt::Display for AsmError {
             Syntax { message, .. } => write!(f, "syntax error: {message}"),
             UnknownMnemonic { mnemonic, .. } => write!(f, "unknown instruction `{mnemonic}`"),
             UnknownDirective { directive, .. } => write!(f, "unknown directive `{directive}`"),
-            OperandCount {
-                mnemonic,
-                expected,
-                found,
-                ..
-            } => {
-                write!(
-                    f,
-                    "`{mnemonic}` expects `{expected}`, found {found} operand(s)"
-                )
+            OperandCount { mnemonic, expected, found, .. } => {
+                write!(f, "`{mnemonic}` expects `{expected}`, found {found} operand(s)")
             }
-            BadRegister {
-                operand, expected, ..
-            } => {
+            BadRegister { operand, expected, .. } => {
                 write!(f, "`{operand}` is not {expected}")
             }
             RegisterNeedsRegext { operand, .. } => {
-                write!(
-                    f,
-                    "register `{operand}` is above 31; write an explicit `regext` prefix"
-                )
+                write!(f, "register `{operand}` is above 31; write an explicit `regext` prefix")
             }
             BadCsr { operand, .. } => write!(f, "unknown CSR `{operand}`"),
             BadImmediate { operand, .. } => write!(f, "bad immediate or expression `{operand}`"),
-            ImmediateOutOfRange {
-                mnemonic, value, ..
-            } => {
+            ImmediateOutOfRange { mnemonic, value, .. } => {
                 write!(f, "immediate {value} out of range for `{mnemonic}`")
             }
-            TargetOutOfRange {
-                mnemonic,
-                target,
-                offset,
-                ..
-            } => write!(
-                f,
-                "target {target:#x} (offset {offset}) out of range or misaligned for `{mnemonic}`"
-            ),
+            TargetOutOfRange { mnemonic, target, offset, .. } => {
+                write!(f, "target {target:#x} (offset {offset}) out of range or misaligned for `{mnemonic}`")
+            }
             UndefinedSymbol { name, .. } => write!(f, "undefined symbol `{name}`"),
-            DuplicateSymbol {
-                name, first_line, ..
-            } => {
+            DuplicateSymbol { name, first_line, .. } => {
                 write!(f, "symbol `{name}` already defined on line {first_line}")
             }
         }

@@ -26,11 +26,7 @@ pub(super) struct Symbols {
 impl Symbols {
     pub(super) fn define(&mut self, line: usize, name: &str, s: Sym) -> Res<()> {
         if let Some(&(_, first_line)) = self.map.get(name) {
-            return Err(AsmError::DuplicateSymbol {
-                line,
-                name: name.to_string(),
-                first_line,
-            });
+            return Err(AsmError::DuplicateSymbol { line, name: name.to_string(), first_line });
         }
         self.map.insert(name.to_string(), (s, line));
         Ok(())
@@ -54,11 +50,7 @@ impl Ctx<'_> {
     /// Evaluates an expression operand.
     pub(super) fn eval(&self, t: &str) -> Res<i64> {
         let toks = tokenize(t).ok_or_else(|| self.bad_imm(t))?;
-        let mut p = Parser {
-            toks: &toks,
-            pos: 0,
-            depth: 0,
-        };
+        let mut p = Parser { toks: &toks, pos: 0, depth: 0 };
         let v = self.expr(&mut p, t)?;
         if p.pos != toks.len() {
             return Err(self.bad_imm(t));
@@ -70,12 +62,7 @@ impl Ctx<'_> {
         while let Some(&Tok::Op(c @ ('+' | '-'))) = p.peek() {
             p.pos += 1;
             let r = self.unary(p, t)?;
-            v = if c == '+' {
-                v.checked_add(r)
-            } else {
-                v.checked_sub(r)
-            }
-            .ok_or_else(|| self.bad_imm(t))?;
+            v = if c == '+' { v.checked_add(r) } else { v.checked_sub(r) }.ok_or_else(|| self.bad_imm(t))?;
         }
         Ok(v)
     }
@@ -85,19 +72,11 @@ impl Ctx<'_> {
             return Err(self.bad_imm(t));
         }
         let r = match p.next() {
-            Some(Tok::Op('-')) => self
-                .unary(p, t)?
-                .checked_neg()
-                .ok_or_else(|| self.bad_imm(t)),
+            Some(Tok::Op('-')) => self.unary(p, t)?.checked_neg().ok_or_else(|| self.bad_imm(t)),
             Some(Tok::Op('+')) => self.unary(p, t),
             Some(Tok::Num(n)) => Ok(*n),
             Some(Tok::Ident(name)) => {
-                self.syms
-                    .get(name)
-                    .ok_or_else(|| AsmError::UndefinedSymbol {
-                        line: self.line,
-                        name: name.clone(),
-                    })
+                self.syms.get(name).ok_or_else(|| AsmError::UndefinedSymbol { line: self.line, name: name.clone() })
             }
             Some(Tok::Op('(')) => self.group(p, t),
             Some(&Tok::Reloc(hi)) => {

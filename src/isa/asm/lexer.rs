@@ -7,10 +7,7 @@ use super::{AsmError, Res};
 
 /// Cuts the line at the first `#`, `//` or `;`.
 pub(super) fn strip_comment(s: &str) -> &str {
-    let end = [s.find('#'), s.find("//"), s.find(';')]
-        .into_iter()
-        .flatten()
-        .min();
+    let end = [s.find('#'), s.find("//"), s.find(';')].into_iter().flatten().min();
     &s[..end.unwrap_or(s.len())]
 }
 
@@ -32,19 +29,12 @@ pub(super) fn split_operands(s: &str, line: usize) -> Res<Vec<String>> {
     if s.is_empty() {
         return Ok(Vec::new());
     }
-    let syntax = |m: &str| AsmError::Syntax {
-        line,
-        message: m.to_string(),
-    };
+    let syntax = |m: &str| AsmError::Syntax { line, message: m.to_string() };
     let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
     for (i, c) in s.char_indices() {
         match c {
             '(' => depth += 1,
-            ')' => {
-                depth = depth
-                    .checked_sub(1)
-                    .ok_or_else(|| syntax("unbalanced `)`"))?
-            }
+            ')' => depth = depth.checked_sub(1).ok_or_else(|| syntax("unbalanced `)`"))?,
             ',' if depth == 0 => {
                 out.push(s[start..i].trim().to_string());
                 start = i + 1;

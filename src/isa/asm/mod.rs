@@ -86,14 +86,7 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         } else {
             (Body::Inst, Ctx::new(line, pc, &syms, &mnem).inst_words(&ops))
         };
-        stmts.push(Stmt {
-            line,
-            pc,
-            mnem,
-            ops,
-            body,
-            words,
-        });
+        stmts.push(Stmt { line, pc, mnem, ops, body, words });
         pc = pc.wrapping_add(words.wrapping_mul(4));
     }
     // Pass 2: encode with every symbol known.
@@ -107,18 +100,14 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
                     words.push(c.word(o)?);
                 }
             }
-            Body::Pad(n) => words.extend(std::iter::repeat(NOP).take(*n as usize)),
+            Body::Pad(n) => words.extend(std::iter::repeat_n(NOP, *n as usize)),
         }
     }
     let labels = syms.map.into_iter().filter_map(|(k, (s, _))| match s {
         Sym::Label(a) => Some((k, a)),
         Sym::Equ(_) => None,
     });
-    Ok(Program {
-        base,
-        words,
-        labels: labels.collect(),
-    })
+    Ok(Program { base, words, labels: labels.collect() })
 }
 
 /// Assembles one line (no labels needed; absolute targets are relative to `pc`).

@@ -39,10 +39,7 @@ fn real_instructions_in_disassembler_syntax() {
     assert_eq!(one("vmsne.vi v13, v12, 0"), 0x66c036d7);
     assert_eq!(one("amoadd.w.aqrl a0, a1, (a2)") >> 25 & 3, 3);
     assert_eq!(one("fadd.s a0, a1, a2, rtz") >> 12 & 7, 1);
-    assert_eq!(
-        one("fadd.s ft0, ft1, ft2"),
-        enc(Op::FaddS, 0, 1, 2, 0) | 7 << 12
-    );
+    assert_eq!(one("fadd.s ft0, ft1, ft2"), enc(Op::FaddS, 0, 1, 2, 0) | 7 << 12);
     assert_eq!(one("vadd.vv v1, v2, v3, v0.t") & (1 << 25), 0);
     assert_eq!(one("VADD.VV V1, V2, V3"), one("vadd.vv v1, v2, v3"));
     assert_eq!(one("vadd12.vi v1, v2, 4095"), one("vadd12.vi v1, v2, -1"));
@@ -61,35 +58,14 @@ fn every_pseudo_instruction() {
         ("li a0, 5", &[enc(Addi, 10, 0, 0, 5)]),
         ("li a0, -2048", &[enc(Addi, 10, 0, 0, -2048)]),
         ("li a0, 0x12345000", &[enc(Lui, 10, 0, 0, 0x12345000)]),
-        (
-            "li a0, 0x12345678",
-            &[enc(Lui, 10, 0, 0, 0x12345000), enc(Addi, 10, 10, 0, 0x678)],
-        ),
+        ("li a0, 0x12345678", &[enc(Lui, 10, 0, 0, 0x12345000), enc(Addi, 10, 10, 0, 0x678)]),
         ("li a0, 0xfffff800", &[enc(Addi, 10, 0, 0, -2048)]),
-        (
-            "li a0, 0x7ffff800",
-            &[
-                enc(Lui, 10, 0, 0, -0x8000_0000),
-                enc(Addi, 10, 10, 0, -2048),
-            ],
-        ),
+        ("li a0, 0x7ffff800", &[enc(Lui, 10, 0, 0, -0x8000_0000), enc(Addi, 10, 10, 0, -2048)]),
         ("li a0, 0xffffffff", &[enc(Addi, 10, 0, 0, -1)]),
-        (
-            "la a0, 0x80001234",
-            &[enc(Auipc, 10, 0, 0, 0x1000), enc(Addi, 10, 10, 0, 0x234)],
-        ),
-        (
-            "lla a0, 0x7ffffffc",
-            &[enc(Auipc, 10, 0, 0, 0), enc(Addi, 10, 10, 0, -4)],
-        ),
-        (
-            "call 0x80000800",
-            &[enc(Auipc, 1, 0, 0, 0x1000), enc(Jalr, 1, 1, 0, -2048)],
-        ),
-        (
-            "tail 0x80000010",
-            &[enc(Auipc, 6, 0, 0, 0), enc(Jalr, 0, 6, 0, 0x10)],
-        ),
+        ("la a0, 0x80001234", &[enc(Auipc, 10, 0, 0, 0x1000), enc(Addi, 10, 10, 0, 0x234)]),
+        ("lla a0, 0x7ffffffc", &[enc(Auipc, 10, 0, 0, 0), enc(Addi, 10, 10, 0, -4)]),
+        ("call 0x80000800", &[enc(Auipc, 1, 0, 0, 0x1000), enc(Jalr, 1, 1, 0, -2048)]),
+        ("tail 0x80000010", &[enc(Auipc, 6, 0, 0, 0), enc(Jalr, 0, 6, 0, 0x10)]),
         ("mv a0, a1", &[enc(Addi, 10, 11, 0, 0)]),
         ("not a0, a1", &[enc(Xori, 10, 11, 0, -1)]),
         ("neg a0, a1", &[enc(Sub, 10, 0, 11, 0)]),
@@ -132,28 +108,13 @@ fn every_pseudo_instruction() {
         ("fence.i", &[enc(FenceI, 0, 0, 0, 0)]),
         ("unimp", &[0xc0001073]),
         ("vnot.v v1, v2", &[enc(VxorVi, 1, 0, 2, -1) | 1 << 25]),
-        (
-            "vneg.v v1, v2, v0.t",
-            &[enc(VrsubVx, 1, 0, 2, 0) & !(1 << 25)],
-        ),
+        ("vneg.v v1, v2, v0.t", &[enc(VrsubVx, 1, 0, 2, 0) & !(1 << 25)]),
         ("vfneg.v v1, v2", &[enc(VfsgnjnVv, 1, 2, 2, 0) | 1 << 25]),
         ("vfabs.v v1, v2", &[enc(VfsgnjxVv, 1, 2, 2, 0) | 1 << 25]),
-        (
-            "vmsge.vi v1, v2, 16",
-            &[enc(VmsgtVi, 1, 0, 2, 15) | 1 << 25],
-        ),
-        (
-            "vmslt.vi v1, v2, -15",
-            &[enc(VmsleVi, 1, 0, 2, -16) | 1 << 25],
-        ),
-        (
-            "vmsgeu.vi v1, v2, 32",
-            &[enc(VmsgtuVi, 1, 0, 2, 31) | 1 << 25],
-        ),
-        (
-            "vmsltu.vi v1, v2, 1",
-            &[enc(VmsleuVi, 1, 0, 2, 0) | 1 << 25],
-        ),
+        ("vmsge.vi v1, v2, 16", &[enc(VmsgtVi, 1, 0, 2, 15) | 1 << 25]),
+        ("vmslt.vi v1, v2, -15", &[enc(VmsleVi, 1, 0, 2, -16) | 1 << 25]),
+        ("vmsgeu.vi v1, v2, 32", &[enc(VmsgtuVi, 1, 0, 2, 31) | 1 << 25]),
+        ("vmsltu.vi v1, v2, 1", &[enc(VmsleuVi, 1, 0, 2, 0) | 1 << 25]),
         ("vmsgeu.vi v1, v2, 0", &[enc(VmseqVv, 1, 2, 2, 0) | 1 << 25]),
         ("vmsltu.vi v1, v2, 0", &[enc(VmsneVv, 1, 2, 2, 0) | 1 << 25]),
         ("vmv.v.v v1, v2", &[enc(VmvVV, 1, 2, 0, 0)]),
@@ -209,27 +170,16 @@ fn labels_directives_and_comments() {
     assert_eq!(at(l("main") + 4), enc(Op::Lui, 11, 0, 0, 0));
     assert_eq!(at(l("main") + 8), enc(Op::Addi, 11, 11, 0, 0x10));
     assert_eq!(at(l("loop")), enc(Op::Bne, 0, 10, 0, 0));
-    assert_eq!(
-        at(l("loop") + 4),
-        enc(Op::Vbeq, 0, 2, 1, (l("done") - l("loop") - 4) as i32)
-    );
+    assert_eq!(at(l("loop") + 4), enc(Op::Vbeq, 0, 2, 1, (l("done") - l("loop") - 4) as i32));
     assert_eq!(at(l("func") + 4), NOP, "padding is nop");
-    assert_eq!(
-        &p.words[((l("data") - p.base) / 4) as usize..][..4],
-        &[0x12345678, u32::MAX, 42, l("data")]
-    );
+    assert_eq!(&p.words[((l("data") - p.base) / 4) as usize..][..4], &[0x12345678, u32::MAX, 42, l("data")]);
     assert_eq!(at(l("done")), 0x205b);
     // la/call resolve to the right absolute address.
     let (auipc, addi) = (at(l("main") + 12), at(l("main") + 16));
-    let got = (l("main") + 12)
-        .wrapping_add(auipc & 0xffff_f000)
-        .wrapping_add((addi as i32 >> 20) as u32);
+    let got = (l("main") + 12).wrapping_add(auipc & 0xffff_f000).wrapping_add((addi as i32 >> 20) as u32);
     assert_eq!(got, l("data"));
     let (hi, lo) = (at(l("done") + 4), at(l("done") + 8));
-    assert_eq!(
-        (hi & 0xffff_f000).wrapping_add((lo as i32 >> 20) as u32),
-        l("data")
-    );
+    assert_eq!((hi & 0xffff_f000).wrapping_add((lo as i32 >> 20) as u32), l("data"));
     assert_eq!(p.words.len() as u32 * 4, l("done") + 16 - p.base);
 }
 
@@ -242,86 +192,32 @@ fn errors_carry_the_line_number() {
             2,
             |e| matches!(e, AsmError::UnknownMnemonic { mnemonic, .. } if mnemonic == "frobnicate"),
         ),
-        (
-            "nop\n\nadd a0, a1, q7",
-            3,
-            |e| matches!(e, AsmError::BadRegister { operand, .. } if operand == "q7"),
-        ),
-        ("vadd.vv v1, v2, a0", 1, |e| {
-            matches!(e, AsmError::BadRegister { .. })
-        }),
-        (
-            "add a0, a1, x40",
-            1,
-            |e| matches!(e, AsmError::RegisterNeedsRegext { operand, .. } if operand == "x40"),
-        ),
-        ("nop\nvadd.vv v1, v33, v2", 2, |e| {
-            matches!(e, AsmError::RegisterNeedsRegext { .. })
-        }),
-        ("addi a0, a0, 2048", 1, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { value: 2048, .. })
-        }),
-        ("nop\nvadd.vi v1, v2, 16", 2, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { value: 16, .. })
-        }),
-        ("slli a0, a0, 32", 1, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { .. })
-        }),
-        ("li a0, 0x100000000", 1, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { .. })
-        }),
-        ("lui a0, 0x100000", 1, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { .. })
-        }),
-        ("csrwi tid, 32", 1, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { .. })
-        }),
-        (
-            "nop\nnop\nj nowhere",
-            3,
-            |e| matches!(e, AsmError::UndefinedSymbol { name, .. } if name == "nowhere"),
-        ),
-        ("a:\nnop\na: nop", 3, |e| {
-            matches!(e, AsmError::DuplicateSymbol { first_line: 1, .. })
-        }),
-        (".equ a, 1\na: nop", 2, |e| {
-            matches!(e, AsmError::DuplicateSymbol { .. })
-        }),
-        ("beq a0, a1, 0x80002000", 1, |e| {
-            matches!(e, AsmError::TargetOutOfRange { .. })
-        }),
-        ("beq a0, a1, 0x80000001", 1, |e| {
-            matches!(e, AsmError::TargetOutOfRange { .. })
-        }),
-        ("nop\ncsrr a0, bogus", 2, |e| {
-            matches!(e, AsmError::BadCsr { .. })
-        }),
-        ("add a0, a1", 1, |e| {
-            matches!(e, AsmError::OperandCount { found: 2, .. })
-        }),
-        ("addi a0, a0, 1 +", 1, |e| {
-            matches!(e, AsmError::BadImmediate { .. })
-        }),
-        ("addi a0, a0, 0xg", 1, |e| {
-            matches!(e, AsmError::BadImmediate { .. })
-        }),
+        ("nop\n\nadd a0, a1, q7", 3, |e| matches!(e, AsmError::BadRegister { operand, .. } if operand == "q7")),
+        ("vadd.vv v1, v2, a0", 1, |e| matches!(e, AsmError::BadRegister { .. })),
+        ("add a0, a1, x40", 1, |e| matches!(e, AsmError::RegisterNeedsRegext { operand, .. } if operand == "x40")),
+        ("nop\nvadd.vv v1, v33, v2", 2, |e| matches!(e, AsmError::RegisterNeedsRegext { .. })),
+        ("addi a0, a0, 2048", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { value: 2048, .. })),
+        ("nop\nvadd.vi v1, v2, 16", 2, |e| matches!(e, AsmError::ImmediateOutOfRange { value: 16, .. })),
+        ("slli a0, a0, 32", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
+        ("li a0, 0x100000000", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
+        ("lui a0, 0x100000", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
+        ("csrwi tid, 32", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
+        ("nop\nnop\nj nowhere", 3, |e| matches!(e, AsmError::UndefinedSymbol { name, .. } if name == "nowhere")),
+        ("a:\nnop\na: nop", 3, |e| matches!(e, AsmError::DuplicateSymbol { first_line: 1, .. })),
+        (".equ a, 1\na: nop", 2, |e| matches!(e, AsmError::DuplicateSymbol { .. })),
+        ("beq a0, a1, 0x80002000", 1, |e| matches!(e, AsmError::TargetOutOfRange { .. })),
+        ("beq a0, a1, 0x80000001", 1, |e| matches!(e, AsmError::TargetOutOfRange { .. })),
+        ("nop\ncsrr a0, bogus", 2, |e| matches!(e, AsmError::BadCsr { .. })),
+        ("add a0, a1", 1, |e| matches!(e, AsmError::OperandCount { found: 2, .. })),
+        ("addi a0, a0, 1 +", 1, |e| matches!(e, AsmError::BadImmediate { .. })),
+        ("addi a0, a0, 0xg", 1, |e| matches!(e, AsmError::BadImmediate { .. })),
         ("lw a0, 4(a1", 1, |e| matches!(e, AsmError::Syntax { .. })),
         ("add a0,, a1", 1, |e| matches!(e, AsmError::Syntax { .. })),
-        ("nop\n.frob 1", 2, |e| {
-            matches!(e, AsmError::UnknownDirective { .. })
-        }),
-        (".align 40", 1, |e| {
-            matches!(e, AsmError::ImmediateOutOfRange { .. })
-        }),
-        ("vmerge.vvm v1, v2, v3, v1", 1, |e| {
-            matches!(e, AsmError::Syntax { .. })
-        }),
-        ("fadd.s a0, a1, a2, up", 1, |e| {
-            matches!(e, AsmError::Syntax { .. })
-        }),
-        ("vsetvli a0, a1, e33", 1, |e| {
-            matches!(e, AsmError::Syntax { .. })
-        }),
+        ("nop\n.frob 1", 2, |e| matches!(e, AsmError::UnknownDirective { .. })),
+        (".align 40", 1, |e| matches!(e, AsmError::ImmediateOutOfRange { .. })),
+        ("vmerge.vvm v1, v2, v3, v1", 1, |e| matches!(e, AsmError::Syntax { .. })),
+        ("fadd.s a0, a1, a2, up", 1, |e| matches!(e, AsmError::Syntax { .. })),
+        ("vsetvli a0, a1, e33", 1, |e| matches!(e, AsmError::Syntax { .. })),
     ];
     for (src, line, ok) in cases {
         let e = err(src);
@@ -337,12 +233,6 @@ fn error_messages_are_clear() {
         err("nop\nadd a0, a1, x40").to_string(),
         "line 2: register `x40` is above 31; write an explicit `regext` prefix"
     );
-    assert_eq!(
-        err("b: nop\nb: nop").to_string(),
-        "line 2: symbol `b` already defined on line 1"
-    );
-    assert_eq!(
-        err("add a0, a1").to_string(),
-        "line 1: `add` expects `rd, rs1, rs2`, found 2 operand(s)"
-    );
+    assert_eq!(err("b: nop\nb: nop").to_string(), "line 2: symbol `b` already defined on line 1");
+    assert_eq!(err("add a0, a1").to_string(), "line 1: `add` expects `rd, rs1, rs2`, found 2 operand(s)");
 }
