@@ -11,6 +11,9 @@
 //! from it), [`abi`] (memory map, ELF and launch-image loaders, metadata) and [`emulator`].
 
 pub mod abi;
+pub mod api;
+pub mod cl;
+pub mod core;
 pub mod device;
 pub mod emulator;
 pub mod isa;

@@ -1,0 +1,141 @@
+//! Context entry points (OpenCL 3.0 §4.4).
+
+use super::{check, info, object, ptr, status};
+use crate::cl::object::{Obj, Ref};
+use crate::cl::*;
+use crate::core::context::{Context, Notify};
+use crate::core::device::Device;
+use crate::core::platform::{self, Platform};
+use std::ffi::{c_char, c_void, CString};
+
+/// C context callback.
+pub type ContextNotify = unsafe extern "C" fn(*const c_char, *const c_void, usize, *mut c_void);
+
+/// Wraps the application's `pfn_notify` + `user_data` into a Rust closure.
+fn wrap_notify(pfn: Option<ContextNotify>, user_data: *mut c_void) -> Option<Notify> {
+    let f = pfn?;
+    let user = user_data as usize;
+    Some(Box::new(move |msg: &str| {
+        let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: calling the application's callback with the documented arguments: a
+        // NUL-terminated message valid for the call, no private info, and its own user_data.
+        unsafe { f(c.as_ptr(), std::ptr::null(), 0, user as *mut c_void) };
+    }))
+}
+
+/// Validates context properties: known names, each at most once, a valid platform.
+fn check_properties(props: &[cl_context_properties]) -> CLResult<()> {
+    let mut seen = Vec::new();
+    let mut i = 0;
+    while i < props.len() && props[i] != 0 {
+        let name = props[i];
+        check(i + 1 < props.len(), CL_INVALID_PROPERTY)?;
+        let value = props[i + 1];
+        check(!seen.contains(&name), CL_INVALID_PROPERTY)?;
+        seen.push(name);
+        match name {
+            CL_CONTEXT_PLATFORM => {
+                Obj::<Platform>::get(value as cl_platform_id).map_err(|_| CL_INVALID_PLATFORM)?;
+            }
+            CL_CONTEXT_INTEROP_USER_SYNC => {}
+            _ => return Err(CL_INVALID_PROPERTY),
+        }
+        i += 2;
+    }
+    Ok(())
+}
+
+fn create(
+    props: *const cl_context_properties,
+    devices: Vec<Ref<Device>>,
+    pfn: Option<ContextNotify>,
+    user_data: *mut c_void,
+) -> CLResult<cl_context> {
+    check(pfn.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
+    let props = ptr::property_list(props)?;
+    check_properties(&props)?;
+    let ctx = Obj::new(Context::new(devices, props, wrap_notify(pfn, user_data)));
+    Ok(ctx.handle())
+}
+
+pub extern "C" fn clCreateContext(
+    properties: *const cl_context_properties,
+    num_devices: cl_uint,
+    devices: *const cl_device_id,
+    pfn_notify: Option<ContextNotify>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_context {
+    object(errcode_ret, || {
+        check(num_devices != 0 && !devices.is_null(), CL_INVALID_VALUE)?;
+        let mut devs = ptr::handles::<Device>(devices, num_devices as usize, CL_INVALID_VALUE)?;
+        devs.dedup_by(|a, b| std::sync::Arc::ptr_eq(a, b));
+        create(properties, devs, pfn_notify, user_data)
+    })
+}
+
+pub extern "C" fn clCreateContextFromType(
+    properties: *const cl_context_properties,
+    device_type: cl_device_type,
+    pfn_notify: Option<ContextNotify>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_context {
+    object(errcode_ret, || {
+        let known = CL_DEVICE_TYPE_DEFAULT
+            | CL_DEVICE_TYPE_CPU
+            | CL_DEVICE_TYPE_GPU
+            | CL_DEVICE_TYPE_ACCELERATOR
+            | CL_DEVICE_TYPE_CUSTOM;
+        check(device_type == CL_DEVICE_TYPE_ALL || device_type & !known == 0, CL_INVALID_DEVICE_TYPE)?;
+        let ok = device_type == CL_DEVICE_TYPE_ALL || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0;
+        check(ok, CL_DEVICE_NOT_FOUND)?;
+        create(properties, vec![platform::device().clone()], pfn_notify, user_data)
+    })
+}
+
+pub extern "C" fn clRetainContext(context: cl_context) -> cl_int {
+    status(|| Obj::<Context>::retain(context))
+}
+
+pub extern "C" fn clReleaseContext(context: cl_context) -> cl_int {
+    status(|| Obj::<Context>::release(context).map(|_| ()))
+}
+
+pub extern "C" fn clGetContextInfo(
+    context: cl_context,
+    param_name: cl_context_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let c = Obj::<Context>::get(context)?;
+        let (s, v, r) = (param_value_size, param_value, param_value_size_ret);
+        match param_name {
+            CL_CONTEXT_REFERENCE_COUNT => info::write(&c.api_ref_count(), s, v, r),
+            CL_CONTEXT_NUM_DEVICES => info::write(&(c.devices.len() as cl_uint), s, v, r),
+            CL_CONTEXT_DEVICES => info::write(&info::Ptrs(c.devices.iter().map(|d| d.handle()).collect()), s, v, r),
+            CL_CONTEXT_PROPERTIES => info::write(&c.properties, s, v, r),
+            _ => Err(CL_INVALID_VALUE),
+        }
+    })
+}
+
+pub extern "C" fn clSetContextDestructorCallback(
+    context: cl_context,
+    pfn_notify: Option<unsafe extern "C" fn(cl_context, *mut c_void)>,
+    user_data: *mut c_void,
+) -> cl_int {
+    status(|| {
+        let c = Obj::<Context>::get(context)?;
+        let f = pfn_notify.ok_or(CL_INVALID_VALUE)?;
+        let (handle, user) = (context as usize, user_data as usize);
+        c.add_destructor(Box::new(move || {
+            // SAFETY: the application's destructor callback, called once with the (now destroyed)
+            // context handle and its user_data, as the spec describes.
+            unsafe { f(handle as cl_context, user as *mut c_void) }
+        }));
+        Ok(())
+    })
+}

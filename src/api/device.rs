@@ -1,0 +1,244 @@
+//! Device entry points (OpenCL 3.0 §4.2): the one emulated Ventus device and every query `clinfo`
+//! makes, consistent with the emulator configuration (`NUM_THREAD`, `NUM_WARP`, `VENTUS_THREADS`).
+
+use super::platform::{name_versions, platform_arg, CL_MAKE_VERSION};
+use super::{check, info, ptr, status};
+use crate::cl::object::Obj;
+use crate::cl::*;
+use crate::core::device::{self as dev, Device};
+use crate::core::platform;
+use std::ffi::c_void;
+
+pub extern "C" fn clGetDeviceIDs(
+    platform: cl_platform_id,
+    device_type: cl_device_type,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        platform_arg(platform)?;
+        let known = CL_DEVICE_TYPE_DEFAULT
+            | CL_DEVICE_TYPE_CPU
+            | CL_DEVICE_TYPE_GPU
+            | CL_DEVICE_TYPE_ACCELERATOR
+            | CL_DEVICE_TYPE_CUSTOM;
+        check(device_type == CL_DEVICE_TYPE_ALL || device_type & !known == 0, CL_INVALID_DEVICE_TYPE)?;
+        check(!(num_entries == 0 && !devices.is_null()), CL_INVALID_VALUE)?;
+        check(!(devices.is_null() && num_devices.is_null()), CL_INVALID_VALUE)?;
+        let matches = device_type == CL_DEVICE_TYPE_ALL
+            || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0;
+        check(matches, CL_DEVICE_NOT_FOUND)?;
+        if !devices.is_null() {
+            ptr::write_opt(devices, platform::device().handle());
+        }
+        ptr::write_opt(num_devices, 1);
+        Ok(())
+    })
+}
+
+fn fp_config() -> cl_device_fp_config {
+    CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST | CL_FP_FMA | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
+}
+
+/// The value of one device query as bytes (`None` = unknown query).
+fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
+    use info::InfoValue;
+    let b = |v: &dyn InfoValue| Some(v.info_bytes());
+    let wg = d.max_work_group_size();
+    let queue_props = (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as cl_command_queue_properties;
+    let yes: cl_bool = CL_TRUE;
+    let no: cl_bool = CL_FALSE;
+    let zero_u32 = 0u32;
+    let zero_usize = 0usize;
+    let zero_u64 = 0u64;
+    match param {
+        CL_DEVICE_TYPE => b(&(CL_DEVICE_TYPE_GPU as cl_device_type)),
+        CL_DEVICE_VENDOR_ID => b(&dev::VENDOR_ID),
+        CL_DEVICE_MAX_COMPUTE_UNITS => b(&d.compute_units()),
+        CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => b(&3u32),
+        CL_DEVICE_MAX_WORK_ITEM_SIZES => b(&vec![wg, wg, wg]),
+        CL_DEVICE_MAX_WORK_GROUP_SIZE => b(&wg),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => b(&1u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE
+        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
+        | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => b(&zero_u32),
+        CL_DEVICE_MAX_CLOCK_FREQUENCY => b(&1000u32),
+        CL_DEVICE_ADDRESS_BITS => b(&dev::ADDRESS_BITS),
+        CL_DEVICE_MAX_MEM_ALLOC_SIZE => b(&dev::MAX_MEM_ALLOC_SIZE),
+        CL_DEVICE_IMAGE_SUPPORT => b(&no),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_SAMPLERS
+        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT
+        | CL_DEVICE_MAX_PIPE_ARGS
+        | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+        | CL_DEVICE_PIPE_MAX_PACKET_SIZE
+        | CL_DEVICE_MAX_ON_DEVICE_QUEUES
+        | CL_DEVICE_MAX_ON_DEVICE_EVENTS
+        | CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE
+        | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
+        | CL_DEVICE_MAX_NUM_SUB_GROUPS
+        | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
+        | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => b(&zero_u32),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH
+        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_WIDTH
+        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
+        | CL_DEVICE_IMAGE3D_MAX_DEPTH
+        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE
+        | CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE
+        | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => b(&zero_usize),
+        CL_DEVICE_MAX_PARAMETER_SIZE => b(&dev::MAX_PARAMETER_SIZE),
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN => b(&dev::MEM_BASE_ADDR_ALIGN_BITS),
+        CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => b(&128u32),
+        CL_DEVICE_SINGLE_FP_CONFIG => b(&fp_config()),
+        CL_DEVICE_DOUBLE_FP_CONFIG | CL_DEVICE_HALF_FP_CONFIG => b(&zero_u64),
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => b(&(CL_NONE as cl_device_mem_cache_type)),
+        CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => b(&zero_u32),
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => b(&zero_u64),
+        CL_DEVICE_GLOBAL_MEM_SIZE => b(&dev::GLOBAL_MEM_SIZE),
+        CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => b(&dev::MAX_CONSTANT_BUFFER_SIZE),
+        CL_DEVICE_MAX_CONSTANT_ARGS => b(&dev::MAX_CONSTANT_ARGS),
+        CL_DEVICE_LOCAL_MEM_TYPE => b(&(CL_LOCAL as cl_device_local_mem_type)),
+        CL_DEVICE_LOCAL_MEM_SIZE => b(&dev::LOCAL_MEM_SIZE),
+        CL_DEVICE_ERROR_CORRECTION_SUPPORT | CL_DEVICE_HOST_UNIFIED_MEMORY => b(&no),
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION => b(&1usize),
+        CL_DEVICE_ENDIAN_LITTLE | CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
+            b(&yes)
+        }
+        CL_DEVICE_EXECUTION_CAPABILITIES => b(&(CL_EXEC_KERNEL as cl_device_exec_capabilities)),
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => b(&queue_props),
+        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => b(&(0 as cl_command_queue_properties)),
+        CL_DEVICE_PLATFORM => b(&info::Ptr(platform::platform().handle())),
+        CL_DEVICE_NAME => b(&dev::NAME),
+        CL_DEVICE_VENDOR => b(&dev::VENDOR),
+        CL_DRIVER_VERSION => b(&dev::DRIVER_VERSION),
+        CL_DEVICE_PROFILE => b(&platform::PROFILE),
+        CL_DEVICE_VERSION => b(&dev::DEVICE_VERSION),
+        CL_DEVICE_NUMERIC_VERSION => b(&CL_MAKE_VERSION(3, 0, 0)),
+        CL_DEVICE_OPENCL_C_VERSION => b(&dev::OPENCL_C_VERSION),
+        CL_DEVICE_OPENCL_C_ALL_VERSIONS => {
+            let versions = [(1, 0), (1, 1), (1, 2), (3, 0)];
+            let mut out = Vec::new();
+            for (maj, min) in versions {
+                out.extend_from_slice(&CL_MAKE_VERSION(maj, min, 0).to_ne_bytes());
+                let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
+                name[..9].copy_from_slice(b"OpenCL C\0");
+                out.extend_from_slice(&name);
+            }
+            Some(out)
+        }
+        CL_DEVICE_OPENCL_C_FEATURES => Some(name_versions(&[])),
+        CL_DEVICE_EXTENSIONS => b(&dev::EXTENSIONS.join(" ")),
+        CL_DEVICE_EXTENSIONS_WITH_VERSION => Some(name_versions(dev::EXTENSIONS)),
+        CL_DEVICE_IL_VERSION => b(&"SPIR-V_1.0"),
+        CL_DEVICE_ILS_WITH_VERSION => {
+            let mut out = CL_MAKE_VERSION(1, 0, 0).to_ne_bytes().to_vec();
+            let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
+            name[..6].copy_from_slice(b"SPIR-V");
+            out.extend_from_slice(&name);
+            Some(out)
+        }
+        CL_DEVICE_BUILT_IN_KERNELS => b(&""),
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Some(Vec::new()),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => b(&dev::PRINTF_BUFFER_SIZE),
+        CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => b(&yes),
+        CL_DEVICE_PARENT_DEVICE => b(&info::Ptr(std::ptr::null_mut::<c_void>())),
+        CL_DEVICE_PARTITION_PROPERTIES => b(&vec![0 as cl_device_partition_property]),
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => b(&(0 as cl_device_affinity_domain)),
+        CL_DEVICE_PARTITION_TYPE => Some(Vec::new()),
+        CL_DEVICE_REFERENCE_COUNT => b(&1u32),
+        CL_DEVICE_SVM_CAPABILITIES => b(&(0 as cl_device_svm_capabilities)),
+        CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
+        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
+        | CL_DEVICE_PIPE_SUPPORT => b(&no),
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => b(&yes),
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities))
+        }
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED
+            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+            as cl_device_atomic_capabilities)),
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => b(&(0 as cl_device_device_enqueue_capabilities)),
+        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => b(&(d.threads_per_warp as usize)),
+        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => b(&"v0000-01-01-00"),
+        _ => None,
+    }
+}
+
+pub extern "C" fn clGetDeviceInfo(
+    device: cl_device_id,
+    param_name: cl_device_info,
+    param_value_size: usize,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let d = Obj::<Device>::get(device)?;
+        let bytes = device_info(&d, param_name).ok_or(CL_INVALID_VALUE)?;
+        info::write_bytes(&bytes, param_value_size, param_value, param_value_size_ret)
+    })
+}
+
+pub extern "C" fn clCreateSubDevices(
+    in_device: cl_device_id,
+    properties: *const cl_device_partition_property,
+    _num_devices: cl_uint,
+    _out_devices: *mut cl_device_id,
+    _num_devices_ret: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        Obj::<Device>::get(in_device)?;
+        let props = ptr::property_list(properties)?;
+        check(!props.is_empty(), CL_INVALID_VALUE)?;
+        // The device cannot be partitioned (CL_DEVICE_PARTITION_MAX_SUB_DEVICES is 0).
+        let known = [CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS, CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN];
+        if known.contains(&props[0]) {
+            Err(CL_INVALID_VALUE)
+        } else {
+            Err(CL_INVALID_PROPERTY)
+        }
+    })
+}
+
+/// Root devices: retain/release are no-ops after validation.
+pub extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
+    status(|| Obj::<Device>::get(device).map(|_| ()))
+}
+
+pub extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
+    status(|| Obj::<Device>::get(device).map(|_| ()))
+}
+
+pub extern "C" fn clGetDeviceAndHostTimer(
+    device: cl_device_id,
+    device_timestamp: *mut cl_ulong,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
+    status(|| {
+        Obj::<Device>::get(device)?;
+        check(!device_timestamp.is_null() && !host_timestamp.is_null(), CL_INVALID_VALUE)?;
+        let t = now_ns();
+        ptr::write_opt(device_timestamp, t);
+        ptr::write_opt(host_timestamp, t);
+        Ok(())
+    })
+}

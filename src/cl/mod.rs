@@ -1,0 +1,24 @@
+//! OpenCL vocabulary shared by `api` and `core`: the C types and constants (from `opencl-sys`),
+//! the result type, and the ICD object header with its handle registry ([`object`]).
+
+pub mod object;
+
+pub use opencl_sys::cl_d3d10::*;
+pub use opencl_sys::cl_d3d11::*;
+pub use opencl_sys::cl_dx9_media_sharing::*;
+pub use opencl_sys::cl_egl::*;
+pub use opencl_sys::cl_icd::cl_icd_dispatch;
+pub use opencl_sys::*;
+
+/// Result of an OpenCL operation: the error is the spec's error code (a negative `cl_int`).
+pub type CLResult<T> = Result<T, cl_int>;
+
+/// Nanoseconds on a monotonic clock shared by every timestamp the driver reports
+/// (profiling, `clGetHostTimer`).
+pub fn now_ns() -> u64 {
+    use once_cell::sync::Lazy;
+    use std::time::Instant;
+    static START: Lazy<Instant> = Lazy::new(Instant::now);
+    // Offset so that timestamps are never 0 (0 reads as "unset" in some applications).
+    START.elapsed().as_nanos() as u64 + 1_000
+}

@@ -1,0 +1,51 @@
+//! Contexts: a set of devices (here: the one device), the properties they were created with, the
+//! application's error callback and destructor callbacks.
+
+use super::device::Device;
+use crate::cl::object::Ref;
+use crate::cl::*;
+use parking_lot::Mutex;
+
+/// Reports an error message to the application (the context's `pfn_notify`).
+pub type Notify = Box<dyn Fn(&str) + Send + Sync>;
+
+pub struct Context {
+    pub devices: Vec<Ref<Device>>,
+    /// The properties as given (terminated by 0), for `CL_CONTEXT_PROPERTIES`.
+    pub properties: Vec<cl_context_properties>,
+    notify: Option<Notify>,
+    destructors: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Context {
+    pub fn new(devices: Vec<Ref<Device>>, properties: Vec<cl_context_properties>, notify: Option<Notify>) -> Context {
+        Context { devices, properties, notify, destructors: Mutex::new(Vec::new()) }
+    }
+
+    /// Sends an error message to the application's callback (if any) and the log.
+    pub fn report(&self, message: &str) {
+        log::error!("{message}");
+        if let Some(n) = &self.notify {
+            n(message);
+        }
+    }
+
+    /// `clSetContextDestructorCallback`: runs when the context is destroyed (last reference gone),
+    /// most recently registered first.
+    pub fn add_destructor(&self, f: Box<dyn FnOnce() + Send>) {
+        self.destructors.lock().push(f);
+    }
+
+    pub fn has_device(&self, d: &Ref<Device>) -> bool {
+        self.devices.iter().any(|x| std::sync::Arc::ptr_eq(x, d))
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        let callbacks = std::mem::take(&mut *self.destructors.lock());
+        for f in callbacks.into_iter().rev() {
+            f();
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! The emulated Ventus device: its configuration (from `NUM_THREAD`/`NUM_WARP`/`VENTUS_*`), its
+//! device memory and the limits it reports.
+
+use crate::emulator::config::Config;
+use crate::emulator::DeviceMemory;
+
+/// Device limits and identity.
+pub struct Device {
+    /// Lanes per warp (`CSR_NUMT`).
+    pub threads_per_warp: u32,
+    /// Warps per work-group at most.
+    pub max_warps: u32,
+    /// Emulator host threads.
+    pub host_threads: usize,
+    pub memory: DeviceMemory,
+}
+
+pub const NAME: &str = "Ventus GPGPU device";
+pub const VENDOR: &str = "THU-DSP-LAB Ventus (emulated by ventus-icd)";
+pub const VENDOR_ID: u32 = 0x10002; // Khronos-assigned vendor ids are for hardware; use a private one.
+pub const DEVICE_VERSION: &str = "OpenCL 3.0 Ventus";
+pub const OPENCL_C_VERSION: &str = "OpenCL C 1.2 ventus-icd";
+pub const DRIVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Device extensions.
+pub const EXTENSIONS: &[&str] = &[
+    "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_il_program",
+];
+/// Global memory reported (the heap is 0x9000_0000..0xffff_ffff: 1.75 GiB of address space).
+pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;
+pub const MAX_MEM_ALLOC_SIZE: u64 = 256 << 20;
+/// `__local` memory per work-group.
+pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
+pub const MAX_CONSTANT_BUFFER_SIZE: u64 = 64 << 10;
+pub const MAX_CONSTANT_ARGS: u32 = 8;
+pub const MAX_PARAMETER_SIZE: usize = 1024;
+pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
+pub const PRINTF_BUFFER_SIZE: usize = 1 << 20;
+pub const ADDRESS_BITS: u32 = 32;
+
+impl Device {
+    pub fn new() -> Device {
+        let c = Config::get();
+        Device {
+            threads_per_warp: c.threads_per_warp,
+            max_warps: c.warps_per_group,
+            host_threads: c.threads,
+            memory: DeviceMemory::new(),
+        }
+    }
+
+    /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`: warps × lanes.
+    pub fn max_work_group_size(&self) -> usize {
+        (self.threads_per_warp * self.max_warps) as usize
+    }
+
+    /// `CL_DEVICE_MAX_COMPUTE_UNITS`: the host threads that run work-groups concurrently.
+    pub fn compute_units(&self) -> u32 {
+        self.host_threads.max(1) as u32
+    }
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device::new()
+    }
+}

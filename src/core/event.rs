@@ -1,0 +1,154 @@
+//! Events: the execution-status state machine (queued → submitted → running → complete, or a
+//! negative error), profiling timestamps, waiting and callbacks.
+//!
+//! Callbacks never run while the event's lock is held (a callback may call back into the API).
+//! Every status change also bumps a global generation counter that out-of-order queue workers wait
+//! on, so a command becomes ready as soon as its last dependency finishes, wherever that happens.
+
+use super::context::Context;
+use super::queue::Queue;
+use crate::cl::object::Ref;
+use crate::cl::*;
+use once_cell::sync::Lazy;
+use parking_lot::{Condvar, Mutex};
+
+/// A status callback: called once with the status that triggered it.
+pub type Callback = Box<dyn FnOnce(cl_int) + Send>;
+
+struct State {
+    status: cl_int,
+    /// queued, submit, start, end, complete (ns; 0 = not reached).
+    times: [u64; 5],
+    callbacks: Vec<(cl_int, Callback)>,
+}
+
+pub struct Event {
+    pub context: Ref<Context>,
+    /// The queue of a command event; `None` for user events.
+    pub queue: Option<Ref<Queue>>,
+    pub command_type: cl_command_type,
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+/// Global "some event changed" signal for out-of-order workers.
+pub(crate) static CHANGED: Lazy<(Mutex<u64>, Condvar)> = Lazy::new(|| (Mutex::new(0), Condvar::new()));
+
+fn bump_generation() {
+    let (m, cv) = &*CHANGED;
+    *m.lock() += 1;
+    cv.notify_all();
+}
+
+impl Event {
+    /// A user event (`CL_SUBMITTED` until the application sets its status).
+    pub fn user(context: Ref<Context>) -> Event {
+        Event::with_status(context, None, CL_COMMAND_USER, CL_SUBMITTED)
+    }
+
+    /// The event of an enqueued command (`CL_QUEUED`, queued timestamp taken now).
+    pub fn command(context: Ref<Context>, queue: Ref<Queue>, command_type: cl_command_type) -> Event {
+        let e = Event::with_status(context, Some(queue), command_type, CL_QUEUED);
+        e.state.lock().times[0] = now_ns();
+        e
+    }
+
+    fn with_status(context: Ref<Context>, queue: Option<Ref<Queue>>, command_type: cl_command_type, status: cl_int) -> Event {
+        Event {
+            context,
+            queue,
+            command_type,
+            state: Mutex::new(State { status, times: [0; 5], callbacks: Vec::new() }),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// The current execution status.
+    pub fn status(&self) -> cl_int {
+        self.state.lock().status
+    }
+
+    /// True once complete or failed.
+    pub fn is_done(&self) -> bool {
+        self.status() <= CL_COMPLETE
+    }
+
+    /// Moves the event to `status` (only forwards: a finished event never changes again), records
+    /// profiling times, wakes waiters and runs the callbacks whose trigger has been reached.
+    pub fn set_status(&self, status: cl_int) {
+        let due = {
+            let mut s = self.state.lock();
+            if s.status <= CL_COMPLETE || status >= s.status {
+                return;
+            }
+            let now = now_ns();
+            let stage = |st: cl_int| match st {
+                CL_SUBMITTED => 1,
+                CL_RUNNING => 2,
+                _ => 3,
+            };
+            // Fill in skipped stages too, so profiling values are always ordered.
+            for k in 1..=stage(status.max(CL_COMPLETE)) {
+                if s.times[k] == 0 {
+                    s.times[k] = now;
+                }
+            }
+            if status <= CL_COMPLETE {
+                s.times[4] = now;
+            }
+            s.status = status;
+            let (due, keep): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut s.callbacks).into_iter().partition(|(trigger, _)| status <= *trigger);
+            s.callbacks = keep;
+            due
+        };
+        self.cv.notify_all();
+        bump_generation();
+        for (_, f) in due {
+            f(status);
+        }
+    }
+
+    /// Blocks until the event is complete or failed; returns the final status.
+    pub fn wait(&self) -> cl_int {
+        let mut s = self.state.lock();
+        while s.status > CL_COMPLETE {
+            self.cv.wait(&mut s);
+        }
+        s.status
+    }
+
+    /// `clSetEventCallback`: `trigger` is `CL_SUBMITTED`, `CL_RUNNING` or `CL_COMPLETE`. A callback
+    /// whose state was already reached runs immediately (on the calling thread).
+    pub fn add_callback(&self, trigger: cl_int, f: Callback) {
+        let now = {
+            let mut s = self.state.lock();
+            if s.status <= trigger {
+                Some(s.status)
+            } else {
+                s.callbacks.push((trigger, f));
+                return;
+            }
+        };
+        if let Some(st) = now {
+            f(st);
+        }
+    }
+
+    /// Profiling timestamp: `CL_PROFILING_COMMAND_{QUEUED,SUBMIT,START,END,COMPLETE}`; `None` if
+    /// not reached yet.
+    pub fn profiling(&self, which: cl_profiling_info) -> Option<u64> {
+        let k = match which {
+            CL_PROFILING_COMMAND_QUEUED => 0,
+            CL_PROFILING_COMMAND_SUBMIT => 1,
+            CL_PROFILING_COMMAND_START => 2,
+            CL_PROFILING_COMMAND_END => 3,
+            _ => 4,
+        };
+        let s = self.state.lock();
+        if s.status > CL_COMPLETE && k >= 3 {
+            return None;
+        }
+        Some(s.times[k]).filter(|&t| t != 0)
+    }
+}

@@ -1,0 +1,18 @@
+//! OpenCL objects in safe Rust: platform, device, context, command queue (one worker thread each),
+//! events, memory objects, programs and kernels. `core` never sees C pointers: the `api` layer
+//! converts every application pointer and wraps C callbacks into Rust closures.
+
+pub mod context;
+pub mod device;
+pub mod event;
+pub mod platform;
+pub mod queue;
+
+use crate::cl::object::handle_type;
+use crate::cl::*;
+
+handle_type!(platform::Platform, Platform, cl_platform_id, CL_INVALID_PLATFORM);
+handle_type!(device::Device, Device, cl_device_id, CL_INVALID_DEVICE);
+handle_type!(context::Context, Context, cl_context, CL_INVALID_CONTEXT);
+handle_type!(queue::Queue, Queue, cl_command_queue, CL_INVALID_COMMAND_QUEUE);
+handle_type!(event::Event, Event, cl_event, CL_INVALID_EVENT);

@@ -1,0 +1,191 @@
+//! Command queues: one worker thread per queue executes commands; in-order queues run them in
+//! enqueue order, out-of-order queues run any command whose dependencies have finished (barriers
+//! and markers order them as the spec requires).
+//!
+//! A command whose wait list contains a failed event is not run; its event fails with
+//! `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`. A command whose work returns an error fails its
+//! event with that (negative) status. Either way the queue goes on with the next command.
+
+use super::context::Context;
+use super::device::Device;
+use super::event::{Event, CHANGED};
+use crate::cl::object::{Obj, Ref};
+use crate::cl::*;
+use parking_lot::{Condvar, Mutex};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The work of a command, run on the queue's worker thread.
+pub type Work = Box<dyn FnOnce() -> CLResult<()> + Send>;
+
+struct Command {
+    event: Ref<Event>,
+    deps: Vec<Ref<Event>>,
+    work: Work,
+}
+
+#[derive(Default)]
+struct QState {
+    pending: VecDeque<Command>,
+    /// Events of commands not yet finished (for `clFinish`, barriers and markers).
+    outstanding: Vec<Ref<Event>>,
+    /// The last barrier of an out-of-order queue: later commands depend on it.
+    last_barrier: Option<Ref<Event>>,
+    shutdown: bool,
+}
+
+struct Shared {
+    state: Mutex<QState>,
+    cv: Condvar,
+    in_order: bool,
+}
+
+pub struct Queue {
+    pub context: Ref<Context>,
+    pub device: Ref<Device>,
+    pub properties: cl_command_queue_properties,
+    /// `CL_QUEUE_PROPERTIES_ARRAY` as given (empty for `clCreateCommandQueue`).
+    pub properties_array: Vec<cl_queue_properties>,
+    shared: Arc<Shared>,
+}
+
+/// How a command relates to the commands before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ordering {
+    /// A normal command.
+    Command,
+    /// A marker: with an empty wait list it waits for every earlier command.
+    Marker,
+    /// A barrier: waits for every earlier command (plus its wait list); later commands wait for it.
+    Barrier,
+}
+
+impl Queue {
+    /// Creates a queue and starts its worker thread.
+    pub fn new(
+        context: Ref<Context>,
+        device: Ref<Device>,
+        properties: cl_command_queue_properties,
+        properties_array: Vec<cl_queue_properties>,
+    ) -> Queue {
+        let in_order = properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
+        let shared = Arc::new(Shared { state: Mutex::new(QState::default()), cv: Condvar::new(), in_order });
+        let s2 = shared.clone();
+        std::thread::Builder::new()
+            .name("ventus-queue".into())
+            .spawn(move || worker(s2))
+            .expect("spawning a queue worker thread");
+        Queue { context, device, properties, properties_array, shared }
+    }
+
+    pub fn profiling(&self) -> bool {
+        self.properties & CL_QUEUE_PROFILING_ENABLE != 0
+    }
+
+    /// Enqueues a command; returns its event (registered, application reference count 1).
+    pub fn enqueue(
+        queue: &Ref<Queue>,
+        command_type: cl_command_type,
+        wait_list: Vec<Ref<Event>>,
+        ordering: Ordering,
+        work: Work,
+    ) -> Ref<Event> {
+        let event = Obj::new(Event::command(queue.context.clone(), queue.clone(), command_type));
+        let mut st = queue.shared.state.lock();
+        st.outstanding.retain(|e| !e.is_done());
+        let mut deps = wait_list;
+        match ordering {
+            Ordering::Barrier => deps.extend(st.outstanding.iter().cloned()),
+            Ordering::Marker if deps.is_empty() => deps.extend(st.outstanding.iter().cloned()),
+            _ => {}
+        }
+        if !queue.shared.in_order {
+            if let Some(b) = &st.last_barrier {
+                deps.push(b.clone());
+            }
+            if ordering == Ordering::Barrier {
+                st.last_barrier = Some(event.clone());
+            }
+        }
+        st.outstanding.push(event.clone());
+        st.pending.push_back(Command { event: event.clone(), deps, work });
+        drop(st);
+        event.set_status(CL_SUBMITTED);
+        queue.shared.cv.notify_all();
+        event
+    }
+
+    /// `clFinish`: blocks until every command enqueued so far has finished.
+    pub fn finish(&self) {
+        let outstanding = self.shared.state.lock().outstanding.clone();
+        for e in outstanding {
+            e.wait();
+        }
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        self.shared.state.lock().shutdown = true;
+        self.shared.cv.notify_all();
+        let (m, cv) = &*CHANGED;
+        *m.lock() += 1;
+        cv.notify_all();
+    }
+}
+
+/// Index of the next command to run, if any is ready.
+fn pick(st: &QState, in_order: bool) -> Option<usize> {
+    if in_order {
+        return if st.pending.is_empty() { None } else { Some(0) };
+    }
+    st.pending.iter().position(|c| c.deps.iter().all(|d| d.is_done()))
+}
+
+fn worker(shared: Arc<Shared>) {
+    loop {
+        let cmd = {
+            let mut st = shared.state.lock();
+            loop {
+                if let Some(i) = pick(&st, shared.in_order) {
+                    break st.pending.remove(i);
+                }
+                if st.shutdown && st.pending.is_empty() {
+                    return;
+                }
+                if shared.in_order || st.pending.is_empty() {
+                    shared.cv.wait(&mut st);
+                } else {
+                    // Out of order and blocked on dependencies: wait for any event to change.
+                    drop(st);
+                    let (m, cv) = &*CHANGED;
+                    let mut g = m.lock();
+                    cv.wait_for(&mut g, Duration::from_millis(5));
+                    drop(g);
+                    st = shared.state.lock();
+                }
+            }
+        };
+        let Some(cmd) = cmd else { continue };
+        run(cmd);
+    }
+}
+
+fn run(cmd: Command) {
+    let failed = cmd.deps.iter().map(|d| d.wait()).any(|s| s < 0);
+    if failed {
+        cmd.event.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        return;
+    }
+    cmd.event.set_status(CL_RUNNING);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(cmd.work));
+    match result {
+        Ok(Ok(())) => cmd.event.set_status(CL_COMPLETE),
+        Ok(Err(e)) => cmd.event.set_status(if e < 0 { e } else { CL_OUT_OF_RESOURCES }),
+        Err(_) => {
+            cmd.event.context.report("internal error: a command panicked");
+            cmd.event.set_status(CL_OUT_OF_HOST_MEMORY)
+        }
+    }
+}
