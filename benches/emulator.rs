@@ -81,6 +81,7 @@ fn measure(name: &str, src: &str, mem: &DeviceMemory, groups: u32, warps: u32) -
         pds_base: 0,
         private_bytes_per_thread: 0,
         start_pc: 0x8000_0000,
+        work_items: None,
     };
     let mut rates = Vec::new();
     for threads in [1usize, 2] {

@@ -31,6 +31,7 @@ fn vecadd(trap_mode: TrapMode, threads: usize) -> (Result<u64, DeviceError>, Vec
         args: &args,
         threads_per_warp: 8,
         print: (print.base(), print.size()),
+        work_items: None,
     };
     let r = launch(&mem, &l, &RunOptions { threads, trap_mode, ..Default::default() }).map(|s| s.instructions);
     let mut out = vec![0u8; 4 * n];

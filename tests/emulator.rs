@@ -751,3 +751,37 @@ fn vftta_follows_the_reference_formula() {
         assert_eq!(out[i], want, "lane {i}");
     }
 }
+
+#[test]
+fn work_item_masks_for_partial_warps_and_non_uniform_groups() {
+    use ventus_icd::emulator::WorkItems;
+    // 48 work-items per group with 32-lane warps: the second warp has 16 real lanes.
+    let wi = WorkItems { global: [96, 1, 1], local: [48, 1, 1] };
+    assert_eq!(wi.lane_mask([0, 0, 0], 0, 32), u32::MAX);
+    assert_eq!(wi.lane_mask([0, 0, 0], 1, 32), 0xffff);
+    // Non-uniform: global 100 with local 48 -> the third group has 4 work-items.
+    let wi = WorkItems { global: [100, 1, 1], local: [48, 1, 1] };
+    assert_eq!(wi.lane_mask([2, 0, 0], 0, 32), 0xf);
+    assert_eq!(wi.lane_mask([2, 0, 0], 1, 32), 0);
+    // 2D: local 8x4, global 12x6: group (1,1) is 4 wide and 2 high.
+    let wi = WorkItems { global: [12, 6, 1], local: [8, 4, 1] };
+    let m = wi.lane_mask([1, 1, 0], 0, 32);
+    let want: u32 = (0..32).filter(|l| l % 8 < 4 && l / 8 < 2).map(|l| 1u32 << l).sum();
+    assert_eq!(m, want);
+    // A kernel run with the mask: only real work-items store.
+    let src = format!("vadd.vi v2, v1, 1\n{}\nendprg\n", store_lanes(2, 0, 48));
+    let (prog, _) = build(&src);
+    let o = exec("endprg\n", &Setup { groups: 3, warps: 2, ..Setup::default() });
+    let params = ventus_icd::emulator::LaunchParams {
+        work_items: Some(WorkItems { global: [100, 1, 1], local: [48, 1, 1] }),
+        ..o.params.clone()
+    };
+    run(&o.mem, &prog, &params, &RunOptions::default()).unwrap();
+    let out = read_out(&o.mem, 150);
+    for g in 0..3usize {
+        for l in 0..48usize {
+            let real = g * 48 + l < 100;
+            assert_eq!(out[g * 48 + l], if real { l as u32 + 1 } else { 0 }, "group {g} lane {l}");
+        }
+    }
+}

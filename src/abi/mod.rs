@@ -6,6 +6,7 @@
 
 pub mod elf;
 pub mod image;
+pub mod kernel_info;
 pub mod launch;
 
 /// Start of the per-work-group local-memory (LDS) window; `CSR_LDS` reads this value.

@@ -396,6 +396,7 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
         args: &kargs,
         threads_per_warp: numt,
         print: (print.base(), print.size()),
+        work_items: None,
     };
     let result = if let Some(t) = &c.trace {
         let (r, traces) = launch_traced(&mem, &l, &opts(&c));

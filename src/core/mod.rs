@@ -5,7 +5,11 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod kernel;
+pub mod launch;
+pub mod memory;
 pub mod platform;
+pub mod program;
 pub mod queue;
 
 use crate::cl::object::handle_type;
@@ -16,3 +20,5 @@ handle_type!(device::Device, Device, cl_device_id, CL_INVALID_DEVICE);
 handle_type!(context::Context, Context, cl_context, CL_INVALID_CONTEXT);
 handle_type!(queue::Queue, Queue, cl_command_queue, CL_INVALID_COMMAND_QUEUE);
 handle_type!(event::Event, Event, cl_event, CL_INVALID_EVENT);
+handle_type!(memory::Mem, Mem, cl_mem, CL_INVALID_MEM_OBJECT);
+// Program and kernel handle types are declared in their modules once their payload types exist.

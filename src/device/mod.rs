@@ -18,6 +18,8 @@ pub struct KernelLaunch<'a> {
     pub threads_per_warp: u32,
     /// Print buffer (address, size) written into the metadata; (0, 0) for none.
     pub print: (u32, u32),
+    /// OpenCL work-item extent (masks lanes that are not work-items); `None` = all lanes run.
+    pub work_items: Option<emulator::WorkItems>,
 }
 
 /// Why a launch failed.
@@ -100,6 +102,7 @@ fn stage_and_run(
             pds_base: private.base(),
             private_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
             start_pc: crate::abi::PROGRAM_BASE,
+            work_items: l.work_items,
         };
         runner(&params).map_err(DeviceError::Launch)
     })();

@@ -60,6 +60,7 @@ pub fn stage(mem: &DeviceMemory, img: &LaunchImage) -> Result<(Program, LaunchPa
         pds_base: img.pds_base,
         private_bytes_per_thread: img.pds_size,
         start_pc: img.start_pc,
+        work_items: None,
     };
     Ok((prog, params))
 }

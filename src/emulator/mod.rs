@@ -45,6 +45,39 @@ pub struct LaunchParams {
     pub private_bytes_per_thread: u32,
     /// First pc of every warp (0x8000_0000: crt0).
     pub start_pc: u32,
+    /// When set, lanes that are not real work-items start inactive: lanes past the work-group size
+    /// in a partial last warp, and, for OpenCL 3.0 non-uniform NDRanges, lanes outside the actual
+    /// (smaller) edge work-groups. `None` = the reference behaviour (all `numt` lanes active).
+    pub work_items: Option<WorkItems>,
+}
+
+/// The OpenCL view of a launch, used to mask lanes that are not work-items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkItems {
+    /// Global size per dimension (not necessarily a multiple of `local`).
+    pub global: [u32; 3],
+    /// Enqueued work-group size per dimension.
+    pub local: [u32; 3],
+}
+
+impl WorkItems {
+    /// Active-lane mask of warp `warp` in work-group `group_id` for `numt` lanes per warp.
+    pub fn lane_mask(&self, group_id: [u32; 3], warp: u32, numt: u32) -> u32 {
+        let [lx, ly, lz] = self.local.map(|v| v.max(1));
+        let actual: [u32; 3] = std::array::from_fn(|d| {
+            let start = group_id[d] as u64 * self.local[d] as u64;
+            (self.global[d] as u64).saturating_sub(start).min(self.local[d] as u64) as u32
+        });
+        let mut m = 0u32;
+        for lane in 0..numt.min(32) {
+            let linear = warp * numt + lane;
+            let (x, y, z) = (linear % lx, (linear / lx) % ly, linear / (lx * ly));
+            if z < lz && x < actual[0] && y < actual[1] && z < actual[2] {
+                m |= 1 << lane;
+            }
+        }
+        m
+    }
 }
 
 /// What to do when an instruction traps.

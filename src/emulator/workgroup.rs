@@ -59,6 +59,12 @@ pub fn run_group<T: Tracer>(
             pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c));
         }
     }
+    if let Some(wi) = &p.work_items {
+        let gid = [g % p.num_groups[0], (g / p.num_groups[0]) % p.num_groups[1], g / (p.num_groups[0] * p.num_groups[1])];
+        for (w, warp) in pool.warps.iter_mut().enumerate() {
+            warp.mask = wi.lane_mask(gid, w as u32, p.threads_per_warp);
+        }
+    }
     let warps = &mut pool.warps;
     let mut run: Vec<usize> = (0..numw).collect();
     // Barrier state: 0 = not arrived, 1 = arrived, 2 = finished.

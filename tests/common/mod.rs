@@ -62,6 +62,7 @@ fn params(s: &Setup) -> LaunchParams {
         pds_base: 0x9100_0000,
         private_bytes_per_thread: 0x1000,
         start_pc: 0x8000_0000,
+        work_items: None,
     }
 }
 

@@ -1,0 +1,226 @@
+//! Kernel metadata carried in our ELFs (section [`SECTION`]): argument names, types, address
+//! spaces and sizes (what `CL_KERNEL_ARG_*` queries and `clSetKernelArg` validation need), plus
+//! kernel attributes. Official Ventus ELFs carry none; the driver then accepts arguments by size.
+//!
+//! Format (little-endian): `b"VKI1"`, `u32` kernel count, then per kernel: name, `u32` flags
+//! (bit 0 reqd_work_group_size present, bit 1 work_group_size_hint present), `[u32; 3]` reqd,
+//! `[u32; 3]` hint, vec_type_hint, attributes, `u32` private bytes per work-item, `u32` static
+//! `__local` bytes, `u32` argument count, then per argument: name, type name, `u32` address space,
+//! `u32` access qualifier, `u32` type-qualifier bits, `u32` size in bytes. Strings are a `u32`
+//! length and UTF-8 bytes. Decoding never panics.
+
+/// ELF section holding the encoded table.
+pub const SECTION: &str = ".ventus.kernel_info";
+
+/// Address space of a kernel argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddressSpace {
+    Private = 0,
+    Global = 1,
+    Constant = 2,
+    Local = 3,
+}
+
+/// Access qualifier (images/pipes; `None` for everything else).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    None = 0,
+    ReadOnly = 1,
+    WriteOnly = 2,
+    ReadWrite = 3,
+}
+
+/// Type-qualifier bits (same values as `CL_KERNEL_ARG_TYPE_*`).
+pub mod qualifier {
+    pub const CONST: u32 = 1;
+    pub const RESTRICT: u32 = 2;
+    pub const VOLATILE: u32 = 4;
+    pub const PIPE: u32 = 8;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgInfo {
+    pub name: String,
+    pub type_name: String,
+    pub address_space: AddressSpace,
+    pub access: Access,
+    pub type_qualifiers: u32,
+    /// Size of the value passed to `clSetKernelArg` (4 for pointers on this 32-bit device).
+    pub size: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KernelInfo {
+    pub name: String,
+    pub args: Vec<ArgInfo>,
+    pub reqd_work_group_size: Option<[u32; 3]>,
+    pub work_group_size_hint: Option<[u32; 3]>,
+    pub vec_type_hint: String,
+    /// `CL_KERNEL_ATTRIBUTES` text.
+    pub attributes: String,
+    pub private_bytes: u32,
+    pub local_bytes: u32,
+}
+
+/// Why a table cannot be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelInfoError {
+    BadMagic,
+    Truncated,
+    BadString,
+    BadEnum(u32),
+}
+
+impl std::fmt::Display for KernelInfoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KernelInfoError::BadMagic => write!(f, "kernel info: bad magic"),
+            KernelInfoError::Truncated => write!(f, "kernel info: truncated"),
+            KernelInfoError::BadString => write!(f, "kernel info: invalid UTF-8 string"),
+            KernelInfoError::BadEnum(v) => write!(f, "kernel info: invalid enumeration value {v}"),
+        }
+    }
+}
+impl std::error::Error for KernelInfoError {}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len() as u32);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Encodes a table.
+pub fn encode(kernels: &[KernelInfo]) -> Vec<u8> {
+    let mut out = b"VKI1".to_vec();
+    put_u32(&mut out, kernels.len() as u32);
+    for k in kernels {
+        put_str(&mut out, &k.name);
+        let flags = k.reqd_work_group_size.is_some() as u32 | (k.work_group_size_hint.is_some() as u32) << 1;
+        put_u32(&mut out, flags);
+        for v in k.reqd_work_group_size.unwrap_or([0; 3]).into_iter().chain(k.work_group_size_hint.unwrap_or([0; 3])) {
+            put_u32(&mut out, v);
+        }
+        put_str(&mut out, &k.vec_type_hint);
+        put_str(&mut out, &k.attributes);
+        put_u32(&mut out, k.private_bytes);
+        put_u32(&mut out, k.local_bytes);
+        put_u32(&mut out, k.args.len() as u32);
+        for a in &k.args {
+            put_str(&mut out, &a.name);
+            put_str(&mut out, &a.type_name);
+            put_u32(&mut out, a.address_space as u32);
+            put_u32(&mut out, a.access as u32);
+            put_u32(&mut out, a.type_qualifiers);
+            put_u32(&mut out, a.size);
+        }
+    }
+    out
+}
+
+struct Reader<'a>(&'a [u8]);
+impl Reader<'_> {
+    fn u32(&mut self) -> Result<u32, KernelInfoError> {
+        let (b, rest) = self.0.split_first_chunk::<4>().ok_or(KernelInfoError::Truncated)?;
+        self.0 = rest;
+        Ok(u32::from_le_bytes(*b))
+    }
+    fn string(&mut self) -> Result<String, KernelInfoError> {
+        let n = self.u32()? as usize;
+        if n > self.0.len() {
+            return Err(KernelInfoError::Truncated);
+        }
+        let (s, rest) = self.0.split_at(n);
+        self.0 = rest;
+        String::from_utf8(s.to_vec()).map_err(|_| KernelInfoError::BadString)
+    }
+}
+
+/// Decodes a table.
+pub fn decode(bytes: &[u8]) -> Result<Vec<KernelInfo>, KernelInfoError> {
+    let rest = bytes.strip_prefix(b"VKI1").ok_or(KernelInfoError::BadMagic)?;
+    let mut r = Reader(rest);
+    let n = r.u32()?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let name = r.string()?;
+        let flags = r.u32()?;
+        let mut v = [0u32; 6];
+        for x in &mut v {
+            *x = r.u32()?;
+        }
+        let mut k = KernelInfo {
+            name,
+            reqd_work_group_size: (flags & 1 != 0).then_some([v[0], v[1], v[2]]),
+            work_group_size_hint: (flags & 2 != 0).then_some([v[3], v[4], v[5]]),
+            vec_type_hint: r.string()?,
+            attributes: r.string()?,
+            private_bytes: r.u32()?,
+            local_bytes: r.u32()?,
+            args: Vec::new(),
+        };
+        let nargs = r.u32()?;
+        for _ in 0..nargs {
+            let name = r.string()?;
+            let type_name = r.string()?;
+            let address_space = match r.u32()? {
+                0 => AddressSpace::Private,
+                1 => AddressSpace::Global,
+                2 => AddressSpace::Constant,
+                3 => AddressSpace::Local,
+                x => return Err(KernelInfoError::BadEnum(x)),
+            };
+            let access = match r.u32()? {
+                0 => Access::None,
+                1 => Access::ReadOnly,
+                2 => Access::WriteOnly,
+                3 => Access::ReadWrite,
+                x => return Err(KernelInfoError::BadEnum(x)),
+            };
+            let type_qualifiers = r.u32()?;
+            let size = r.u32()?;
+            k.args.push(ArgInfo { name, type_name, address_space, access, type_qualifiers, size });
+        }
+        out.push(k);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn round_trip_and_garbage() {
+        let k = KernelInfo {
+            name: "saxpy".into(),
+            args: vec![
+                ArgInfo {
+                    name: "x".into(),
+                    type_name: "float*".into(),
+                    address_space: AddressSpace::Global,
+                    access: Access::None,
+                    type_qualifiers: qualifier::CONST,
+                    size: 4,
+                },
+                ArgInfo {
+                    name: "a".into(),
+                    type_name: "float".into(),
+                    address_space: AddressSpace::Private,
+                    access: Access::None,
+                    type_qualifiers: 0,
+                    size: 4,
+                },
+            ],
+            reqd_work_group_size: Some([64, 1, 1]),
+            attributes: "reqd_work_group_size(64,1,1)".into(),
+            ..Default::default()
+        };
+        let bytes = encode(&[k.clone()]);
+        assert_eq!(decode(&bytes).unwrap(), vec![k]);
+        for n in 0..bytes.len() {
+            assert!(decode(&bytes[..n]).is_err());
+        }
+        assert_eq!(decode(b"nope"), Err(KernelInfoError::BadMagic));
+    }
+}
