@@ -13,6 +13,7 @@
 pub mod abi;
 pub mod api;
 pub mod cl;
+pub mod compiler;
 pub mod core;
 pub mod device;
 pub mod emulator;

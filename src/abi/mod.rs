@@ -4,7 +4,9 @@
 //! Everything here is plain data; the emulator and (later) the compiler and driver meet only here and
 //! in [`crate::isa`].
 
+pub mod crt0;
 pub mod elf;
+pub mod elf_writer;
 pub mod image;
 pub mod kernel_info;
 pub mod launch;

@@ -23,6 +23,28 @@ fn wrap_notify(pfn: Option<ContextNotify>, user_data: *mut c_void) -> Option<Not
     }))
 }
 
+/// Reads a zero-terminated list of name/value pairs (context, queue properties), where a value may
+/// be 0 (unlike [`ptr::property_list`], which stops at the first 0). NULL gives an empty list; the
+/// result includes the terminating 0. At most 512 pairs.
+pub(crate) fn property_pairs<T: Copy + PartialEq + Default>(p: *const T) -> CLResult<Vec<T>> {
+    let mut out = Vec::new();
+    if p.is_null() {
+        return Ok(out);
+    }
+    for i in 0..512 {
+        // SAFETY: the OpenCL contract: a property list is readable up to and including its
+        // terminating 0, which stands where a name would; every name before it has a value.
+        let name = unsafe { p.add(2 * i).read_unaligned() };
+        out.push(name);
+        if name == T::default() {
+            return Ok(out);
+        }
+        // SAFETY: as above — `name` is not the terminator, so its value follows.
+        out.push(unsafe { p.add(2 * i + 1).read_unaligned() });
+    }
+    Err(CL_INVALID_PROPERTY)
+}
+
 /// Validates context properties: known names, each at most once, a valid platform.
 fn check_properties(props: &[cl_context_properties]) -> CLResult<()> {
     let mut seen = Vec::new();
@@ -52,7 +74,7 @@ fn create(
     user_data: *mut c_void,
 ) -> CLResult<cl_context> {
     check(pfn.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
-    let props = ptr::property_list(props)?;
+    let props = property_pairs(props)?;
     check_properties(&props)?;
     let ctx = Obj::new(Context::new(devices, props, wrap_notify(pfn, user_data)));
     Ok(ctx.handle())

@@ -24,10 +24,10 @@ pub extern "C" fn clGetDeviceIDs(
             | CL_DEVICE_TYPE_ACCELERATOR
             | CL_DEVICE_TYPE_CUSTOM;
         check(device_type == CL_DEVICE_TYPE_ALL || device_type & !known == 0, CL_INVALID_DEVICE_TYPE)?;
-        check(!(num_entries == 0 && !devices.is_null()), CL_INVALID_VALUE)?;
+        check(num_entries != 0 || devices.is_null(), CL_INVALID_VALUE)?;
         check(!(devices.is_null() && num_devices.is_null()), CL_INVALID_VALUE)?;
-        let matches = device_type == CL_DEVICE_TYPE_ALL
-            || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0;
+        let matches =
+            device_type == CL_DEVICE_TYPE_ALL || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0;
         check(matches, CL_DEVICE_NOT_FOUND)?;
         if !devices.is_null() {
             ptr::write_opt(devices, platform::device().handle());
@@ -46,7 +46,8 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
     use info::InfoValue;
     let b = |v: &dyn InfoValue| Some(v.info_bytes());
     let wg = d.max_work_group_size();
-    let queue_props = (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as cl_command_queue_properties;
+    let queue_props =
+        (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as cl_command_queue_properties;
     let yes: cl_bool = CL_TRUE;
     let no: cl_bool = CL_FALSE;
     let zero_u32 = 0u32;
@@ -144,7 +145,14 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
             }
             Some(out)
         }
-        CL_DEVICE_OPENCL_C_FEATURES => Some(name_versions(&[])),
+        // OpenCL C 3.0 (in the all-versions list) with the full profile requires 64-bit integers.
+        CL_DEVICE_OPENCL_C_FEATURES => {
+            let mut out = CL_MAKE_VERSION(3, 0, 0).to_ne_bytes().to_vec();
+            let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
+            name[..16].copy_from_slice(b"__opencl_c_int64");
+            out.extend_from_slice(&name);
+            Some(out)
+        }
         CL_DEVICE_EXTENSIONS => b(&dev::EXTENSIONS.join(" ")),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => Some(name_versions(dev::EXTENSIONS)),
         CL_DEVICE_IL_VERSION => b(&"SPIR-V_1.0"),
@@ -173,10 +181,10 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
             b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities))
         }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED
-            | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-            | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-            as cl_device_atomic_capabilities)),
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+            b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
+                as cl_device_atomic_capabilities))
+        }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => b(&(0 as cl_device_device_enqueue_capabilities)),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => b(&(d.threads_per_warp as usize)),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => b(&"v0000-01-01-00"),
@@ -210,7 +218,8 @@ pub extern "C" fn clCreateSubDevices(
         let props = ptr::property_list(properties)?;
         check(!props.is_empty(), CL_INVALID_VALUE)?;
         // The device cannot be partitioned (CL_DEVICE_PARTITION_MAX_SUB_DEVICES is 0).
-        let known = [CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS, CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN];
+        let known =
+            [CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS, CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN];
         if known.contains(&props[0]) {
             Err(CL_INVALID_VALUE)
         } else {

@@ -120,8 +120,8 @@ pub extern "C" fn clSetUserEventStatus(event: cl_event, execution_status: cl_int
         let e = Obj::<Event>::get(event)?;
         check(e.command_type == CL_COMMAND_USER, CL_INVALID_EVENT)?;
         check(execution_status == CL_COMPLETE || execution_status < 0, CL_INVALID_VALUE)?;
-        check(!e.is_done(), CL_INVALID_OPERATION)?;
-        e.set_status(execution_status);
-        Ok(())
+        // "CL_INVALID_OPERATION if the execution status of event has already been changed by a
+        // previous call to clSetUserEventStatus" (checked atomically with the change).
+        check(e.try_set_status(execution_status), CL_INVALID_OPERATION)
     })
 }

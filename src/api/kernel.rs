@@ -1,67 +1,375 @@
-//! Entry points of `kernel` (stubs until implemented).
+//! Kernel entry points (OpenCL 3.0 §5.9): creation, arguments, queries.
+//!
+//! Argument rules:
+//! * With metadata (our ELFs carry `.ventus.kernel_info`): the index must be declared; a
+//!   `__global`/`__constant` argument takes `sizeof(cl_mem)` bytes holding a buffer of the
+//!   kernel's context or NULL (a NULL `arg_value` also means NULL); a `__local` argument takes a
+//!   non-zero size and a NULL value; anything else takes exactly its declared size.
+//! * Without metadata (official ELFs), "by size" as pocl does: a NULL `arg_value` with a size
+//!   is a `__local` allocation of that size; a `sizeof(cl_mem)`-byte value holding a registered
+//!   `cl_mem` handle is that buffer, and one holding 0 is a NULL buffer pointer; anything else is
+//!   raw by-value bytes. The argument count is then the highest index set + 1 (at most
+//!   `MAX_PARAMETER_SIZE / 4` arguments). Caveat of the rule: an 8-byte by-value argument that is
+//!   all zeros is taken for a NULL pointer.
+//! * No SVM, no sub-groups: those entry points return `CL_INVALID_OPERATION` after validating
+//!   their handles.
 
-#![allow(non_snake_case, unused_variables, unused_imports)]
-
+use super::{check, info, object, ptr, status};
+use crate::abi::kernel_info::{Access, AddressSpace};
+use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
-use libc::{intptr_t, size_t};
+use crate::core::device::{self as dev, Device};
+use crate::core::kernel::{ArgValue, Kernel};
+use crate::core::memory::Mem;
+use crate::core::program::Program;
+use libc::size_t;
 use std::ffi::{c_char, c_void};
+use std::sync::Arc;
 
-pub extern "C" fn clCreateKernel(program: cl_program, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+pub extern "C" fn clCreateKernel(
+    program: cl_program,
+    kernel_name: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_kernel {
+    object(errcode_ret, || {
+        let p = Obj::<Program>::get(program)?;
+        // "CL_INVALID_VALUE if kernel_name is NULL."
+        let name = ptr::c_string(kernel_name, CL_INVALID_VALUE)?;
+        // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for program."
+        let exec = p.executable().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        // "CL_INVALID_KERNEL_NAME if kernel_name is not found in program."
+        let index = exec.kernel(&name).ok_or(CL_INVALID_KERNEL_NAME)?;
+        Ok(Obj::new(Kernel::new(p, exec, index)).handle())
+    })
 }
 
-pub extern "C" fn clCreateKernelsInProgram(program: cl_program, num_kernels: cl_uint, kernels: *mut cl_kernel, num_kernels_ret: *mut cl_uint) -> cl_int {
-    CL_INVALID_OPERATION
+pub extern "C" fn clCreateKernelsInProgram(
+    program: cl_program,
+    num_kernels: cl_uint,
+    kernels: *mut cl_kernel,
+    num_kernels_ret: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        let p = Obj::<Program>::get(program)?;
+        // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for any
+        // device in program."
+        let exec = p.executable().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+        let n = exec.kernels.len();
+        if !kernels.is_null() {
+            // "CL_INVALID_VALUE if kernels is not NULL and num_kernels is less than the number of
+            // kernels in program."
+            check(num_kernels as usize >= n, CL_INVALID_VALUE)?;
+            for i in 0..n {
+                let k = Obj::new(Kernel::new(p.clone(), exec.clone(), i));
+                ptr::write_opt(kernels.wrapping_add(i), k.handle());
+            }
+        }
+        ptr::write_opt(num_kernels_ret, n as cl_uint);
+        Ok(())
+    })
 }
 
 pub extern "C" fn clRetainKernel(kernel: cl_kernel) -> cl_int {
-    CL_INVALID_OPERATION
+    status(|| Obj::<Kernel>::retain(kernel))
 }
 
 pub extern "C" fn clReleaseKernel(kernel: cl_kernel) -> cl_int {
-    CL_INVALID_OPERATION
+    // Enqueued launches keep their own reference until they complete.
+    status(|| Obj::<Kernel>::release(kernel).map(|_| ()))
 }
 
-pub extern "C" fn clSetKernelArg(kernel: cl_kernel, arg_index: cl_uint, arg_size: size_t, arg_value: *const c_void) -> cl_int {
-    CL_INVALID_OPERATION
+/// Arguments accepted without metadata (a pointer or value takes at least 4 bytes of the
+/// `MAX_PARAMETER_SIZE`-byte argument buffer).
+const MAX_ARGS_WITHOUT_METADATA: usize = dev::MAX_PARAMETER_SIZE / 4;
+
+/// The bytes of a by-value argument.
+fn value_bytes(value: *const c_void, size: usize) -> CLResult<Vec<u8>> {
+    Ok(ptr::slice(value as *const u8, size, CL_INVALID_ARG_VALUE)?.to_vec())
 }
 
-pub extern "C" fn clGetKernelInfo(kernel: cl_kernel, param_name: cl_kernel_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
-    CL_INVALID_OPERATION
+/// The `cl_mem` handle stored at `value` (read bytewise: `value` need not be aligned).
+fn mem_handle(value: *const c_void) -> CLResult<cl_mem> {
+    let b = ptr::slice(value as *const u8, std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_VALUE)?;
+    let mut raw = [0u8; std::mem::size_of::<usize>()];
+    raw.copy_from_slice(b);
+    Ok(usize::from_ne_bytes(raw) as cl_mem)
 }
 
-pub extern "C" fn clGetKernelWorkGroupInfo(kernel: cl_kernel, device: cl_device_id, param_name: cl_kernel_work_group_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
-    CL_INVALID_OPERATION
+/// A buffer argument: NULL `value` or a NULL handle is a NULL pointer.
+fn buffer_arg(k: &Kernel, value: *const c_void) -> CLResult<ArgValue> {
+    if value.is_null() {
+        return Ok(ArgValue::Buffer(None));
+    }
+    let h = mem_handle(value)?;
+    if h.is_null() {
+        return Ok(ArgValue::Buffer(None));
+    }
+    // "CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified
+    // arg_value is not a valid memory object"; "The memory object must be created with the
+    // context associated with the kernel object."
+    let m: Ref<Mem> = Obj::<Mem>::get(h)?;
+    check(Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+    Ok(ArgValue::Buffer(Some(m)))
 }
 
-pub extern "C" fn clGetKernelArgInfo(kernel: cl_kernel, arg_index: cl_uint, param_name: cl_kernel_arg_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
-    CL_INVALID_OPERATION
+/// Classifies an argument using the kernel's metadata.
+fn arg_with_metadata(k: &Kernel, index: usize, size: usize, value: *const c_void) -> CLResult<ArgValue> {
+    let info = k.info().ok_or(CL_INVALID_KERNEL)?;
+    // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
+    let a = info.args.get(index).ok_or(CL_INVALID_ARG_INDEX)?;
+    match a.address_space {
+        AddressSpace::Global | AddressSpace::Constant => {
+            // "CL_INVALID_ARG_SIZE ... if the argument is a memory object and arg_size !=
+            // sizeof(cl_mem)."
+            check(size == std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_SIZE)?;
+            buffer_arg(k, value)
+        }
+        AddressSpace::Local => {
+            // "CL_INVALID_ARG_SIZE ... if arg_size is zero and the argument is declared with the
+            // local qualifier."
+            check(size != 0 && size <= u32::MAX as usize, CL_INVALID_ARG_SIZE)?;
+            // "If the argument is declared with the local qualifier, the arg_value entry must be
+            // NULL." (else CL_INVALID_ARG_VALUE)
+            check(value.is_null(), CL_INVALID_ARG_VALUE)?;
+            Ok(ArgValue::Local(size as u32))
+        }
+        AddressSpace::Private => {
+            // "CL_INVALID_ARG_VALUE if arg_value specified is not a valid value."
+            check(!value.is_null(), CL_INVALID_ARG_VALUE)?;
+            // "CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an
+            // argument that is not a memory object."
+            check(size == a.size as usize, CL_INVALID_ARG_SIZE)?;
+            Ok(ArgValue::Value(value_bytes(value, size)?))
+        }
+    }
+}
+
+/// Classifies an argument without metadata ("by size", see the module documentation).
+fn arg_by_size(k: &Kernel, index: usize, size: usize, value: *const c_void) -> CLResult<ArgValue> {
+    // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
+    check(index < MAX_ARGS_WITHOUT_METADATA, CL_INVALID_ARG_INDEX)?;
+    // A zero size is neither a __local size nor a value ("CL_INVALID_ARG_SIZE ... if arg_size
+    // is zero and the argument is declared with the local qualifier").
+    check(size != 0 && size <= u32::MAX as usize, CL_INVALID_ARG_SIZE)?;
+    if value.is_null() {
+        return Ok(ArgValue::Local(size as u32));
+    }
+    if size == std::mem::size_of::<cl_mem>() {
+        let h = mem_handle(value)?;
+        if h.is_null() {
+            return Ok(ArgValue::Buffer(None));
+        }
+        if let Ok(m) = Obj::<Mem>::get(h) {
+            // "The memory object must be created with the context associated with the kernel."
+            check(Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+            return Ok(ArgValue::Buffer(Some(m)));
+        }
+    }
+    // "CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type": a by-value
+    // argument cannot exceed CL_DEVICE_MAX_PARAMETER_SIZE.
+    check(size <= dev::MAX_PARAMETER_SIZE, CL_INVALID_ARG_SIZE)?;
+    Ok(ArgValue::Value(value_bytes(value, size)?))
+}
+
+pub extern "C" fn clSetKernelArg(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_size: size_t,
+    arg_value: *const c_void,
+) -> cl_int {
+    status(|| {
+        let k = Obj::<Kernel>::get(kernel)?;
+        let index = arg_index as usize;
+        let v = if k.info().is_some() {
+            arg_with_metadata(&k, index, arg_size, arg_value)?
+        } else {
+            arg_by_size(&k, index, arg_size, arg_value)?
+        };
+        k.set_arg(index, v);
+        Ok(())
+    })
+}
+
+pub extern "C" fn clGetKernelInfo(
+    kernel: cl_kernel,
+    param_name: cl_kernel_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
+    status(|| {
+        let k = Obj::<Kernel>::get(kernel)?;
+        let (s, v, r) = (param_value_size, param_value, param_value_size_ret);
+        match param_name {
+            CL_KERNEL_FUNCTION_NAME => info::write(k.name(), s, v, r),
+            CL_KERNEL_NUM_ARGS => info::write(&k.num_args(), s, v, r),
+            CL_KERNEL_REFERENCE_COUNT => info::write(&k.api_ref_count(), s, v, r),
+            CL_KERNEL_CONTEXT => info::write(&info::Ptr(k.program.context.handle()), s, v, r),
+            CL_KERNEL_PROGRAM => info::write(&info::Ptr(k.program.handle()), s, v, r),
+            CL_KERNEL_ATTRIBUTES => info::write(k.info().map_or("", |i| i.attributes.as_str()), s, v, r),
+            _ => Err(CL_INVALID_VALUE),
+        }
+    })
+}
+
+/// The device of a per-device kernel query: "CL_INVALID_DEVICE if device is not in the list of
+/// devices associated with kernel or if device is NULL but there is more than one device
+/// associated with kernel."
+fn kernel_device(k: &Kernel, device: cl_device_id) -> CLResult<Ref<Device>> {
+    let devices = &k.program.devices;
+    if device.is_null() {
+        check(devices.len() == 1, CL_INVALID_DEVICE)?;
+        return Ok(devices[0].clone());
+    }
+    let d = Obj::<Device>::get(device)?;
+    check(devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+    Ok(d)
+}
+
+pub extern "C" fn clGetKernelWorkGroupInfo(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    param_name: cl_kernel_work_group_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
+    status(|| {
+        let k = Obj::<Kernel>::get(kernel)?;
+        let d = kernel_device(&k, device)?;
+        let (s, v, r) = (param_value_size, param_value, param_value_size_ret);
+        let static_local = k.info().map_or(0, |i| i.local_bytes as u64);
+        match param_name {
+            // "CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and device is not a
+            // custom device and kernel is not a built-in kernel."
+            CL_KERNEL_GLOBAL_WORK_SIZE => Err(CL_INVALID_VALUE),
+            CL_KERNEL_WORK_GROUP_SIZE => info::write(&d.max_work_group_size(), s, v, r),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => {
+                let reqd = k.info().and_then(|i| i.reqd_work_group_size).unwrap_or([0; 3]);
+                info::write(&reqd.map(|x| x as usize).to_vec(), s, v, r)
+            }
+            CL_KERNEL_LOCAL_MEM_SIZE => info::write(&(static_local + k.local_arg_bytes()), s, v, r),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => info::write(&(d.threads_per_warp as usize), s, v, r),
+            CL_KERNEL_PRIVATE_MEM_SIZE => {
+                let from_info = k.info().map(|i| i.private_bytes as u64);
+                let from_record = k.def().resources.and_then(|r| r.pds_bytes);
+                info::write(&from_info.or(from_record).unwrap_or(0), s, v, r)
+            }
+            _ => Err(CL_INVALID_VALUE),
+        }
+    })
+}
+
+pub extern "C" fn clGetKernelArgInfo(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    param_name: cl_kernel_arg_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
+    status(|| {
+        let k = Obj::<Kernel>::get(kernel)?;
+        // "CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available for
+        // kernel."
+        let i = k.info().ok_or(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)?;
+        // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
+        let a = i.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let (s, v, r) = (param_value_size, param_value, param_value_size_ret);
+        match param_name {
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => {
+                let q: cl_kernel_arg_address_qualifier = match a.address_space {
+                    AddressSpace::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                    AddressSpace::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                    AddressSpace::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                    AddressSpace::Private => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+                };
+                info::write(&q, s, v, r)
+            }
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => {
+                let q: cl_kernel_arg_access_qualifier = match a.access {
+                    Access::None => CL_KERNEL_ARG_ACCESS_NONE,
+                    Access::ReadOnly => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                    Access::WriteOnly => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                    Access::ReadWrite => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                };
+                info::write(&q, s, v, r)
+            }
+            CL_KERNEL_ARG_TYPE_NAME => info::write(&a.type_name, s, v, r),
+            // `cl_kernel_arg_type_qualifier` is a `cl_bitfield` (64 bits) in the Khronos headers.
+            CL_KERNEL_ARG_TYPE_QUALIFIER => info::write(&(a.type_qualifiers as cl_bitfield), s, v, r),
+            CL_KERNEL_ARG_NAME => info::write(&a.name, s, v, r),
+            _ => Err(CL_INVALID_VALUE),
+        }
+    })
 }
 
 pub extern "C" fn clSetKernelArgSVMPointer(kernel: cl_kernel, arg_index: cl_uint, arg_value: *const c_void) -> cl_int {
-    CL_INVALID_OPERATION
+    status(|| {
+        Obj::<Kernel>::get(kernel)?;
+        let _ = (arg_index, arg_value);
+        // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
+        Err(CL_INVALID_OPERATION)
+    })
 }
 
-pub extern "C" fn clSetKernelExecInfo(kernel: cl_kernel, param_name: cl_kernel_exec_info, param_value_size: size_t, param_value: *const c_void) -> cl_int {
-    CL_INVALID_OPERATION
+pub extern "C" fn clSetKernelExecInfo(
+    kernel: cl_kernel,
+    param_name: cl_kernel_exec_info,
+    param_value_size: size_t,
+    param_value: *const c_void,
+) -> cl_int {
+    status(|| {
+        Obj::<Kernel>::get(kernel)?;
+        // "CL_INVALID_VALUE if param_name is not valid."
+        check(
+            matches!(param_name, CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM),
+            CL_INVALID_VALUE,
+        )?;
+        let _ = (param_value_size, param_value);
+        // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
+        Err(CL_INVALID_OPERATION)
+    })
 }
 
-pub extern "C" fn clGetKernelSubGroupInfoKHR(in_kernel: cl_kernel, in_device: cl_device_id, param_name: cl_kernel_sub_group_info, input_value_size: size_t, input_value: *const c_void, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
-    CL_INVALID_OPERATION
+/// Both sub-group queries: "CL_INVALID_OPERATION if device does not support sub-groups".
+fn sub_group_info(kernel: cl_kernel, device: cl_device_id) -> CLResult<()> {
+    let k = Obj::<Kernel>::get(kernel)?;
+    kernel_device(&k, device)?;
+    Err(CL_INVALID_OPERATION)
+}
+
+pub extern "C" fn clGetKernelSubGroupInfoKHR(
+    in_kernel: cl_kernel,
+    in_device: cl_device_id,
+    param_name: cl_kernel_sub_group_info,
+    input_value_size: size_t,
+    input_value: *const c_void,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
+    let _ = (param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    status(|| sub_group_info(in_kernel, in_device))
 }
 
 pub extern "C" fn clCloneKernel(source_kernel: cl_kernel, errcode_ret: *mut cl_int) -> cl_kernel {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    object(errcode_ret, || {
+        let k = Obj::<Kernel>::get(source_kernel)?;
+        Ok(Obj::new(k.duplicate()).handle())
+    })
 }
 
-pub extern "C" fn clGetKernelSubGroupInfo(kernel: cl_kernel, device: cl_device_id, param_name: cl_kernel_sub_group_info, input_value_size: size_t, input_value: *const c_void, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
-    CL_INVALID_OPERATION
+pub extern "C" fn clGetKernelSubGroupInfo(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    param_name: cl_kernel_sub_group_info,
+    input_value_size: size_t,
+    input_value: *const c_void,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
+    let _ = (param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    status(|| sub_group_info(kernel, device))
 }

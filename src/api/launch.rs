@@ -1,19 +1,238 @@
-//! Entry points of `launch` (stubs until implemented).
+//! Kernel execution entry points (OpenCL 3.0 §5.10): `clEnqueueNDRangeKernel`, `clEnqueueTask`
+//! and `clEnqueueNativeKernel` (not supported: the device has no `CL_EXEC_NATIVE_KERNEL`).
+//!
+//! Every error clause of §5.10 is checked here, in the spec's order, before anything is enqueued;
+//! the argument values are snapshotted at enqueue time. Decisions:
+//! * `global_work_size` NULL or containing 0 enqueues a command that completes without running
+//!   anything (OpenCL ≥ 2.1 behaviour; the old `CL_INVALID_GLOBAL_WORK_SIZE` is deprecated).
+//! * `CL_DEVICE_MAX_WORK_ITEM_SIZES[i]` is checked before the work-group total, so both
+//!   `CL_INVALID_WORK_ITEM_SIZE` and `CL_INVALID_WORK_GROUP_SIZE` are reachable.
+//! * Work-groups may be non-uniform unless the program was built with
+//!   `-cl-uniform-work-group-size` (binaries and IL need no `-cl-std`, §5.10).
+//! * `CL_OUT_OF_RESOURCES` at enqueue: `__local` bytes above `CL_DEVICE_LOCAL_MEM_SIZE`, an
+//!   argument buffer the device cannot hold, or more than 2^32 - 1 work-groups.
 
-#![allow(non_snake_case, unused_variables, unused_imports)]
-
+use super::{check, ptr, status};
+use crate::abi::launch::pack_args;
+use crate::cl::object::Obj;
 use crate::cl::*;
-use libc::{intptr_t, size_t};
-use std::ffi::{c_char, c_void};
+use crate::core::device::{self as dev, Device};
+use crate::core::kernel::{ArgValue, Kernel};
+use crate::core::launch::{self, NdRange};
+use crate::core::queue::Queue;
+use libc::size_t;
+use std::ffi::c_void;
+use std::sync::Arc;
 
-pub extern "C" fn clEnqueueNDRangeKernel(command_queue: cl_command_queue, kernel: cl_kernel, work_dim: cl_uint, global_work_offset: *const size_t, global_work_size: *const size_t, local_work_size: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
-    CL_INVALID_OPERATION
+/// Validates the geometry; `None` for an empty NDRange (nothing to run).
+fn nd_range(
+    device: &Device,
+    k: &Kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const size_t,
+    global_work_size: *const size_t,
+    local_work_size: *const size_t,
+) -> CLResult<Option<NdRange>> {
+    // "CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a value between 1 and
+    // CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS)."
+    check((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+    let wd = work_dim as usize;
+    // "If global_work_size is NULL, or the value in any passed dimension is 0 then the kernel
+    // command will trivially succeed after its event dependencies are satisfied."
+    if global_work_size.is_null() {
+        return Ok(None);
+    }
+    let g = ptr::slice(global_work_size, wd, CL_INVALID_GLOBAL_WORK_SIZE)?;
+    // "CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
+    // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
+    // device" (32-bit addresses).
+    check(g.iter().all(|&x| x <= u32::MAX as usize), CL_INVALID_GLOBAL_WORK_SIZE)?;
+    let o = if global_work_offset.is_null() {
+        &[0usize; 3][..wd]
+    } else {
+        ptr::slice(global_work_offset, wd, CL_INVALID_GLOBAL_OFFSET)?
+    };
+    // "CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the corresponding
+    // values in global_work_offset for any dimensions is greater than the maximum value
+    // representable by size t on the device."
+    check(
+        g.iter().zip(o).all(|(&g, &o)| (g as u64).saturating_add(o as u64) <= u32::MAX as u64),
+        CL_INVALID_GLOBAL_OFFSET,
+    )?;
+    if g.contains(&0) {
+        return Ok(None);
+    }
+    let max_group = device.max_work_group_size();
+    let reqd = k.info().and_then(|i| i.reqd_work_group_size);
+    let global: [u32; 3] = std::array::from_fn(|d| if d < wd { g[d] as u32 } else { 1 });
+    let offset: [u32; 3] = std::array::from_fn(|d| if d < wd { o[d] as u32 } else { 0 });
+    let local: [u32; 3] = if local_work_size.is_null() {
+        match reqd {
+            Some(r) => r,
+            None => launch::choose_local(work_dim, global, max_group as u32, device.threads_per_warp),
+        }
+    } else {
+        let l = ptr::slice(local_work_size, wd, CL_INVALID_WORK_GROUP_SIZE)?;
+        let local: [usize; 3] = std::array::from_fn(|d| if d < wd { l[d] } else { 1 });
+        // "CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and does not match the
+        // required work-group size for kernel in the program source."
+        if let Some(r) = reqd {
+            check(local == r.map(|x| x as usize), CL_INVALID_WORK_GROUP_SIZE)?;
+        }
+        // "CL_INVALID_WORK_ITEM_SIZE if the number of work-items specified in any of
+        // local_work_size[0], ... local_work_size[work_dim - 1] is greater than the
+        // corresponding values specified by CL_DEVICE_MAX_WORK_ITEM_SIZES[0], ...".
+        check(local.iter().all(|&x| x <= max_group), CL_INVALID_WORK_ITEM_SIZE)?;
+        // An empty work-group is not a work-group size.
+        check(!local.contains(&0), CL_INVALID_WORK_GROUP_SIZE)?;
+        // "CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and the total number of
+        // work-items in the work-group ... is greater than the value specified by
+        // CL_KERNEL_WORK_GROUP_SIZE."
+        check(local.iter().product::<usize>() <= max_group, CL_INVALID_WORK_GROUP_SIZE)?;
+        local.map(|x| x as u32)
+    };
+    let range = NdRange { work_dim, global, offset, local };
+    // "CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and the
+    // local_work_size is not NULL, is not equal to the required work-group size specified in the
+    // kernel source, or the global_work_size is not evenly divisible by the local_work_size."
+    check(!k.program.uniform_work_groups() || range.is_uniform(), CL_INVALID_WORK_GROUP_SIZE)?;
+    // More work-groups than the device can number: insufficient resources.
+    let groups: u64 = range.num_groups().iter().map(|&n| n as u64).product();
+    check(groups <= u32::MAX as u64, CL_OUT_OF_RESOURCES)?;
+    Ok(Some(range))
 }
 
-pub extern "C" fn clEnqueueTask(command_queue: cl_command_queue, kernel: cl_kernel, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
-    CL_INVALID_OPERATION
+/// Argument checks that need the values: sub-buffer alignment and resources.
+fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<()> {
+    let align = (dev::MEM_BASE_ADDR_ALIGN_BITS / 8) as usize;
+    for a in args {
+        if let ArgValue::Buffer(Some(m)) = a {
+            // "CL_MISALIGNED_SUB_BUFFER_OFFSET if a sub-buffer object is specified as the value
+            // for an argument that is a buffer object and the offset specified when the
+            // sub-buffer object is created is not aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN."
+            check(m.parent.is_none() || m.offset % align == 0, CL_MISALIGNED_SUB_BUFFER_OFFSET)?;
+        }
+    }
+    // "CL_OUT_OF_RESOURCES if there is a failure to queue the execution instance of kernel on the
+    // command-queue because of insufficient resources needed to execute the kernel", e.g. local
+    // memory.
+    let local: u64 = args.iter().map(|a| if let ArgValue::Local(n) = a { *n as u64 } else { 0 }).sum::<u64>()
+        + k.info().map_or(0, |i| i.local_bytes as u64);
+    check(local <= dev::LOCAL_MEM_SIZE, CL_OUT_OF_RESOURCES)?;
+    check(pack_args(&launch::device_args(args)).is_ok(), CL_OUT_OF_RESOURCES)
 }
 
-pub extern "C" fn clEnqueueNativeKernel(command_queue: cl_command_queue, user_func: Option<unsafe extern "C" fn(arg1: *mut c_void)>, args: *mut c_void, cb_args: size_t, num_mem_objects: cl_uint, mem_list: *const cl_mem, args_mem_loc: *mut *const c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
-    CL_INVALID_OPERATION
+/// The common body of `clEnqueueNDRangeKernel` and `clEnqueueTask`.
+#[allow(clippy::too_many_arguments)]
+fn enqueue(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const size_t,
+    global_work_size: *const size_t,
+    local_work_size: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+    command_type: cl_command_type,
+) -> CLResult<()> {
+    // "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+    let q = Obj::<Queue>::get(command_queue)?;
+    // "CL_INVALID_KERNEL if kernel is not a valid kernel object."
+    let k = Obj::<Kernel>::get(kernel)?;
+    // "CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the same or
+    // if the context associated with command_queue and events in event_wait_list are not the
+    // same." ("CL_INVALID_EVENT_WAIT_LIST" for a malformed list is checked with it.)
+    check(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
+    let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+    // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
+    // available for device associated with command_queue": kernels exist only for built
+    // programs and keep their executable, so this cannot happen.
+    // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified."
+    let args = k.snapshot_args().ok_or(CL_INVALID_KERNEL_ARGS)?;
+    let range = nd_range(&q.device, &k, work_dim, global_work_offset, global_work_size, local_work_size)?;
+    check_args(&k, &args)?;
+    let e = match range {
+        Some(r) => launch::enqueue(&q, k, r, args, command_type, deps),
+        None => launch::enqueue_empty(&q, command_type, deps),
+    };
+    ptr::return_event(event, &e);
+    Ok(())
+}
+
+pub extern "C" fn clEnqueueNDRangeKernel(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const size_t,
+    global_work_size: *const size_t,
+    local_work_size: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    status(|| {
+        enqueue(
+            command_queue,
+            kernel,
+            work_dim,
+            global_work_offset,
+            global_work_size,
+            local_work_size,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            CL_COMMAND_NDRANGE_KERNEL,
+        )
+    })
+}
+
+pub extern "C" fn clEnqueueTask(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    // "clEnqueueTask is equivalent to calling clEnqueueNDRangeKernel with work_dim set to 1,
+    // global_work_offset set to NULL, global_work_size[0] set to 1, and local_work_size[0] set to
+    // 1" ("CL_INVALID_WORK_GROUP_SIZE if a work-group size is specified for kernel in the program
+    // source and it is not (1, 1, 1)" follows from the NDRange checks).
+    let one: size_t = 1;
+    status(|| {
+        enqueue(
+            command_queue,
+            kernel,
+            1,
+            std::ptr::null(),
+            &one,
+            &one,
+            num_events_in_wait_list,
+            event_wait_list,
+            event,
+            CL_COMMAND_TASK,
+        )
+    })
+}
+
+pub extern "C" fn clEnqueueNativeKernel(
+    command_queue: cl_command_queue,
+    user_func: Option<unsafe extern "C" fn(arg1: *mut c_void)>,
+    args: *mut c_void,
+    cb_args: size_t,
+    num_mem_objects: cl_uint,
+    mem_list: *const cl_mem,
+    args_mem_loc: *mut *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let _ = (user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc);
+    let _ = (num_events_in_wait_list, event_wait_list, event);
+    status(|| {
+        Obj::<Queue>::get(command_queue)?;
+        // "CL_INVALID_OPERATION if the device associated with command_queue cannot execute the
+        // native kernel" (CL_DEVICE_EXECUTION_CAPABILITIES has no CL_EXEC_NATIVE_KERNEL).
+        Err(CL_INVALID_OPERATION)
+    })
 }

@@ -9,7 +9,7 @@ use std::ffi::{c_char, c_void};
 fn platform_ids(num_entries: cl_uint, platforms: *mut cl_platform_id, num_platforms: *mut cl_uint) -> CLResult<()> {
     // "CL_INVALID_VALUE if num_entries is equal to zero and platforms is not NULL or if both
     // num_platforms and platforms are NULL."
-    check(!(num_entries == 0 && !platforms.is_null()), CL_INVALID_VALUE)?;
+    check(num_entries != 0 || platforms.is_null(), CL_INVALID_VALUE)?;
     check(!(num_platforms.is_null() && platforms.is_null()), CL_INVALID_VALUE)?;
     if !platforms.is_null() {
         ptr::write_opt(platforms, plat::platform().handle());

@@ -12,7 +12,8 @@ use std::ffi::c_void;
 
 const SUPPORTED: cl_command_queue_properties =
     (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE) as cl_command_queue_properties;
-const KNOWN: cl_command_queue_properties = SUPPORTED | (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) as cl_command_queue_properties;
+const KNOWN: cl_command_queue_properties =
+    SUPPORTED | (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) as cl_command_queue_properties;
 
 fn create(
     context: cl_context,
@@ -24,6 +25,8 @@ fn create(
     let dev = Obj::<Device>::get(device)?;
     check(ctx.has_device(&dev), CL_INVALID_DEVICE)?;
     check(props & !KNOWN == 0, CL_INVALID_VALUE)?;
+    // "CL_QUEUE_ON_DEVICE_DEFAULT ... CL_QUEUE_ON_DEVICE must also be set."
+    check(props & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) != CL_QUEUE_ON_DEVICE_DEFAULT, CL_INVALID_VALUE)?;
     // On-device queues are not supported (CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES is 0).
     check(props & !SUPPORTED == 0, CL_INVALID_QUEUE_PROPERTIES)?;
     Ok(Obj::new(Queue::new(ctx, dev, props, array)).handle())
@@ -45,7 +48,10 @@ pub extern "C" fn clCreateCommandQueueWithProperties(
     errcode_ret: *mut cl_int,
 ) -> cl_command_queue {
     object(errcode_ret, || {
-        let list = ptr::property_list(properties)?;
+        // Context and device errors take precedence over property errors.
+        let ctx = Obj::<Context>::get(context)?;
+        check(Obj::<Device>::get(device).is_ok_and(|d| ctx.has_device(&d)), CL_INVALID_DEVICE)?;
+        let list = super::context::property_pairs(properties)?;
         let mut props: cl_command_queue_properties = 0;
         let mut seen = Vec::new();
         let mut i = 0;
@@ -54,16 +60,14 @@ pub extern "C" fn clCreateCommandQueueWithProperties(
             let (name, value) = (list[i], list[i + 1]);
             check(!seen.contains(&name), CL_INVALID_VALUE)?;
             seen.push(name);
-            match name as cl_uint {
-                CL_QUEUE_PROPERTIES => props = value,
+            match cl_uint::try_from(name) {
+                Ok(CL_QUEUE_PROPERTIES) => props = value,
                 // A queue size only applies to on-device queues, which are not supported.
-                CL_QUEUE_SIZE => return Err(CL_INVALID_QUEUE_PROPERTIES),
+                Ok(CL_QUEUE_SIZE) => return Err(CL_INVALID_QUEUE_PROPERTIES),
                 _ => return Err(CL_INVALID_VALUE),
             }
             i += 2;
         }
-        // Validate context/device first so their errors take precedence.
-        Obj::<Context>::get(context)?;
         create(context, device, props, list)
     })
 }

@@ -1,9 +1,11 @@
 //! `ventus-run`: run official launch images or Ventus ELF kernels on the embedded emulator,
-//! disassemble ELFs. See `ventus-run --help` (and the README) for the argument syntax.
+//! assemble + link Ventus assembly into an official-format ELF, disassemble ELFs. See
+//! `ventus-run --help` (and the README) for the argument syntax.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use ventus_icd::abi::crt0::{link, parse_kernel_decls};
 use ventus_icd::abi::elf::VentusElf;
 use ventus_icd::abi::image::LaunchImage;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
@@ -21,6 +23,10 @@ USAGE:
   ventus-run elf FILE --kernel NAME --global X[,Y,Z] --local X[,Y,Z] [--offset X[,Y,Z]]
                 [--numt N] [--arg SPEC ...] [OPTIONS]
       Launch a kernel of a Ventus ELF with buffers and values given on the command line.
+  ventus-run asm FILE.s -o OUT.elf [--kernel-info FILE]
+      Assemble Ventus assembly (llvm-objdump syntax), link it after our crt0 and write an ELF in
+      the official format. Every label declared with `.globl NAME` is a kernel entry; a kernel
+      gets a0 = its argument buffer and returns with `ret`.
   ventus-run disasm FILE
       Disassemble the executable segments of a Ventus ELF.
 
@@ -43,6 +49,20 @@ ARGUMENT SPECS (elf, in kernel-argument order):
   TYPE:VALUE       a by-value scalar, e.g. i32:-5 f32:2.5 u64:7
   hex:BYTES        a by-value argument given as hex bytes, e.g. hex:01000000ff
 After the run every buffer argument is printed as `argN @0xADDR TYPE[count]: values`.
+
+KERNEL INFO (asm --kernel-info FILE): OpenCL C kernel prototypes without bodies, which become the
+ELF's argument metadata (.ventus.kernel_info) so the OpenCL driver can check clSetKernelArg and
+answer clGetKernelArgInfo. Comments: #, //, /* */. For example:
+  kernel void saxpy(global float* y, global const float* x, float a, uint n);
+  __kernel __attribute__((reqd_work_group_size(64,1,1)))
+  void reduce(global const float* in, global float* out, local float* scratch, uint n)
+Address spaces global/constant/local (pointers need one; `__` prefixes allowed), qualifiers
+const/volatile/restrict, types char..double/half, their vectors (float4, ...), size_t (4 bytes),
+any pointer (4 bytes). Attributes: reqd_work_group_size(X,Y,Z), work_group_size_hint(X,Y,Z),
+vec_type_hint(T), and local_bytes(N) / private_bytes(N) (static __local / private bytes).
+Each declared kernel must be a .globl label. Without --kernel-info the ELF has no argument
+metadata (like the official toolchain's ELFs).
+
 Exit status: 0 success, 1 the kernel faulted, 2 usage or input error.
 ";
 
@@ -431,6 +451,38 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     }
 }
 
+fn cmd_asm(args: &[String]) -> Result<(), Fail> {
+    let mut it = args.iter();
+    let (mut input, mut output, mut info) = (None, None, None);
+    while let Some(a) = it.next() {
+        let mut val = || it.next().cloned().ok_or_else(|| usage(format!("{a} needs a value")));
+        match a.as_str() {
+            "-o" | "--output" => output = Some(val()?),
+            "--kernel-info" => info = Some(val()?),
+            s if s.starts_with('-') && s.len() > 1 => return Err(usage(format!("unknown option {s}"))),
+            _ if input.is_none() => input = Some(a.clone()),
+            _ => return Err(usage(format!("unexpected argument {a}"))),
+        }
+    }
+    let input = input.ok_or_else(|| usage("asm: no FILE.s"))?;
+    let output = output.ok_or_else(|| usage("asm: -o OUT.elf is required"))?;
+    let source = std::fs::read_to_string(&input).map_err(|e| usage(format!("{input}: {e}")))?;
+    let kernels = match &info {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{path}: {e}")))?;
+            parse_kernel_decls(&text).map_err(|e| usage(format!("{path}: {e}")))?
+        }
+        None => Vec::new(),
+    };
+    let bytes = link(&source, &kernels).map_err(|e| usage(format!("{input}: {e}")))?;
+    let elf = VentusElf::parse(&bytes).map_err(|e| usage(format!("{output}: internal error: {e}")))?;
+    std::fs::write(&output, &bytes).map_err(|e| usage(format!("cannot write {output}: {e}")))?;
+    let names: Vec<String> =
+        elf.kernel_names().iter().map(|k| format!("{k} @{:#010x}", elf.kernel_entry(k).unwrap_or(0))).collect();
+    eprintln!("{output}: {} bytes; kernels: {}", bytes.len(), names.join(", "));
+    Ok(())
+}
+
 fn cmd_disasm(args: &[String]) -> Result<(), Fail> {
     let [file] = args else { return Err(usage("disasm: give exactly one FILE")) };
     let bytes = std::fs::read(file).map_err(|e| usage(format!("{file}: {e}")))?;
@@ -461,12 +513,13 @@ fn main() -> ExitCode {
     let r = match args.first().map(String::as_str) {
         Some("image") => cmd_image(&args[1..]),
         Some("elf") => cmd_elf(&args[1..]),
+        Some("asm") => cmd_asm(&args[1..]),
         Some("disasm") => cmd_disasm(&args[1..]),
         Some("-h") | Some("--help") | Some("help") => {
             print!("{HELP}");
             Ok(())
         }
-        _ => Err(usage("expected a command: image, elf or disasm (see --help)")),
+        _ => Err(usage("expected a command: image, elf, asm or disasm (see --help)")),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -34,10 +34,36 @@ pub struct Event {
 /// Global "some event changed" signal for out-of-order workers.
 pub(crate) static CHANGED: Lazy<(Mutex<u64>, Condvar)> = Lazy::new(|| (Mutex::new(0), Condvar::new()));
 
-fn bump_generation() {
+/// Wakes everything waiting on [`CHANGED`] (out-of-order workers).
+pub(crate) fn bump_generation() {
     let (m, cv) = &*CHANGED;
     *m.lock() += 1;
     cv.notify_all();
+}
+
+/// The current value of the [`CHANGED`] generation counter.
+pub(crate) fn generation() -> u64 {
+    *CHANGED.0.lock()
+}
+
+/// Blocks until the generation differs from `seen` (or `timeout` passed, a safety net only).
+pub(crate) fn wait_generation(seen: u64, timeout: std::time::Duration) {
+    let (m, cv) = &*CHANGED;
+    let mut g = m.lock();
+    if *g == seen {
+        cv.wait_for(&mut g, timeout);
+    }
+}
+
+/// The status a callback registered for `trigger` receives once the event reached `status`: the
+/// trigger itself (the spec: "equal to the command_exec_callback_type used while registering"),
+/// or the error code if the command terminated abnormally.
+fn callback_status(trigger: cl_int, status: cl_int) -> cl_int {
+    if status < 0 {
+        status
+    } else {
+        trigger
+    }
 }
 
 impl Event {
@@ -53,7 +79,12 @@ impl Event {
         e
     }
 
-    fn with_status(context: Ref<Context>, queue: Option<Ref<Queue>>, command_type: cl_command_type, status: cl_int) -> Event {
+    fn with_status(
+        context: Ref<Context>,
+        queue: Option<Ref<Queue>>,
+        command_type: cl_command_type,
+        status: cl_int,
+    ) -> Event {
         Event {
             context,
             queue,
@@ -76,10 +107,16 @@ impl Event {
     /// Moves the event to `status` (only forwards: a finished event never changes again), records
     /// profiling times, wakes waiters and runs the callbacks whose trigger has been reached.
     pub fn set_status(&self, status: cl_int) {
+        self.try_set_status(status);
+    }
+
+    /// As [`Event::set_status`]; returns false (and changes nothing) if the event already had
+    /// `status` or a later one, e.g. a second `clSetUserEventStatus` racing with the first.
+    pub fn try_set_status(&self, status: cl_int) -> bool {
         let due = {
             let mut s = self.state.lock();
             if s.status <= CL_COMPLETE || status >= s.status {
-                return;
+                return false;
             }
             let now = now_ns();
             let stage = |st: cl_int| match st {
@@ -104,9 +141,10 @@ impl Event {
         };
         self.cv.notify_all();
         bump_generation();
-        for (_, f) in due {
-            f(status);
+        for (trigger, f) in due {
+            f(callback_status(trigger, status));
         }
+        true
     }
 
     /// Blocks until the event is complete or failed; returns the final status.
@@ -119,20 +157,18 @@ impl Event {
     }
 
     /// `clSetEventCallback`: `trigger` is `CL_SUBMITTED`, `CL_RUNNING` or `CL_COMPLETE`. A callback
-    /// whose state was already reached runs immediately (on the calling thread).
+    /// whose state was already reached runs immediately (on the calling thread). Each callback runs
+    /// exactly once, with `trigger` (or the error status of a failed command).
     pub fn add_callback(&self, trigger: cl_int, f: Callback) {
-        let now = {
+        let reached = {
             let mut s = self.state.lock();
-            if s.status <= trigger {
-                Some(s.status)
-            } else {
+            if s.status > trigger {
                 s.callbacks.push((trigger, f));
                 return;
             }
+            s.status
         };
-        if let Some(st) = now {
-            f(st);
-        }
+        f(callback_status(trigger, reached));
     }
 
     /// Profiling timestamp: `CL_PROFILING_COMMAND_{QUEUED,SUBMIT,START,END,COMPLETE}`; `None` if

@@ -1,1 +1,133 @@
-//! kernel (skeleton).
+//! Kernel objects (OpenCL 3.0 §5.9): one kernel of a built program plus its argument values.
+//!
+//! Contract:
+//! * A kernel holds its program (counted in [`Program::kernels_attached`] while the kernel object
+//!   lives) and the executable it was created from, so a later rebuild cannot change it.
+//! * Arguments are stored already classified ([`ArgValue`]); the API layer validates them (against
+//!   the kernel's metadata when the ELF has some, otherwise "by size" as pocl does). Without
+//!   metadata the argument count is the highest index set + 1.
+//! * [`Kernel::snapshot_args`] copies the values at enqueue time (OpenCL semantics: later
+//!   `clSetKernelArg` calls do not affect enqueued commands) and keeps buffers alive.
+//! * [`Kernel::run_options`] are the emulator options launches of this kernel use, from the
+//!   environment by default; Rust callers may replace them (e.g. a small watchdog in tests).
+
+use super::memory::Mem;
+use super::program::{Executable, KernelDef, Program};
+use crate::abi::kernel_info::KernelInfo;
+use crate::cl::object::{handle_type, Ref};
+use crate::cl::*;
+use crate::emulator::RunOptions;
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+handle_type!(Kernel, Kernel, cl_kernel, CL_INVALID_KERNEL);
+
+/// A kernel argument value as set by `clSetKernelArg`.
+#[derive(Clone)]
+pub enum ArgValue {
+    /// A `__global`/`__constant` buffer; `None` is a NULL pointer.
+    Buffer(Option<Ref<Mem>>),
+    /// A `__local` allocation of this many bytes.
+    Local(u32),
+    /// A by-value argument: its bytes.
+    Value(Vec<u8>),
+}
+
+impl std::fmt::Debug for ArgValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgValue::Buffer(None) => write!(f, "Buffer(NULL)"),
+            ArgValue::Buffer(Some(m)) => write!(f, "Buffer({:#010x})", m.device_address()),
+            ArgValue::Local(n) => write!(f, "Local({n})"),
+            ArgValue::Value(v) => write!(f, "Value({v:02x?})"),
+        }
+    }
+}
+
+pub struct Kernel {
+    pub program: Ref<Program>,
+    pub exec: Arc<Executable>,
+    /// Index into `exec.kernels`.
+    index: usize,
+    args: Mutex<Vec<Option<ArgValue>>>,
+    run_options: Mutex<RunOptions>,
+}
+
+impl Kernel {
+    /// Creates kernel `index` of `exec` (which must be `program`'s executable).
+    pub fn new(program: Ref<Program>, exec: Arc<Executable>, index: usize) -> Kernel {
+        program.attach_kernel();
+        let n = exec.kernels[index].info.as_ref().map_or(0, |i| i.args.len());
+        Kernel {
+            program,
+            exec,
+            index,
+            args: Mutex::new(vec![None; n]),
+            run_options: Mutex::new(RunOptions::from_env()),
+        }
+    }
+
+    /// `clCloneKernel`: same kernel, same argument values and options.
+    pub fn duplicate(&self) -> Kernel {
+        let k = Kernel::new(self.program.clone(), self.exec.clone(), self.index);
+        *k.args.lock() = self.args.lock().clone();
+        *k.run_options.lock() = self.run_options.lock().clone();
+        k
+    }
+
+    pub fn def(&self) -> &KernelDef {
+        &self.exec.kernels[self.index]
+    }
+
+    pub fn name(&self) -> &str {
+        &self.def().name
+    }
+
+    /// Argument metadata, if the ELF carries it.
+    pub fn info(&self) -> Option<&KernelInfo> {
+        self.def().info.as_ref()
+    }
+
+    /// `CL_KERNEL_NUM_ARGS`: declared arguments, or (no metadata) the highest index set + 1.
+    pub fn num_args(&self) -> u32 {
+        match self.info() {
+            Some(i) => i.args.len() as u32,
+            None => self.args.lock().len() as u32,
+        }
+    }
+
+    /// Stores argument `index` (validated by the caller).
+    pub fn set_arg(&self, index: usize, value: ArgValue) {
+        let mut a = self.args.lock();
+        if a.len() <= index {
+            a.resize(index + 1, None);
+        }
+        a[index] = Some(value);
+    }
+
+    /// The argument values at this moment, or `None` if one is unset (`CL_INVALID_KERNEL_ARGS`).
+    pub fn snapshot_args(&self) -> Option<Vec<ArgValue>> {
+        self.args.lock().iter().cloned().collect()
+    }
+
+    /// Total bytes of the `__local` arguments set so far.
+    pub fn local_arg_bytes(&self) -> u64 {
+        self.args.lock().iter().flatten().map(|a| if let ArgValue::Local(n) = a { *n as u64 } else { 0 }).sum()
+    }
+
+    /// The emulator options for launches of this kernel (from the environment by default).
+    pub fn run_options(&self) -> RunOptions {
+        self.run_options.lock().clone()
+    }
+
+    /// Replaces the emulator options (watchdog, trap mode, threads) for later launches.
+    pub fn set_run_options(&self, opts: RunOptions) {
+        *self.run_options.lock() = opts;
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program.detach_kernel();
+    }
+}

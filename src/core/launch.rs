@@ -1,1 +1,227 @@
-//! launch (skeleton).
+//! Kernel launches (OpenCL 3.0 §5.10): the NDRange in device terms, the work-group size chooser,
+//! and the command that runs a kernel.
+//!
+//! Contract:
+//! * [`NdRange`] is validated by the API layer (every spec clause); here it is only converted.
+//!   Non-uniform NDRanges (OpenCL 3.0) use `ceil(global / local)` work-groups per dimension and
+//!   [`WorkItems`] masks: lanes that are not work-items (partial last warps, the smaller edge
+//!   work-groups) start inactive. The metadata buffer then holds the real global size.
+//! * [`choose_local`] picks a work-group size for `local_work_size = NULL`: per dimension the
+//!   largest divisor of the global size that fits the remaining budget (≤ the kernel's maximum
+//!   work-group size), preferring multiples of the warp width in dimension 0 — always uniform.
+//! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time. The
+//!   command runs the emulator on its own device thread while the queue thread drains the
+//!   `CSR_PRINT` channel ([`PrintRecord`]); afterwards every buffer argument gets
+//!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
+//! * A launch that faults (or hits the watchdog, or cannot be staged) fails only its own event,
+//!   with `CL_OUT_OF_RESOURCES`, and the context's error callback receives a message naming the
+//!   kernel and the fault's work-group, warp, lane, pc and address. The queue and context stay
+//!   usable.
+
+use super::event::Event;
+use super::kernel::{ArgValue, Kernel};
+use super::queue::{Ordering, Queue};
+use crate::abi::launch::{Geometry, KernelArg};
+use crate::cl::object::Ref;
+use crate::cl::*;
+use crate::device::{self, DeviceError, KernelLaunch};
+use crate::emulator::{PrintHook, WorkItems};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Arc;
+
+/// A validated NDRange (unused dimensions: global 1, local 1, offset 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NdRange {
+    pub work_dim: u32,
+    pub global: [u32; 3],
+    pub offset: [u32; 3],
+    pub local: [u32; 3],
+}
+
+impl NdRange {
+    /// Work-groups per dimension (the last one may be partial).
+    pub fn num_groups(&self) -> [u32; 3] {
+        std::array::from_fn(|d| self.global[d].div_ceil(self.local[d].max(1)))
+    }
+
+    /// Whether every dimension is a multiple of the work-group size.
+    pub fn is_uniform(&self) -> bool {
+        (0..3).all(|d| self.global[d] % self.local[d].max(1) == 0)
+    }
+
+    /// The hardware geometry: whole work-groups.
+    pub fn geometry(&self) -> Geometry {
+        Geometry { work_dim: self.work_dim, num_groups: self.num_groups(), local: self.local, offset: self.offset }
+    }
+}
+
+/// Divisors of `n` up to `limit`, largest first.
+fn divisors_up_to(n: u32, limit: u32) -> impl Iterator<Item = u32> {
+    (1..=limit.min(n)).rev().filter(move |d| n % d == 0)
+}
+
+/// A uniform work-group size for `global` (see the module documentation). `max_group` ≥ 1.
+pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32) -> [u32; 3] {
+    let mut local = [1u32; 3];
+    let mut budget = max_group.max(1);
+    for d in 0..(work_dim as usize).min(3) {
+        let g = global[d].max(1);
+        let pick = if d == 0 {
+            divisors_up_to(g, budget).find(|v| v % warp.max(1) == 0).or_else(|| divisors_up_to(g, budget).next())
+        } else {
+            divisors_up_to(g, budget).next()
+        };
+        local[d] = pick.unwrap_or(1);
+        budget /= local[d];
+    }
+    local
+}
+
+/// One `CSR_PRINT` write observed while a kernel ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrintRecord {
+    pub work_group: u32,
+    pub warp: u32,
+    pub value: u32,
+}
+
+/// Forwards `CSR_PRINT` writes from emulator threads to the queue thread.
+struct ChannelHook(Sender<PrintRecord>);
+
+impl PrintHook for ChannelHook {
+    fn on_print(&self, work_group: u32, warp: u32, value: u32) {
+        // A closed channel only means the queue thread stopped listening; nothing to do.
+        let _ = self.0.send(PrintRecord { work_group, warp, value });
+    }
+}
+
+/// Services print records on the queue thread. Printing itself comes later: records are logged.
+fn service_print(kernel: &str, r: PrintRecord) {
+    log::debug!("kernel {kernel}: CSR_PRINT = {:#010x} (work-group {}, warp {})", r.value, r.work_group, r.warp);
+}
+
+/// The arguments as the device sees them (buffers become their device addresses).
+pub fn device_args(args: &[ArgValue]) -> Vec<KernelArg> {
+    args.iter()
+        .map(|a| match a {
+            ArgValue::Buffer(m) => KernelArg::Pointer(m.as_ref().map_or(0, |m| m.device_address())),
+            ArgValue::Local(n) => KernelArg::Local(*n),
+            ArgValue::Value(v) => KernelArg::Value(v.clone()),
+        })
+        .collect()
+}
+
+/// What a launch needs, captured at enqueue time.
+struct Launch {
+    kernel: Ref<Kernel>,
+    range: NdRange,
+    args: Vec<ArgValue>,
+}
+
+impl Launch {
+    /// Runs the kernel on a device thread; the calling (queue) thread services print records.
+    fn run(&self) -> Result<(), LaunchFailure> {
+        let k = &self.kernel;
+        let dev = super::platform::device();
+        let args = device_args(&self.args);
+        let (tx, rx) = channel();
+        let mut opts = k.run_options();
+        opts.print_hook = Some(Arc::new(ChannelHook(tx)));
+        let l = KernelLaunch {
+            program: &k.exec.code,
+            entry: k.def().entry,
+            geometry: self.range.geometry(),
+            args: &args,
+            threads_per_warp: dev.threads_per_warp,
+            print: (0, 0),
+            work_items: Some(WorkItems { global: self.range.global, local: self.range.local }),
+        };
+        std::thread::scope(|s| {
+            // Every sender lives in `opts`, owned by the device thread: the channel closes when
+            // the launch is over, whatever its outcome (a panic unwinds and drops it too).
+            let work = move || device::launch(&dev.memory, &l, &opts).map(|_| ());
+            let handle = std::thread::Builder::new()
+                .name("ventus-device".into())
+                .spawn_scoped(s, work)
+                .map_err(|_| LaunchFailure::NoThread)?;
+            for r in rx.iter() {
+                service_print(k.name(), r);
+            }
+            handle.join().map_err(|_| LaunchFailure::Panicked)?.map_err(LaunchFailure::Device)
+        })
+    }
+}
+
+/// Why a launch did not complete.
+#[derive(Debug)]
+enum LaunchFailure {
+    /// Staging or running failed (fault, watchdog, memory).
+    Device(DeviceError),
+    /// The device thread could not be started.
+    NoThread,
+    /// The device thread panicked (an emulator bug).
+    Panicked,
+}
+
+impl std::fmt::Display for LaunchFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LaunchFailure::Device(e) => e.fmt(f),
+            LaunchFailure::NoThread => write!(f, "could not start the device thread"),
+            LaunchFailure::Panicked => write!(f, "internal error in the emulator"),
+        }
+    }
+}
+
+/// Enqueues `kernel` over `range` with the given (already snapshotted) arguments.
+pub fn enqueue(
+    queue: &Ref<Queue>,
+    kernel: Ref<Kernel>,
+    range: NdRange,
+    args: Vec<ArgValue>,
+    command_type: cl_command_type,
+    deps: Vec<Ref<Event>>,
+) -> Ref<Event> {
+    let context = queue.context.clone();
+    let launch = Launch { kernel, range, args };
+    Queue::enqueue(
+        queue,
+        command_type,
+        deps,
+        Ordering::Command,
+        Box::new(move || {
+            let result = launch.run();
+            for a in &launch.args {
+                if let ArgValue::Buffer(Some(m)) = a {
+                    m.after_device_write();
+                }
+            }
+            result.map_err(|e| {
+                context.report(&format!("kernel `{}` failed: {e}", launch.kernel.name()));
+                CL_OUT_OF_RESOURCES
+            })
+        }),
+    )
+}
+
+/// Enqueues a command that does nothing but complete (a launch with an empty NDRange).
+pub fn enqueue_empty(queue: &Ref<Queue>, command_type: cl_command_type, deps: Vec<Ref<Event>>) -> Ref<Event> {
+    Queue::enqueue(queue, command_type, deps, Ordering::Command, Box::new(|| Ok(())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chooser_prefers_warp_multiples_and_divides_the_global_size() {
+        assert_eq!(choose_local(1, [1024, 1, 1], 256, 32), [256, 1, 1]);
+        assert_eq!(choose_local(1, [96, 1, 1], 256, 32), [96, 1, 1]);
+        assert_eq!(choose_local(1, [1000, 1, 1], 256, 32), [250, 1, 1]);
+        assert_eq!(choose_local(1, [97, 1, 1], 64, 32), [1, 1, 1]);
+        assert_eq!(choose_local(2, [64, 64, 1], 256, 32), [64, 4, 1]);
+        assert_eq!(choose_local(3, [8, 8, 8], 256, 32), [8, 8, 4]);
+        let r = NdRange { work_dim: 1, global: [100, 1, 1], offset: [0; 3], local: [48, 1, 1] };
+        assert_eq!((r.num_groups(), r.is_uniform()), ([3, 1, 1], false));
+    }
+}

@@ -4,11 +4,19 @@
 //!
 //! A command whose wait list contains a failed event is not run; its event fails with
 //! `CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST`. A command whose work returns an error fails its
-//! event with that (negative) status. Either way the queue goes on with the next command.
+//! event with that (negative) status. Either way the queue goes on with the next command. Implicit
+//! ordering (a marker or barrier without a wait list waiting for earlier commands, later commands
+//! of an out-of-order queue waiting for the last barrier) only orders: it does not propagate
+//! failures.
+//!
+//! Lifetime: a command's event holds its queue, and the queue holds the events of unfinished
+//! commands only (the worker forgets each one as it finishes, dropping it outside the queue lock),
+//! so a released queue with no commands left and no events held by the application is destroyed,
+//! which releases its context (and may run the context's destructor callbacks).
 
 use super::context::Context;
 use super::device::Device;
-use super::event::{Event, CHANGED};
+use super::event::{bump_generation, generation, wait_generation, Event};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use parking_lot::{Condvar, Mutex};
@@ -21,8 +29,17 @@ pub type Work = Box<dyn FnOnce() -> CLResult<()> + Send>;
 
 struct Command {
     event: Ref<Event>,
+    /// The wait list: a failed event here fails the command.
     deps: Vec<Ref<Event>>,
+    /// Implicit ordering: only waited for.
+    after: Vec<Ref<Event>>,
     work: Work,
+}
+
+impl Command {
+    fn ready(&self) -> bool {
+        self.deps.iter().chain(&self.after).all(|d| d.is_done())
+    }
 }
 
 #[derive(Default)]
@@ -55,9 +72,9 @@ pub struct Queue {
 pub enum Ordering {
     /// A normal command.
     Command,
-    /// A marker: with an empty wait list it waits for every earlier command.
+    /// A marker: waits for its wait list, or for every earlier command if the list is empty.
     Marker,
-    /// A barrier: waits for every earlier command (plus its wait list); later commands wait for it.
+    /// A barrier: waits as a marker does; later commands wait for it.
     Barrier,
 }
 
@@ -94,25 +111,24 @@ impl Queue {
         let event = Obj::new(Event::command(queue.context.clone(), queue.clone(), command_type));
         let mut st = queue.shared.state.lock();
         st.outstanding.retain(|e| !e.is_done());
-        let mut deps = wait_list;
-        match ordering {
-            Ordering::Barrier => deps.extend(st.outstanding.iter().cloned()),
-            Ordering::Marker if deps.is_empty() => deps.extend(st.outstanding.iter().cloned()),
-            _ => {}
+        let mut after = Vec::new();
+        if ordering != Ordering::Command && wait_list.is_empty() {
+            after.extend(st.outstanding.iter().cloned());
         }
         if !queue.shared.in_order {
             if let Some(b) = &st.last_barrier {
-                deps.push(b.clone());
+                after.push(b.clone());
             }
             if ordering == Ordering::Barrier {
                 st.last_barrier = Some(event.clone());
             }
         }
         st.outstanding.push(event.clone());
-        st.pending.push_back(Command { event: event.clone(), deps, work });
+        st.pending.push_back(Command { event: event.clone(), deps: wait_list, after, work });
         drop(st);
         event.set_status(CL_SUBMITTED);
         queue.shared.cv.notify_all();
+        bump_generation();
         event
     }
 
@@ -129,9 +145,7 @@ impl Drop for Queue {
     fn drop(&mut self) {
         self.shared.state.lock().shutdown = true;
         self.shared.cv.notify_all();
-        let (m, cv) = &*CHANGED;
-        *m.lock() += 1;
-        cv.notify_all();
+        bump_generation();
     }
 }
 
@@ -140,7 +154,7 @@ fn pick(st: &QState, in_order: bool) -> Option<usize> {
     if in_order {
         return if st.pending.is_empty() { None } else { Some(0) };
     }
-    st.pending.iter().position(|c| c.deps.iter().all(|d| d.is_done()))
+    st.pending.iter().position(Command::ready)
 }
 
 fn worker(shared: Arc<Shared>) {
@@ -148,8 +162,10 @@ fn worker(shared: Arc<Shared>) {
         let cmd = {
             let mut st = shared.state.lock();
             loop {
-                if let Some(i) = pick(&st, shared.in_order) {
-                    break st.pending.remove(i);
+                // Read before looking, so a change in between is not missed.
+                let seen = generation();
+                if let Some(cmd) = pick(&st, shared.in_order).and_then(|i| st.pending.remove(i)) {
+                    break cmd;
                 }
                 if st.shutdown && st.pending.is_empty() {
                     return;
@@ -157,22 +173,33 @@ fn worker(shared: Arc<Shared>) {
                 if shared.in_order || st.pending.is_empty() {
                     shared.cv.wait(&mut st);
                 } else {
-                    // Out of order and blocked on dependencies: wait for any event to change.
+                    // Out of order and blocked on dependencies: wait for any event to change (the
+                    // timeout is only a safety net).
                     drop(st);
-                    let (m, cv) = &*CHANGED;
-                    let mut g = m.lock();
-                    cv.wait_for(&mut g, Duration::from_millis(5));
-                    drop(g);
+                    wait_generation(seen, Duration::from_millis(100));
                     st = shared.state.lock();
                 }
             }
         };
-        let Some(cmd) = cmd else { continue };
         run(cmd);
+        // Forget finished commands; drop them outside the lock (the last reference to an event
+        // may be the last reference to this queue, whose `Drop` takes the lock).
+        let finished = {
+            let mut st = shared.state.lock();
+            let (done, open): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut st.outstanding).into_iter().partition(|e| e.is_done());
+            st.outstanding = open;
+            let barrier = st.last_barrier.take_if(|b| b.is_done());
+            (done, barrier)
+        };
+        drop(finished);
     }
 }
 
 fn run(cmd: Command) {
+    for e in &cmd.after {
+        e.wait();
+    }
     let failed = cmd.deps.iter().map(|d| d.wait()).any(|s| s < 0);
     if failed {
         cmd.event.set_status(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);

@@ -1,6 +1,10 @@
 //! The device layer: turns a kernel launch (program, entry, geometry, arguments) into device
 //! memory contents and an emulator run, following the official driver's allocation order
 //! (driver-abi §1.2): argument buffer, private memory, metadata; freed afterwards.
+//!
+//! OpenCL launches pass [`KernelLaunch::work_items`]: lanes that are not work-items start inactive,
+//! and the metadata's global-size words hold the real (possibly non-uniform) global size
+//! ([`metadata_bytes`]).
 
 use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
@@ -40,6 +44,21 @@ impl std::fmt::Display for DeviceError {
     }
 }
 impl std::error::Error for DeviceError {}
+
+/// The metadata buffer of a launch. With OpenCL work-item masks (`work_items`), the global-size
+/// words (`KNL_GL_SIZE_X/Y/Z`) hold the real global size, which for a non-uniform NDRange is
+/// smaller than `num_groups × local` (what [`Metadata::to_bytes`] writes); everything else is
+/// unchanged, and launches without masks (the reference behaviour) are written as before.
+pub fn metadata_bytes(meta: &Metadata, work_items: Option<&emulator::WorkItems>) -> [u8; METADATA_SIZE as usize] {
+    let mut bytes = meta.to_bytes();
+    if let Some(wi) = work_items {
+        for (d, g) in wi.global.iter().enumerate() {
+            let at = (crate::abi::launch::md::GL_SIZE + 4 * d as u32) as usize;
+            bytes[at..at + 4].copy_from_slice(&g.to_le_bytes());
+        }
+    }
+    bytes
+}
 
 /// Stages and runs a launch; temporary buffers are released whatever the outcome.
 pub fn launch(mem: &DeviceMemory, l: &KernelLaunch, opts: &RunOptions) -> Result<RunStats, DeviceError> {
@@ -93,7 +112,7 @@ fn stage_and_run(
             print_size: l.print.1,
             pds_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
         };
-        md.write_bytes(md.base(), &meta.to_bytes());
+        md.write_bytes(md.base(), &metadata_bytes(&meta, l.work_items.as_ref()));
         let params = LaunchParams {
             num_groups: l.geometry.num_groups,
             warps_per_group: warps,
@@ -110,4 +129,31 @@ fn stage_and_run(
         mem.unmap(base);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::launch::Geometry;
+
+    #[test]
+    fn non_uniform_launches_write_the_real_global_size() {
+        let geometry = Geometry { work_dim: 2, num_groups: [3, 2, 1], local: [48, 4, 1], offset: [5, 0, 0] };
+        let meta = Metadata {
+            entry: 0x8000_0040,
+            arg_base: 0,
+            geometry,
+            print_addr: 0,
+            print_size: 0,
+            pds_bytes_per_thread: 0x1000,
+        };
+        let word = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        let plain = metadata_bytes(&meta, None);
+        assert_eq!((word(&plain, 3), word(&plain, 4), word(&plain, 5)), (144, 8, 1));
+        let wi = emulator::WorkItems { global: [100, 7, 1], local: [48, 4, 1] };
+        let masked = metadata_bytes(&meta, Some(&wi));
+        assert_eq!((word(&masked, 3), word(&masked, 4), word(&masked, 5)), (100, 7, 1));
+        assert_eq!(&masked[24..], &plain[24..]);
+        assert_eq!(&masked[..12], &plain[..12]);
+    }
 }

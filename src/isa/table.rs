@@ -131,6 +131,8 @@ table! {
     AmomaxW, "amomax.w", 0xa000_202f, 0xf800_707f, Amo;
     AmominuW, "amominu.w", 0xc000_202f, 0xf800_707f, Amo;
     AmomaxuW, "amomaxu.w", 0xe000_202f, 0xf800_707f, Amo;
+    // Zacas compare-and-swap (ventus-icd extension, executed per lane like the other AMOs).
+    AmocasW, "amocas.w", 0x2800_202f, 0xf800_707f, Amo;
     // ---- F (zfinx register names; spike's mirrored FP file) --------------------------------------
     Flw, "flw", 0x2007, I, Load;
     Fsw, "fsw", 0x2027, I, Store;

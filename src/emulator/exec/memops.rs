@@ -46,15 +46,50 @@ pub fn store<T: Tracer>(mem: &MemView, t: &mut T, addr: u32, value: u32, bytes: 
     Ok(())
 }
 
-/// Scalar AMO on an aligned word; returns the old value.
-#[inline(always)]
-pub fn amo<T: Tracer>(mem: &MemView, t: &mut T, addr: u32, f: impl Fn(u32) -> u32) -> Result<u32, Trap> {
-    let old = mem.rmw(addr, &f).map_err(|e| store_trap(e, None))?;
-    if T::ENABLED {
-        t.load(addr);
-        t.store(addr, f(old), 4);
+/// Per-lane atomic read-modify-write: for each active lane in ascending order,
+/// `old = mem[vs1[i]]; mem[vs1[i]] = op(old, vs2[i]); vd[i] = old`. `amocas.w` compares with the
+/// old `vd[i]` and stores `vs2[i]` when equal.
+pub fn vector_amo<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
+    let m = w.vmask();
+    let (rd, rs1, rs2) = (d.rd as usize, d.rs1 as usize, d.rs2 as usize);
+    let mut result = Ok(());
+    for i in lanes(m) {
+        let lane = i as usize;
+        let (addr, val, expected) = (w.v[rs1][lane], w.v[rs2][lane], w.v[rd][lane]);
+        let f = move |o: u32| match op {
+            Op::AmoswapW => val,
+            Op::AmoaddW => o.wrapping_add(val),
+            Op::AmoxorW => o ^ val,
+            Op::AmoandW => o & val,
+            Op::AmoorW => o | val,
+            Op::AmominW => s::min(o, val),
+            Op::AmomaxW => s::max(o, val),
+            Op::AmominuW => o.min(val),
+            Op::AmomaxuW => o.max(val),
+            _ => {
+                if o == expected {
+                    val
+                } else {
+                    o
+                }
+            }
+        };
+        match mem.rmw(addr, f) {
+            Ok(old) => {
+                w.v[rd][lane] = old;
+                if T::ENABLED {
+                    t.load(addr);
+                    t.store(addr, f(old), 4);
+                }
+            }
+            Err(e) => {
+                result = Err(store_trap(e, Some(i)));
+                break;
+            }
+        }
     }
-    Ok(old)
+    trace_v(w, t, d.rd);
+    result
 }
 
 /// Reads a local/global id component for the per-lane CSRs 0x80d..0x813 from the metadata buffer.

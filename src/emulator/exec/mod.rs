@@ -273,15 +273,13 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         // The reference simulator drops the reservation whenever a warp yields (after every
         // instruction), so sc.w always fails.
         Op::ScW => alu!(1),
-        Op::AmoswapW => alu!(memops::amo(ctx.mem, t, x1, move |_| x2)?),
-        Op::AmoaddW => alu!(memops::amo(ctx.mem, t, x1, move |o| o.wrapping_add(x2))?),
-        Op::AmoxorW => alu!(memops::amo(ctx.mem, t, x1, move |o| o ^ x2)?),
-        Op::AmoandW => alu!(memops::amo(ctx.mem, t, x1, move |o| o & x2)?),
-        Op::AmoorW => alu!(memops::amo(ctx.mem, t, x1, move |o| o | x2)?),
-        Op::AmominW => alu!(memops::amo(ctx.mem, t, x1, move |o| s::min(o, x2))?),
-        Op::AmomaxW => alu!(memops::amo(ctx.mem, t, x1, move |o| s::max(o, x2))?),
-        Op::AmominuW => alu!(memops::amo(ctx.mem, t, x1, move |o| o.min(x2))?),
-        Op::AmomaxuW => alu!(memops::amo(ctx.mem, t, x1, move |o| o.max(x2))?),
+        // AMOs act per lane on vector registers (vd, vs2, (vs1)), the semantics of the
+        // simulator's `feature/vector-amo` branch, which is what Ventus LLVM emits them for.
+        Op::AmoswapW | Op::AmoaddW | Op::AmoxorW | Op::AmoandW | Op::AmoorW | Op::AmominW | Op::AmomaxW
+        | Op::AmominuW | Op::AmomaxuW | Op::AmocasW => {
+            need_v!();
+            memops::vector_amo(w, ctx.mem, t, d, op)?;
+        }
         // ---- F (zfinx mirror) -------------------------------------------------------------------
         Op::Flw => {
             need_fp!();

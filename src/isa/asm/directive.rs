@@ -1,6 +1,8 @@
 //! Assembler directives, handled in pass 1.
 //!
-//! Contract: `.text`/`.globl`/`.global` are ignored; `.equ`/`.set` define a symbol whose value
+//! Contract: `.text` is ignored; `.globl`/`.global NAME[, NAME…]` record each name (first
+//! declaration order, no duplicates) in `globals` for [`super::Program::globals`] — whether the
+//! name is defined is the caller's business; `.equ`/`.set` define a symbol whose value
 //! must be computable at that point; `.word` and the alignment directives return the body and
 //! its size in words, fixed here so every later label is known before pass 2. Alignment pads
 //! with `nop` up to 2^16 bytes.
@@ -14,10 +16,28 @@ use super::{AsmError, Body, Res};
 const MAX_ALIGN_LOG2: i64 = 16;
 
 /// Pass-1 handling of a directive: `Some((body, size in words))` if it emits words.
-pub(super) fn directive(syms: &mut Symbols, line: usize, pc: u32, d: &str, ops: &[String]) -> Res<Option<(Body, u32)>> {
+pub(super) fn directive(
+    syms: &mut Symbols,
+    globals: &mut Vec<String>,
+    line: usize,
+    pc: u32,
+    d: &str,
+    ops: &[String],
+) -> Res<Option<(Body, u32)>> {
     let c = Ctx::new(line, pc, syms, d);
     match d {
-        ".text" | ".globl" | ".global" => Ok(None),
+        ".text" => Ok(None),
+        ".globl" | ".global" if !ops.is_empty() => {
+            for name in ops {
+                if !is_ident(name) {
+                    return Err(c.syntax(format!("`{name}` is not a symbol name")));
+                }
+                if !globals.contains(name) {
+                    globals.push(name.clone());
+                }
+            }
+            Ok(None)
+        }
         ".word" if !ops.is_empty() => Ok(Some((Body::Words, ops.len() as u32))),
         ".align" | ".p2align" | ".balign" if ops.len() == 1 => {
             let n = c.eval(&ops[0])?;
@@ -44,9 +64,10 @@ pub(super) fn directive(syms: &mut Symbols, line: usize, pc: u32, d: &str, ops: 
             syms.define(line, &ops[0], Sym::Equ(v))?;
             Ok(None)
         }
-        ".word" | ".align" | ".p2align" | ".balign" | ".equ" | ".set" => {
+        ".word" | ".align" | ".p2align" | ".balign" | ".equ" | ".set" | ".globl" | ".global" => {
             let expected = match d {
                 ".word" => "value[, value…]",
+                ".globl" | ".global" => "NAME[, NAME…]",
                 ".equ" | ".set" => "NAME, VALUE",
                 _ => "N",
             };

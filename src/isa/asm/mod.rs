@@ -11,8 +11,9 @@
 //!   error — the caller writes `regext` explicitly.
 //! * Immediates: decimal, `0x` hex or `0b` binary, negative allowed, `+`/`-` between terms,
 //!   symbols, `%hi(expr)` and `%lo(expr)`.
-//! * Also accepted: labels `name:`, comments (`#`, `//`, `;`), directives `.text`, `.globl`,
-//!   `.global` (ignored), `.word`, `.align`/`.p2align N` (pad to 2^N bytes with `nop`),
+//! * Also accepted: labels `name:`, comments (`#`, `//`, `;`), directives `.text`,
+//!   `.globl`/`.global NAME[, NAME…]` (recorded in [`Program::globals`]; no effect on the
+//!   words), `.word`, `.align`/`.p2align N` (pad to 2^N bytes with `nop`),
 //!   `.balign N`, `.equ`/`.set NAME, VALUE` (the value must be computable where it is defined);
 //!   the pseudo-instructions listed in [`PSEUDOS`] (plus `jal target`, `jalr rs`, `fence`
 //!   without operands or with `pred, succ`, `fence.i`, and `join`, `endprg`, `barrier`,
@@ -54,12 +55,16 @@ pub struct Program {
     pub words: Vec<u32>,
     /// Every label with its absolute address (`.equ` symbols are not included).
     pub labels: BTreeMap<String, u32>,
+    /// Names declared with `.globl`/`.global`, in first-declaration order without duplicates.
+    /// Not checked against `labels` (a linker decides what an undefined global means).
+    pub globals: Vec<String>,
 }
 
 /// Assembles a whole source text placed at `base`.
 pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
     let mut syms = Symbols::default();
     let mut stmts = Vec::new();
+    let mut globals = Vec::new();
     let mut pc = base;
     // Pass 1: split lines, define symbols, fix every statement's size.
     for (idx, raw) in source.lines().enumerate() {
@@ -79,7 +84,7 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         let mnem = mnem.to_ascii_lowercase();
         let ops = split_operands(ops_text, line)?;
         let (body, words) = if mnem.starts_with('.') {
-            match directive(&mut syms, line, pc, &mnem, &ops)? {
+            match directive(&mut syms, &mut globals, line, pc, &mnem, &ops)? {
                 Some(emits) => emits,
                 None => continue,
             }
@@ -107,7 +112,7 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         Sym::Label(a) => Some((k, a)),
         Sym::Equ(_) => None,
     });
-    Ok(Program { base, words, labels: labels.collect() })
+    Ok(Program { base, words, labels: labels.collect(), globals })
 }
 
 /// Assembles one line (no labels needed; absolute targets are relative to `pc`).

@@ -1,0 +1,103 @@
+//! The OpenCL C compiler: OpenCL C → (clang-15 + llvm-spirv-15 subprocesses) → SPIR-V → our SSA IR
+//! → passes → Ventus assembly → Ventus ELF in the official format.
+//!
+//! * [`toolchain`]: finding and running clang/llvm-spirv, build options, the build log, the cache.
+//! * [`spirv`]: the front end (rspirv), which inlines every call and splits vectors/aggregates.
+//! * [`ir`]: the SSA IR; [`pass`]: optimisation, uniformity, reconvergence; [`target`]: Ventus code.
+
+pub mod ir;
+pub mod pass;
+pub mod spirv;
+pub mod target;
+pub mod toolchain;
+
+/// Why a build failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompileError {
+    /// A construct we do not support yet (named for the build log), with its source location if
+    /// known.
+    Unsupported { construct: String, location: Option<String> },
+    /// The SPIR-V module is malformed or uses something that cannot appear in OpenCL SPIR-V.
+    InvalidSpirv(String),
+    /// The kernel does not fit the device (registers, private or local memory).
+    Resources(String),
+    /// A compiler bug caught by an internal check.
+    Internal(String),
+}
+
+impl CompileError {
+    pub fn unsupported(what: &str) -> CompileError {
+        CompileError::Unsupported { construct: what.to_string(), location: None }
+    }
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::Unsupported { construct, location: Some(l) } => {
+                write!(f, "{l}: error: unsupported by the Ventus compiler: {construct}")
+            }
+            CompileError::Unsupported { construct, location: None } => {
+                write!(f, "error: unsupported by the Ventus compiler: {construct}")
+            }
+            CompileError::InvalidSpirv(m) => write!(f, "error: invalid SPIR-V: {m}"),
+            CompileError::Resources(m) => write!(f, "error: kernel exceeds device resources: {m}"),
+            CompileError::Internal(m) => write!(f, "internal compiler error: {m}"),
+        }
+    }
+}
+impl std::error::Error for CompileError {}
+
+/// A compiled program.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The Ventus ELF (official format plus our `.ventus.kernel_info`).
+    pub elf: Vec<u8>,
+    pub kernels: Vec<crate::abi::kernel_info::KernelInfo>,
+    /// The generated assembly (for `VENTUS_DUMP_ASM` and tests).
+    pub asm: String,
+}
+
+fn label_prefix(name: &str, k: usize) -> String {
+    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    format!("{clean}_{k}")
+}
+
+/// SPIR-V → Ventus ELF.
+pub fn compile_spirv(words: &[u32]) -> Result<Compiled, CompileError> {
+    let prog = spirv::lower_module(words)?;
+    let mut asm = String::new();
+    let mut kernels = Vec::new();
+    for (k, mut kernel) in prog.kernels.into_iter().enumerate() {
+        let f = &mut kernel.func;
+        pass::run(f)?;
+        pass::split_edges::split_critical_edges(f);
+        ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
+        let u = pass::uniformity::analyze(f)?;
+        let mut m = target::isel::select(f, &u)?;
+        let private = target::regalloc::allocate(&mut m)?;
+        if private > crate::abi::PRIVATE_BYTES_PER_THREAD {
+            return Err(CompileError::Resources(format!(
+                "kernel {} needs {private} bytes of private memory per work-item (limit {})",
+                kernel.info.name,
+                crate::abi::PRIVATE_BYTES_PER_THREAD
+            )));
+        }
+        kernel.info.private_bytes = private;
+        asm.push_str(&target::emit::emit(&m, &label_prefix(&kernel.info.name, k))?);
+        kernels.push(kernel.info);
+    }
+    if kernels.is_empty() {
+        return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
+    }
+    let elf = link(&asm, &kernels, &prog.rodata)?;
+    Ok(Compiled { elf, kernels, asm })
+}
+
+/// Links the generated assembly with crt0 into an ELF.
+fn link(asm: &str, kernels: &[crate::abi::kernel_info::KernelInfo], rodata: &[u8]) -> Result<Vec<u8>, CompileError> {
+    if !rodata.is_empty() {
+        return Err(CompileError::unsupported("program-scope constant data (__constant arrays, string literals)"));
+    }
+    crate::abi::crt0::link(asm, kernels).map_err(|e| CompileError::Internal(format!("link: {e}")))
+}

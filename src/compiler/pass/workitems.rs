@@ -1,0 +1,130 @@
+//! Lowers work-item functions to CSR reads, metadata-buffer words and the per-lane local id, the
+//! way the Ventus runtime defines them (driver-abi §2.1, §4.4): local linear id = `CSR_TID + lane`;
+//! local ids decompose it by the enqueued local sizes; global id = group id × local size + local id
+//! + global offset; `get_local_size` is the size of this (possibly partial) work-group.
+
+use super::super::ir::*;
+use crate::abi::launch::md;
+use crate::isa::regs::csr;
+
+struct Builder<'a> {
+    f: &'a mut Func,
+    out: Vec<Inst>,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, ty: Ty, op: Op) -> Value {
+        let v = self.f.new_value(ty);
+        self.out.push(Inst { result: Some(v), op });
+        v
+    }
+    fn c(&mut self, x: u32) -> Value {
+        self.push(Ty::I32, Op::Const(x as u64))
+    }
+    fn bin(&mut self, o: BinOp, a: Value, b: Value) -> Value {
+        self.push(Ty::I32, Op::Bin(o, a, b))
+    }
+    fn meta(&mut self, off: u32) -> Value {
+        self.push(Ty::I32, Op::MetaWord { offset: off })
+    }
+    fn group_id(&mut self, d: u32) -> Value {
+        self.push(Ty::I32, Op::Csr(csr::GIDX + d as u16))
+    }
+    fn enq(&mut self, d: u32) -> Value {
+        self.meta(md::LC_SIZE + 4 * d)
+    }
+    fn local_id(&mut self, lane: Value, d: u32) -> Value {
+        let lx = self.enq(0);
+        match d {
+            0 => self.bin(BinOp::RemU, lane, lx),
+            1 => {
+                let ly = self.enq(1);
+                let q = self.bin(BinOp::DivU, lane, lx);
+                self.bin(BinOp::RemU, q, ly)
+            }
+            _ => {
+                let ly = self.enq(1);
+                let xy = self.bin(BinOp::Mul, lx, ly);
+                self.bin(BinOp::DivU, lane, xy)
+            }
+        }
+    }
+    fn global_id(&mut self, lane: Value, d: u32) -> Value {
+        let g = self.group_id(d);
+        let l = self.enq(d);
+        let base = self.bin(BinOp::Mul, g, l);
+        let lid = self.local_id(lane, d);
+        let off = self.meta(md::GL_OFFSET + 4 * d);
+        let x = self.bin(BinOp::Add, base, lid);
+        self.bin(BinOp::Add, x, off)
+    }
+}
+
+/// Replaces every `WorkItem` instruction (they all live in the entry block).
+pub fn lower(f: &mut Func) {
+    let mut lane: Option<Value> = None;
+    for bi in 0..f.blocks.len() {
+        if !f.blocks[bi].insts.iter().any(|i| matches!(i.op, Op::WorkItem(..))) {
+            continue;
+        }
+        let insts = std::mem::take(&mut f.blocks[bi].insts);
+        let mut b = Builder { f, out: Vec::new() };
+        for inst in insts {
+            let Op::WorkItem(w, d) = inst.op else {
+                b.out.push(inst);
+                continue;
+            };
+            let r = inst.result.expect("work-item functions have results");
+            let l = *lane.get_or_insert_with(|| b.push(Ty::I32, Op::LaneId));
+            let v = if d > 2 && !matches!(w, WorkItem::WorkDim | WorkItem::LocalLinearId | WorkItem::GlobalLinearId) {
+                // Out-of-range dimensions: ids and offsets are 0, sizes are 1.
+                let one = matches!(w, WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups);
+                b.c(one as u32)
+            } else {
+                match w {
+                    WorkItem::LocalLinearId => l,
+                    WorkItem::LocalId => b.local_id(l, d),
+                    WorkItem::GroupId => b.group_id(d),
+                    WorkItem::GlobalId => b.global_id(l, d),
+                    WorkItem::EnqueuedLocalSize => b.enq(d),
+                    WorkItem::GlobalSize => b.meta(md::GL_SIZE + 4 * d),
+                    WorkItem::GlobalOffset => b.meta(md::GL_OFFSET + 4 * d),
+                    WorkItem::WorkDim => b.meta(md::WORK_DIM),
+                    WorkItem::LocalSize => {
+                        let (e, gs, g) = (b.enq(d), b.meta(md::GL_SIZE + 4 * d), b.group_id(d));
+                        let start = b.bin(BinOp::Mul, g, e);
+                        let rest = b.bin(BinOp::Sub, gs, start);
+                        b.bin(BinOp::MinU, e, rest)
+                    }
+                    WorkItem::NumGroups => {
+                        let (e, gs) = (b.enq(d), b.meta(md::GL_SIZE + 4 * d));
+                        let one = b.c(1);
+                        let em1 = b.bin(BinOp::Sub, e, one);
+                        let t = b.bin(BinOp::Add, gs, em1);
+                        b.bin(BinOp::DivU, t, e)
+                    }
+                    WorkItem::GlobalLinearId => {
+                        let mut acc = None;
+                        for dim in (0..3).rev() {
+                            let gid = b.global_id(l, dim);
+                            let off = b.meta(md::GL_OFFSET + 4 * dim);
+                            let rel = b.bin(BinOp::Sub, gid, off);
+                            acc = Some(match acc {
+                                None => rel,
+                                Some(a) => {
+                                    let gs = b.meta(md::GL_SIZE + 4 * dim);
+                                    let m = b.bin(BinOp::Mul, a, gs);
+                                    b.bin(BinOp::Add, m, rel)
+                                }
+                            });
+                        }
+                        acc.expect("three dimensions")
+                    }
+                }
+            };
+            b.out.push(Inst { result: Some(r), op: Op::Copy(v) });
+        }
+        let out = b.out;
+        f.blocks[bi].insts = out;
+    }
+}

@@ -1,0 +1,685 @@
+//! Function translation: SPIR-V blocks → IR blocks, calls inlined, φs patched after all blocks of
+//! a function are translated (their operands may be defined later along back edges).
+
+use super::super::ir::*;
+use super::super::CompileError;
+use super::types::SType;
+use super::{id_operand, invalid, ConstData, Module};
+use rspirv::dr::{Instruction, Operand};
+use spirv::Op as S;
+use std::collections::HashMap;
+
+/// Maximum inlining depth (OpenCL forbids recursion; this catches it).
+const MAX_DEPTH: usize = 64;
+
+pub(super) struct Lowerer<'m> {
+    pub m: &'m Module,
+    pub consts: &'m ConstData,
+    pub f: Func,
+    /// Block 0: constants, arguments and work-item values, hoisted so they dominate everything.
+    pub prelude: BlockId,
+    const_cache: HashMap<u32, Vec<Value>>,
+    wi_cache: HashMap<(WorkItem, u32), Value>,
+    local_offsets: HashMap<u32, u32>,
+    depth: usize,
+    /// Current source location from `OpLine`, for error messages.
+    pub line: Option<String>,
+}
+
+/// Per-inlined-call state.
+struct Frame {
+    vals: HashMap<u32, Vec<Value>>,
+    labels: HashMap<u32, BlockId>,
+    /// IR predecessor blocks of each SPIR-V edge (from label, to label).
+    edges: HashMap<(u32, u32), Vec<BlockId>>,
+    phis: Vec<PendingPhi>,
+    rets: Vec<(BlockId, Vec<Value>)>,
+    cont: BlockId,
+}
+
+struct PendingPhi {
+    block: BlockId,
+    label: u32,
+    results: Vec<Value>,
+    incoming: Vec<(u32, u32)>,
+}
+
+pub(super) fn lower_kernel(m: &Module, consts: &ConstData, fid: u32, name: &str, iface: &[u32]) -> Result<Func, CompileError> {
+    let mut lw = Lowerer {
+        m,
+        consts,
+        f: Func::new(name),
+        prelude: BlockId(0),
+        const_cache: HashMap::new(),
+        wi_cache: HashMap::new(),
+        local_offsets: HashMap::new(),
+        depth: 0,
+        line: None,
+    };
+    // Static __local variables of this kernel, in interface order.
+    for id in iface {
+        if let Some(g) = m.globals.get(id) {
+            if g.space == Space::Local {
+                let align = m.types.align(g.pointee)?.max(4);
+                let off = lw.f.local_bytes.next_multiple_of(align);
+                lw.local_offsets.insert(*id, off);
+                lw.f.local_bytes = off + m.types.size(g.pointee)?;
+            }
+        }
+    }
+    let args = lw.lower_args(fid)?;
+    let body = lw.f.new_block();
+    lw.f.block_mut(BlockId(0)).term = Term::Br(body);
+    let (exit, _) = lw.inline(fid, args, body)?;
+    lw.f.block_mut(exit).term = Term::Ret;
+    Ok(lw.f)
+}
+
+impl Lowerer<'_> {
+    pub fn err(&self, what: &str) -> CompileError {
+        CompileError::Unsupported { construct: what.to_string(), location: self.line.clone() }
+    }
+
+    /// Loads the kernel parameters from the argument buffer (pocl's packing rule).
+    fn lower_args(&mut self, fid: u32) -> Result<Vec<Vec<Value>>, CompileError> {
+        let f = self.m.functions.get(&fid).ok_or(invalid("kernel function missing"))?;
+        let params: Vec<(u32, u32)> =
+            f.parameters.iter().map(|p| (p.result_id.unwrap_or(0), p.result_type.unwrap_or(0))).collect();
+        let mut off = 0u32;
+        let mut out = Vec::new();
+        for (id, ty) in params {
+            match self.m.types.get(ty)?.clone() {
+                SType::Pointer { space, pointee } if self.m.is_byval(id) => {
+                    // By-value struct: copy it from the argument buffer into private memory.
+                    let size = self.m.types.size(pointee)?;
+                    let align = size.max(4).next_power_of_two();
+                    off = off.next_multiple_of(align);
+                    let slot = self.alloc_private(size.next_multiple_of(4), 4);
+                    let dst = self.f.push(self.prelude, Ty::Ptr(Space::Private), Op::PrivateAddr { offset: slot });
+                    for k in (0..size).step_by(4) {
+                        let w = self.f.push(self.prelude, Ty::I32, Op::ArgWord { offset: off + k });
+                        let a = self.offset_ptr(self.prelude, dst, k);
+                        self.f.push_void(self.prelude, Op::Store { ptr: a, value: w });
+                    }
+                    let _ = space;
+                    off += size;
+                    out.push(vec![dst]);
+                }
+                SType::Pointer { space, .. } => {
+                    off = off.next_multiple_of(4);
+                    let v = self.f.push(self.prelude, Ty::Ptr(space), Op::ArgWord { offset: off });
+                    off += 4;
+                    out.push(vec![v]);
+                }
+                SType::Opaque(what) => return Err(self.err(&format!("kernel arguments of type {what}"))),
+                _ => {
+                    let size = self.m.types.size(ty)?;
+                    let align = size.max(4).next_power_of_two();
+                    off = off.next_multiple_of(align);
+                    let mut vals = Vec::new();
+                    for (lo, lt) in self.m.types.leaves(ty)? {
+                        if lt == Ty::I64 {
+                            return Err(self.err("64-bit integer kernel arguments (long/ulong)"));
+                        }
+                        vals.push(self.f.push(self.prelude, lt, Op::ArgWord { offset: off + lo }));
+                    }
+                    off += size;
+                    out.push(vals);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn alloc_private(&mut self, size: u32, align: u32) -> u32 {
+        let off = self.f.private_bytes.next_multiple_of(align.max(1));
+        self.f.private_bytes = off + size;
+        off
+    }
+
+    /// `ptr + k` (k constant), as a pointer of the same space.
+    pub fn offset_ptr(&mut self, b: BlockId, ptr: Value, k: u32) -> Value {
+        if k == 0 {
+            return ptr;
+        }
+        let c = self.const_val(Ty::I32, k as u64);
+        let t = self.f.ty(ptr);
+        self.f.push(b, t, Op::Bin(BinOp::Add, ptr, c))
+    }
+
+    /// A constant in the prelude.
+    pub fn const_val(&mut self, ty: Ty, bits: u64) -> Value {
+        self.f.push(self.prelude, ty, Op::Const(bits))
+    }
+
+    /// A work-item value (hoisted into the prelude, one per kind and dimension).
+    pub fn work_item(&mut self, w: WorkItem, dim: u32) -> Value {
+        if let Some(v) = self.wi_cache.get(&(w, dim)) {
+            return *v;
+        }
+        let v = self.f.push(self.prelude, Ty::I32, Op::WorkItem(w, dim));
+        self.wi_cache.insert((w, dim), v);
+        v
+    }
+
+    /// The lowered scalars of an id: frame values, constants or module-scope variables.
+    fn get(&mut self, fr: &Frame, id: u32) -> Result<Vec<Value>, CompileError> {
+        if let Some(v) = fr.vals.get(&id) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = self.const_cache.get(&id) {
+            return Ok(v.clone());
+        }
+        if self.m.constants.contains_key(&id) {
+            let v = self.materialize_constant(id)?;
+            self.const_cache.insert(id, v.clone());
+            return Ok(v);
+        }
+        if let Some(g) = self.m.globals.get(&id) {
+            let v = match g.space {
+                Space::Local => {
+                    let off = *self.local_offsets.get(&id).ok_or(invalid("__local variable not in the kernel interface"))?;
+                    self.f.push(self.prelude, Ty::Ptr(Space::Local), Op::LocalAddr { offset: off })
+                }
+                Space::Constant => {
+                    let off = *self.consts.offsets.get(&id).ok_or(invalid("constant data without layout"))?;
+                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset: off })
+                }
+                _ if g.builtin.is_some() => return Err(invalid("built-in variable used other than by OpLoad")),
+                _ => return Err(self.err("program-scope global variables")),
+            };
+            self.const_cache.insert(id, vec![v]);
+            return Ok(vec![v]);
+        }
+        Err(invalid(format!("use of undefined id %{id}")))
+    }
+
+    fn get1(&mut self, fr: &Frame, id: u32) -> Result<Value, CompileError> {
+        let v = self.get(fr, id)?;
+        match v.as_slice() {
+            [x] => Ok(*x),
+            _ => Err(invalid(format!("%{id} is not a scalar"))),
+        }
+    }
+
+    fn materialize_constant(&mut self, id: u32) -> Result<Vec<Value>, CompileError> {
+        let c = self.m.constants[&id].clone();
+        let ty = c.result_type.ok_or(invalid("constant without type"))?;
+        match c.class.opcode {
+            S::ConstantTrue | S::SpecConstantTrue => Ok(vec![self.const_val(Ty::I1, 1)]),
+            S::ConstantFalse | S::SpecConstantFalse => Ok(vec![self.const_val(Ty::I1, 0)]),
+            S::Constant | S::SpecConstant => {
+                let t = self.m.types.scalar(ty)?;
+                if t == Ty::I64 {
+                    let v = self.m.constant_u64(id)?;
+                    if v > u32::MAX as u64 && (v as i64) < i32::MIN as i64 {
+                        return Err(self.err("64-bit integer constants"));
+                    }
+                    return Ok(vec![self.const_val(Ty::I64, v)]);
+                }
+                let v = self.m.constant_u64(id)?;
+                Ok(vec![self.const_val(t, v)])
+            }
+            S::ConstantNull | S::Undef => {
+                let leaves = self.m.types.leaves(ty)?;
+                Ok(leaves
+                    .into_iter()
+                    .map(|(_, t)| {
+                        let op = if c.class.opcode == S::Undef { Op::Undef } else { Op::Const(0) };
+                        self.f.push(self.prelude, t, op)
+                    })
+                    .collect())
+            }
+            S::ConstantComposite | S::SpecConstantComposite => {
+                let mut out = Vec::new();
+                for k in 0..c.operands.len() {
+                    let part = id_operand(&c, k)?;
+                    let fr = Frame::empty();
+                    out.extend(self.get(&fr, part)?);
+                }
+                Ok(out)
+            }
+            other => Err(self.err(&format!("constant {other:?}"))),
+        }
+    }
+
+    /// Inlines function `fid` with `args`, starting at block `entry`; returns the block where
+    /// execution continues after the call and the returned scalars.
+    pub fn inline(&mut self, fid: u32, args: Vec<Vec<Value>>, entry: BlockId) -> Result<(BlockId, Vec<Value>), CompileError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("recursion (or calls nested deeper than 64)"));
+        }
+        let func = self.m.functions.get(&fid).ok_or(invalid(format!("call of unknown function %{fid}")))?.clone();
+        if func.blocks.is_empty() {
+            let name = self.m.names.get(&fid).cloned().unwrap_or_else(|| format!("%{fid}"));
+            return Err(self.err(&format!("call to the external function `{name}` (not provided by the Ventus runtime)")));
+        }
+        let mut fr = Frame::empty();
+        if func.parameters.len() != args.len() {
+            return Err(invalid("call with the wrong number of arguments"));
+        }
+        for (p, a) in func.parameters.iter().zip(args) {
+            fr.vals.insert(p.result_id.ok_or(invalid("parameter without id"))?, a);
+        }
+        for b in &func.blocks {
+            let l = b.label.as_ref().and_then(|l| l.result_id).ok_or(invalid("block without label"))?;
+            let nb = self.f.new_block();
+            fr.labels.insert(l, nb);
+        }
+        fr.cont = self.f.new_block();
+        let first = func.blocks[0].label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
+        self.f.block_mut(entry).term = Term::Br(fr.labels[&first]);
+        for b in &func.blocks {
+            let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
+            let mut cur = fr.labels[&label];
+            for i in &b.instructions {
+                self.inst(&mut fr, label, &mut cur, i)?;
+            }
+        }
+        // φs: incoming values per IR predecessor of each SPIR-V edge.
+        for p in std::mem::take(&mut fr.phis) {
+            for (k, r) in p.results.iter().enumerate() {
+                let mut ins = Vec::new();
+                for &(val, pred) in &p.incoming {
+                    let vals = self.get(&fr, val)?;
+                    let v = *vals.get(k).ok_or(invalid("phi operand has the wrong shape"))?;
+                    for ir_pred in fr.edges.get(&(pred, p.label)).cloned().unwrap_or_default() {
+                        ins.push((ir_pred, v));
+                    }
+                }
+                let inst = self
+                    .f
+                    .block_mut(p.block)
+                    .insts
+                    .iter_mut()
+                    .find(|i| i.result == Some(*r))
+                    .ok_or(CompileError::Internal("lost phi".into()))?;
+                inst.op = Op::Phi(ins);
+            }
+        }
+        // Return values: φs at the continuation block.
+        let ret_ty = func.def.as_ref().and_then(|d| d.result_type).unwrap_or(0);
+        let mut results = Vec::new();
+        if !matches!(self.m.types.get(ret_ty), Ok(SType::Void)) && !fr.rets.is_empty() {
+            let leaves = self.m.types.leaves(ret_ty)?;
+            for (k, (_, t)) in leaves.iter().enumerate() {
+                if fr.rets.len() == 1 {
+                    results.push(fr.rets[0].1[k]);
+                } else {
+                    let ins = fr.rets.iter().map(|(b, v)| (*b, v[k])).collect();
+                    let v = self.f.new_value(*t);
+                    self.f.block_mut(fr.cont).insts.push(Inst { result: Some(v), op: Op::Phi(ins) });
+                    results.push(v);
+                }
+            }
+        }
+        self.depth -= 1;
+        Ok((fr.cont, results))
+    }
+
+    fn result(&self, i: &Instruction) -> Result<(u32, u32), CompileError> {
+        Ok((i.result_id.ok_or(invalid("missing result id"))?, i.result_type.ok_or(invalid("missing result type"))?))
+    }
+
+    /// Translates one instruction; `cur` is the IR block being filled (calls may change it).
+    fn inst(&mut self, fr: &mut Frame, label: u32, cur: &mut BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let op = i.class.opcode;
+        match op {
+            S::Line => {
+                if let (Ok(file), Some(Operand::LiteralBit32(line))) = (id_operand(i, 0), i.operands.get(1)) {
+                    let name = self.m.names.get(&file).cloned().unwrap_or_else(|| "<source>".into());
+                    self.line = Some(format!("{name}:{line}"));
+                }
+                Ok(())
+            }
+            S::NoLine | S::SelectionMerge | S::LoopMerge | S::LifetimeStart | S::LifetimeStop | S::Nop | S::MemoryBarrier => {
+                Ok(())
+            }
+            S::Branch => {
+                let t = id_operand(i, 0)?;
+                self.branch_edge(fr, label, t, *cur);
+                self.f.block_mut(*cur).term = Term::Br(self.target(fr, t)?);
+                Ok(())
+            }
+            S::BranchConditional => {
+                let c = self.get1(fr, id_operand(i, 0)?)?;
+                let (t, e) = (id_operand(i, 1)?, id_operand(i, 2)?);
+                self.branch_edge(fr, label, t, *cur);
+                self.branch_edge(fr, label, e, *cur);
+                let (tb, eb) = (self.target(fr, t)?, self.target(fr, e)?);
+                self.f.block_mut(*cur).term =
+                    if tb == eb { Term::Br(tb) } else { Term::CondBr { cond: c, then_: tb, else_: eb } };
+                Ok(())
+            }
+            S::Switch => self.switch(fr, label, *cur, i),
+            S::Return | S::ReturnValue => {
+                let vals = if op == S::ReturnValue { self.get(fr, id_operand(i, 0)?)? } else { Vec::new() };
+                fr.rets.push((*cur, vals));
+                self.f.block_mut(*cur).term = Term::Br(fr.cont);
+                Ok(())
+            }
+            S::Unreachable => {
+                self.f.block_mut(*cur).term = Term::Unreachable;
+                Ok(())
+            }
+            S::Kill | S::TerminateInvocation => Err(invalid("OpKill in a kernel")),
+            S::Phi => {
+                let (r, ty) = self.result(i)?;
+                let leaves = self.m.types.leaves(ty)?;
+                let mut results = Vec::new();
+                for (_, t) in leaves {
+                    let v = self.f.new_value(t);
+                    self.f.block_mut(*cur).insts.push(Inst { result: Some(v), op: Op::Phi(Vec::new()) });
+                    results.push(v);
+                }
+                let incoming = (0..i.operands.len() / 2)
+                    .map(|k| Ok((id_operand(i, 2 * k)?, id_operand(i, 2 * k + 1)?)))
+                    .collect::<Result<Vec<_>, CompileError>>()?;
+                fr.phis.push(PendingPhi { block: *cur, label, results: results.clone(), incoming });
+                fr.vals.insert(r, results);
+                Ok(())
+            }
+            S::FunctionCall => {
+                let (r, _) = self.result(i)?;
+                let callee = id_operand(i, 0)?;
+                let mut args = Vec::new();
+                for k in 1..i.operands.len() {
+                    args.push(self.get(fr, id_operand(i, k)?)?);
+                }
+                let entry = self.f.new_block();
+                self.f.block_mut(*cur).term = Term::Br(entry);
+                let saved = self.line.clone();
+                let (cont, ret) = self.inline(callee, args, entry)?;
+                self.line = saved;
+                *cur = cont;
+                fr.vals.insert(r, ret);
+                Ok(())
+            }
+            S::Variable => {
+                let (r, ty) = self.result(i)?;
+                let (_, pointee) = self.m.types.pointee(ty)?;
+                let size = self.m.types.size(pointee)?;
+                let align = self.m.types.align(pointee)?;
+                let off = self.alloc_private(size.max(1), align);
+                let p = self.f.push(self.prelude, Ty::Ptr(Space::Private), Op::PrivateAddr { offset: off });
+                if let Ok(init) = id_operand(i, 1) {
+                    let vals = self.get(fr, init)?;
+                    self.store_leaves(*cur, p, pointee, &vals)?;
+                }
+                fr.vals.insert(r, vec![p]);
+                Ok(())
+            }
+            S::Load | S::AtomicLoad => {
+                let (r, ty) = self.result(i)?;
+                let ptr_id = id_operand(i, 0)?;
+                if let Some(b) = self.m.globals.get(&ptr_id).and_then(|g| g.builtin) {
+                    let v = self.builtin(b, ty)?;
+                    fr.vals.insert(r, v);
+                    return Ok(());
+                }
+                let p = self.get1(fr, ptr_id)?;
+                let vals = self.load_leaves(*cur, p, ty)?;
+                fr.vals.insert(r, vals);
+                Ok(())
+            }
+            S::Store | S::AtomicStore => {
+                let ptr_id = id_operand(i, 0)?;
+                let val_id = id_operand(i, if op == S::Store { 1 } else { 3 })?;
+                let p = self.get1(fr, ptr_id)?;
+                let pty = *self.m.id_types.get(&ptr_id).ok_or(invalid("pointer without type"))?;
+                let (_, pointee) = self.m.types.pointee(pty)?;
+                let vals = self.get(fr, val_id)?;
+                self.store_leaves(*cur, p, pointee, &vals)
+            }
+            S::AccessChain | S::InBoundsAccessChain | S::PtrAccessChain | S::InBoundsPtrAccessChain => {
+                self.access_chain(fr, *cur, i)
+            }
+            S::CopyMemory | S::CopyMemorySized => self.copy_memory(fr, *cur, i),
+            S::ControlBarrier => {
+                let sem = self.m.constant_u64(id_operand(i, 2)?).unwrap_or(0) as u32;
+                let exec = self.m.constant_u64(id_operand(i, 0)?).unwrap_or(2);
+                if exec != 2 {
+                    return Err(self.err("barriers of a scope other than the work-group"));
+                }
+                let global = sem & (spirv::MemorySemantics::CROSS_WORKGROUP_MEMORY.bits()) != 0;
+                self.f.push_void(*cur, Op::Barrier { global });
+                Ok(())
+            }
+            S::ExtInst => self.ext_inst(fr, *cur, i),
+            _ => self.arith(fr, *cur, i),
+        }
+    }
+
+    fn branch_edge(&mut self, fr: &mut Frame, from: u32, to: u32, ir: BlockId) {
+        let e = fr.edges.entry((from, to)).or_default();
+        if !e.contains(&ir) {
+            e.push(ir);
+        }
+    }
+
+    fn target(&self, fr: &Frame, label: u32) -> Result<BlockId, CompileError> {
+        fr.labels.get(&label).copied().ok_or(invalid(format!("branch to unknown label %{label}")))
+    }
+
+    /// `OpSwitch` as a chain of equality tests.
+    fn switch(&mut self, fr: &mut Frame, label: u32, cur: BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let sel = self.get1(fr, id_operand(i, 0)?)?;
+        let default = id_operand(i, 1)?;
+        let sty = self.f.ty(sel);
+        let mut at = cur;
+        let mut k = 2;
+        while k + 1 < i.operands.len() {
+            let lit = match &i.operands[k] {
+                Operand::LiteralBit32(x) => *x as u64,
+                Operand::LiteralBit64(x) => *x,
+                _ => return Err(invalid("switch literal")),
+            };
+            let target = id_operand(i, k + 1)?;
+            let c = self.const_val(sty, lit);
+            let cond = self.f.push(at, Ty::I1, Op::Cmp(CmpOp::Eq, sel, c));
+            let next = self.f.new_block();
+            self.branch_edge(fr, label, target, at);
+            let tb = self.target(fr, target)?;
+            self.f.block_mut(at).term = Term::CondBr { cond, then_: tb, else_: next };
+            at = next;
+            k += 2;
+        }
+        self.branch_edge(fr, label, default, at);
+        self.f.block_mut(at).term = Term::Br(self.target(fr, default)?);
+        Ok(())
+    }
+
+    /// Loads a value of SPIR-V type `ty` from `p`, one scalar per leaf.
+    pub fn load_leaves(&mut self, b: BlockId, p: Value, ty: u32) -> Result<Vec<Value>, CompileError> {
+        let mut out = Vec::new();
+        for (off, t) in self.m.types.leaves(ty)? {
+            if t == Ty::I64 {
+                return Err(self.err("64-bit integer loads (long/ulong)"));
+            }
+            let a = self.offset_ptr(b, p, off);
+            out.push(self.f.push(b, t, Op::Load(a)));
+        }
+        Ok(out)
+    }
+
+    pub fn store_leaves(&mut self, b: BlockId, p: Value, ty: u32, vals: &[Value]) -> Result<(), CompileError> {
+        let leaves = self.m.types.leaves(ty)?;
+        if leaves.len() != vals.len() {
+            return Err(invalid("store of a value with the wrong shape"));
+        }
+        for ((off, t), v) in leaves.into_iter().zip(vals) {
+            if t == Ty::I64 {
+                return Err(self.err("64-bit integer stores (long/ulong)"));
+            }
+            let a = self.offset_ptr(b, p, off);
+            self.f.push_void(b, Op::Store { ptr: a, value: *v });
+        }
+        Ok(())
+    }
+
+    fn access_chain(&mut self, fr: &mut Frame, b: BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let (r, rty) = self.result(i)?;
+        let base_id = id_operand(i, 0)?;
+        if self.m.globals.get(&base_id).and_then(|g| g.builtin).is_some() {
+            return Err(self.err("access chains into built-in variables"));
+        }
+        let base = self.get1(fr, base_id)?;
+        let bty = *self.m.id_types.get(&base_id).ok_or(invalid("access-chain base without type"))?;
+        let (space, mut cur_ty) = self.m.types.pointee(bty)?;
+        let ptr_ty = Ty::Ptr(self.m.types.pointee(rty).map(|(s, _)| s).unwrap_or(space));
+        let mut p = base;
+        let mut k = 1;
+        if matches!(i.class.opcode, S::PtrAccessChain | S::InBoundsPtrAccessChain) {
+            let idx = self.get1(fr, id_operand(i, 1)?)?;
+            let stride = self.m.types.stride(cur_ty)?;
+            p = self.index(b, p, idx, stride, ptr_ty)?;
+            k = 2;
+        }
+        while k < i.operands.len() {
+            let idx_id = id_operand(i, k)?;
+            match self.m.types.get(cur_ty)?.clone() {
+                SType::Struct { members, .. } => {
+                    let m = self.m.constant_u64(idx_id)? as usize;
+                    let offs = self.m.types.member_offsets(cur_ty)?;
+                    let off = *offs.get(m).ok_or(invalid("struct index out of range"))?;
+                    p = self.offset_ptr(b, p, off);
+                    cur_ty = members[m];
+                }
+                SType::Array { elem, .. } | SType::RuntimeArray { elem } => {
+                    let idx = self.get1(fr, idx_id)?;
+                    p = self.index(b, p, idx, self.m.types.stride(elem)?, ptr_ty)?;
+                    cur_ty = elem;
+                }
+                SType::Vector { elem, .. } => {
+                    let idx = self.get1(fr, idx_id)?;
+                    p = self.index(b, p, idx, self.m.types.size(elem)?, ptr_ty)?;
+                    cur_ty = elem;
+                }
+                other => return Err(invalid(format!("access chain into {other:?}"))),
+            }
+            k += 1;
+        }
+        let p = if self.f.ty(p) != ptr_ty { self.f.push(b, ptr_ty, Op::Conv(ConvOp::Bitcast, p)) } else { p };
+        fr.vals.insert(r, vec![p]);
+        Ok(())
+    }
+
+    /// `p + idx * stride`.
+    fn index(&mut self, b: BlockId, p: Value, idx: Value, stride: u32, pty: Ty) -> Result<Value, CompileError> {
+        let idx = match self.f.ty(idx) {
+            Ty::I32 => idx,
+            Ty::I64 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, idx)),
+            Ty::I8 | Ty::I16 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::SExt, idx)),
+            _ => return Err(invalid("non-integer index")),
+        };
+        let s = self.const_val(Ty::I32, stride as u64);
+        let scaled = if stride == 1 { idx } else { self.f.push(b, Ty::I32, Op::Bin(BinOp::Mul, idx, s)) };
+        Ok(self.f.push(b, pty, Op::Bin(BinOp::Add, p, scaled)))
+    }
+
+    fn copy_memory(&mut self, fr: &mut Frame, b: BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let (dst_id, src_id) = (id_operand(i, 0)?, id_operand(i, 1)?);
+        let dst = self.get1(fr, dst_id)?;
+        let src = self.get1(fr, src_id)?;
+        let dty = *self.m.id_types.get(&dst_id).ok_or(invalid("copy target without type"))?;
+        let (_, pointee) = self.m.types.pointee(dty)?;
+        if i.class.opcode == S::CopyMemory {
+            let vals = self.load_leaves(b, src, pointee)?;
+            return self.store_leaves(b, dst, pointee, &vals);
+        }
+        let size = self.m.constant_u64(id_operand(i, 2)?).map_err(|_| self.err("memcpy with a non-constant size"))?;
+        if size > 4096 {
+            return Err(self.err("memcpy of more than 4096 bytes"));
+        }
+        let align = self.m.types.align(pointee).unwrap_or(1);
+        let (step, t) = if align >= 4 && size % 4 == 0 { (4, Ty::I32) } else { (1, Ty::I8) };
+        for off in (0..size as u32).step_by(step) {
+            let s = self.offset_ptr(b, src, off);
+            let d = self.offset_ptr(b, dst, off);
+            let v = self.f.push(b, t, Op::Load(s));
+            self.f.push_void(b, Op::Store { ptr: d, value: v });
+        }
+        Ok(())
+    }
+
+    fn builtin(&mut self, b: spirv::BuiltIn, ty: u32) -> Result<Vec<Value>, CompileError> {
+        use spirv::BuiltIn as B;
+        let w = match b {
+            B::GlobalInvocationId => WorkItem::GlobalId,
+            B::LocalInvocationId => WorkItem::LocalId,
+            B::WorkgroupId => WorkItem::GroupId,
+            B::GlobalSize => WorkItem::GlobalSize,
+            B::WorkgroupSize => WorkItem::LocalSize,
+            B::EnqueuedWorkgroupSize => WorkItem::EnqueuedLocalSize,
+            B::NumWorkgroups => WorkItem::NumGroups,
+            B::GlobalOffset => WorkItem::GlobalOffset,
+            B::WorkDim => WorkItem::WorkDim,
+            B::LocalInvocationIndex => WorkItem::LocalLinearId,
+            B::GlobalLinearId => WorkItem::GlobalLinearId,
+            other => return Err(self.err(&format!("built-in {other:?}"))),
+        };
+        let n = self.m.types.leaf_count(ty)?;
+        let mut out = Vec::new();
+        for d in 0..n as u32 {
+            let v = self.work_item(w, d);
+            let t = self.m.types.leaves(ty)?[d as usize].1;
+            out.push(if t == Ty::I32 { v } else { return Err(self.err("64-bit work-item values (spir64)")) });
+        }
+        Ok(out)
+    }
+}
+
+impl Frame {
+    fn empty() -> Frame {
+        Frame {
+            vals: HashMap::new(),
+            labels: HashMap::new(),
+            edges: HashMap::new(),
+            phis: Vec::new(),
+            rets: Vec::new(),
+            cont: BlockId(0),
+        }
+    }
+}
+
+// Arithmetic, conversions, composites and OpenCL.std live in `ops.rs`.
+
+impl Lowerer<'_> {
+    fn arith(&mut self, fr: &mut Frame, b: BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let (r, ty) = self.result(i)?;
+        let args: Vec<Vec<Value>> = {
+            let mut v = Vec::new();
+            for o in &i.operands {
+                if let Operand::IdRef(id) = o {
+                    v.push(self.get(fr, *id)?);
+                } else {
+                    v.push(Vec::new());
+                }
+            }
+            v
+        };
+        let out = self.lower_arith(b, i, ty, &args)?;
+        fr.vals.insert(r, out);
+        Ok(())
+    }
+
+    fn ext_inst(&mut self, fr: &mut Frame, b: BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let (r, ty) = self.result(i)?;
+        let set = id_operand(i, 0)?;
+        if Some(set) != self.m.opencl_std {
+            return Err(self.err("extended instruction sets other than OpenCL.std"));
+        }
+        let code = match i.operands.get(1) {
+            Some(Operand::LiteralExtInstInteger(c)) => *c,
+            _ => return Err(invalid("OpExtInst without an instruction number")),
+        };
+        let mut args = Vec::new();
+        for k in 2..i.operands.len() {
+            args.push(self.get(fr, id_operand(i, k)?)?);
+        }
+        let out = self.lower_ext(b, code, ty, &args)?;
+        fr.vals.insert(r, out);
+        Ok(())
+    }
+}

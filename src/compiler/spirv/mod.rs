@@ -1,0 +1,490 @@
+//! SPIR-V front end: reads an OpenCL (Kernel-capability, Physical32) module with `rspirv` and
+//! lowers each entry point into one [`ir::Func`](super::ir::Func), inlining every call.
+//!
+//! Contract: never panics on malformed input — every lookup is fallible and reports
+//! [`CompileError::InvalidSpirv`]; constructs outside the supported subset report
+//! [`CompileError::Unsupported`] naming the construct (and source line when the module has
+//! `OpLine`).
+
+mod lower;
+mod ops;
+pub mod types;
+
+use super::ir::{Func, Space};
+use super::CompileError;
+use crate::abi::kernel_info::{self, AddressSpace, ArgInfo, KernelInfo};
+use rspirv::dr::{self, Instruction, Operand};
+use spirv::{Decoration, Op, StorageClass};
+use std::collections::HashMap;
+use types::{SType, Types};
+
+/// A module-scope variable.
+#[derive(Debug, Clone)]
+pub struct Global {
+    pub space: Space,
+    pub pointee: u32,
+    pub initializer: Option<u32>,
+    pub builtin: Option<spirv::BuiltIn>,
+}
+
+/// The scanned module.
+pub struct Module {
+    pub types: Types,
+    /// Constants: id → (type id, defining instruction).
+    pub constants: HashMap<u32, Instruction>,
+    pub globals: HashMap<u32, Global>,
+    pub names: HashMap<u32, String>,
+    pub decorations: HashMap<u32, Vec<(Decoration, Vec<Operand>)>>,
+    pub functions: HashMap<u32, dr::Function>,
+    pub strings: Vec<String>,
+    /// Result id → type id for every instruction with a result.
+    pub id_types: HashMap<u32, u32>,
+    pub opencl_std: Option<u32>,
+    pub entry_points: Vec<(u32, String, Vec<u32>)>,
+    pub execution_modes: Vec<(u32, spirv::ExecutionMode, Vec<u32>)>,
+}
+
+/// Program-scope constant data laid out for `.rodata`.
+#[derive(Debug, Default, Clone)]
+pub struct ConstData {
+    pub bytes: Vec<u8>,
+    pub offsets: HashMap<u32, u32>,
+}
+
+/// One lowered kernel.
+pub struct Kernel {
+    pub func: Func,
+    pub info: KernelInfo,
+}
+
+/// A lowered program.
+pub struct Program {
+    pub kernels: Vec<Kernel>,
+    pub rodata: Vec<u8>,
+}
+
+fn invalid(m: impl Into<String>) -> CompileError {
+    CompileError::InvalidSpirv(m.into())
+}
+
+fn id_operand(i: &Instruction, k: usize) -> Result<u32, CompileError> {
+    match i.operands.get(k) {
+        Some(Operand::IdRef(x) | Operand::IdScope(x) | Operand::IdMemorySemantics(x)) => Ok(*x),
+        other => Err(invalid(format!("{:?}: operand {k} is not an id ({other:?})", i.class.opcode))),
+    }
+}
+
+fn lit_operand(i: &Instruction, k: usize) -> Result<u32, CompileError> {
+    match i.operands.get(k) {
+        Some(Operand::LiteralBit32(x)) => Ok(*x),
+        other => Err(invalid(format!("{:?}: operand {k} is not a literal ({other:?})", i.class.opcode))),
+    }
+}
+
+fn space_of(sc: StorageClass) -> Result<Space, CompileError> {
+    Ok(match sc {
+        StorageClass::CrossWorkgroup => Space::Global,
+        StorageClass::UniformConstant => Space::Constant,
+        StorageClass::Workgroup => Space::Local,
+        StorageClass::Function | StorageClass::Private => Space::Private,
+        StorageClass::Input => Space::Private,
+        StorageClass::Generic => return Err(CompileError::unsupported("generic address space pointers")),
+        other => return Err(invalid(format!("storage class {other:?} in an OpenCL kernel"))),
+    })
+}
+
+impl Module {
+    /// Parses and scans a module.
+    pub fn parse(words: &[u32]) -> Result<Module, CompileError> {
+        let spv = rspirv::dr::load_words(words).map_err(|e| invalid(format!("cannot parse: {e}")))?;
+        let mut m = Module {
+            types: Types::default(),
+            constants: HashMap::new(),
+            globals: HashMap::new(),
+            names: HashMap::new(),
+            decorations: HashMap::new(),
+            functions: HashMap::new(),
+            strings: Vec::new(),
+            id_types: HashMap::new(),
+            opencl_std: None,
+            entry_points: Vec::new(),
+            execution_modes: Vec::new(),
+        };
+        for c in &spv.capabilities {
+            if let Some(Operand::Capability(cap)) = c.operands.first() {
+                use spirv::Capability as C;
+                match cap {
+                    C::Addresses | C::Linkage | C::Kernel | C::Int8 | C::Int16 | C::Int64 | C::Vector16 => {}
+                    C::Float64 => {} // reported where a double is used
+                    C::Float16 | C::Float16Buffer => {}
+                    C::GenericPointer => {}
+                    other => return Err(CompileError::unsupported(&format!("SPIR-V capability {other:?}"))),
+                }
+            }
+        }
+        match spv.memory_model.as_ref().and_then(|mm| mm.operands.first()) {
+            Some(Operand::AddressingModel(spirv::AddressingModel::Physical32)) => {}
+            Some(Operand::AddressingModel(a)) => {
+                return Err(CompileError::unsupported(&format!("addressing model {a:?} (Ventus is 32-bit: Physical32)")))
+            }
+            _ => return Err(invalid("missing OpMemoryModel")),
+        }
+        for e in &spv.ext_inst_imports {
+            if let (Some(id), Some(Operand::LiteralString(name))) = (e.result_id, e.operands.first()) {
+                if name == "OpenCL.std" {
+                    m.opencl_std = Some(id);
+                }
+            }
+        }
+        for d in &spv.debug_names {
+            if let (Ok(id), Some(Operand::LiteralString(n))) = (id_operand(d, 0), d.operands.get(1)) {
+                if d.class.opcode == Op::Name {
+                    m.names.insert(id, n.clone());
+                }
+            }
+        }
+        for d in &spv.debug_string_source {
+            if d.class.opcode == Op::String {
+                if let Some(Operand::LiteralString(s)) = d.operands.first() {
+                    m.strings.push(s.clone());
+                }
+            }
+        }
+        for a in &spv.annotations {
+            if a.class.opcode == Op::Decorate {
+                let target = id_operand(a, 0)?;
+                if let Some(Operand::Decoration(d)) = a.operands.get(1) {
+                    m.decorations.entry(target).or_default().push((*d, a.operands[2..].to_vec()));
+                }
+            }
+        }
+        for e in &spv.entry_points {
+            if let (Some(Operand::ExecutionModel(spirv::ExecutionModel::Kernel)), Ok(f), Some(Operand::LiteralString(n))) =
+                (e.operands.first(), id_operand(e, 1), e.operands.get(2))
+            {
+                let iface = e.operands[3..].iter().filter_map(|o| if let Operand::IdRef(x) = o { Some(*x) } else { None }).collect();
+                m.entry_points.push((f, n.clone(), iface));
+            }
+        }
+        for e in &spv.execution_modes {
+            if let (Ok(f), Some(Operand::ExecutionMode(mode))) = (id_operand(e, 0), e.operands.get(1)) {
+                let lits = e.operands[2..].iter().filter_map(|o| if let Operand::LiteralBit32(x) = o { Some(*x) } else { None }).collect();
+                m.execution_modes.push((f, *mode, lits));
+            }
+        }
+        for i in &spv.types_global_values {
+            m.scan_global(i)?;
+        }
+        for f in &spv.functions {
+            let def = f.def.as_ref().ok_or(invalid("function without OpFunction"))?;
+            let id = def.result_id.ok_or(invalid("function without id"))?;
+            for p in &f.parameters {
+                if let (Some(r), Some(t)) = (p.result_id, p.result_type) {
+                    m.id_types.insert(r, t);
+                }
+            }
+            for b in &f.blocks {
+                for i in &b.instructions {
+                    if let (Some(r), Some(t)) = (i.result_id, i.result_type) {
+                        m.id_types.insert(r, t);
+                    }
+                }
+            }
+            m.functions.insert(id, f.clone());
+        }
+        Ok(m)
+    }
+
+    fn scan_global(&mut self, i: &Instruction) -> Result<(), CompileError> {
+        let r = i.result_id;
+        let t = match i.class.opcode {
+            Op::TypeVoid => Some(SType::Void),
+            Op::TypeBool => Some(SType::Bool),
+            Op::TypeInt => Some(SType::Int { width: lit_operand(i, 0)?, signed: lit_operand(i, 1)? != 0 }),
+            Op::TypeFloat => Some(SType::Float { width: lit_operand(i, 0)? }),
+            Op::TypeVector => Some(SType::Vector { elem: id_operand(i, 0)?, count: lit_operand(i, 1)? }),
+            Op::TypeArray => {
+                let len_id = id_operand(i, 1)?;
+                let len = self.constant_u64(len_id)? as u32;
+                Some(SType::Array { elem: id_operand(i, 0)?, len })
+            }
+            Op::TypeRuntimeArray => Some(SType::RuntimeArray { elem: id_operand(i, 0)? }),
+            Op::TypeStruct => {
+                let members = (0..i.operands.len()).map(|k| id_operand(i, k)).collect::<Result<_, _>>()?;
+                let packed = r.is_some_and(|r| self.has_decoration(r, Decoration::CPacked));
+                Some(SType::Struct { members, packed })
+            }
+            Op::TypePointer => {
+                let sc = match i.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => return Err(invalid("OpTypePointer without storage class")),
+                };
+                // Generic pointers are reported when used; keep the type for scanning.
+                let space = space_of(sc).unwrap_or(Space::Global);
+                Some(SType::Pointer { space, pointee: id_operand(i, 1)? })
+            }
+            Op::TypeFunction => Some(SType::Function),
+            Op::TypeEvent => Some(SType::Opaque("event_t")),
+            Op::TypeImage | Op::TypeSampledImage => Some(SType::Opaque("images")),
+            Op::TypeSampler => Some(SType::Opaque("samplers")),
+            Op::TypePipe | Op::TypeReserveId => Some(SType::Opaque("pipes")),
+            Op::TypeQueue | Op::TypeDeviceEvent => Some(SType::Opaque("device-side enqueue")),
+            Op::TypeOpaque | Op::TypeForwardPointer => Some(SType::Opaque("opaque types")),
+            _ => None,
+        };
+        if let Some(t) = t {
+            let r = r.ok_or(invalid("type without id"))?;
+            self.types.map.insert(r, t);
+            return Ok(());
+        }
+        match i.class.opcode {
+            Op::Constant
+            | Op::ConstantTrue
+            | Op::ConstantFalse
+            | Op::ConstantComposite
+            | Op::ConstantNull
+            | Op::Undef
+            | Op::SpecConstant
+            | Op::SpecConstantTrue
+            | Op::SpecConstantFalse
+            | Op::SpecConstantComposite
+            | Op::ConstantSampler => {
+                let r = r.ok_or(invalid("constant without id"))?;
+                if let Some(t) = i.result_type {
+                    self.id_types.insert(r, t);
+                }
+                self.constants.insert(r, i.clone());
+            }
+            Op::SpecConstantOp => {
+                return Err(CompileError::unsupported("OpSpecConstantOp"));
+            }
+            Op::Variable => {
+                let r = r.ok_or(invalid("variable without id"))?;
+                let ty = i.result_type.ok_or(invalid("variable without type"))?;
+                self.id_types.insert(r, ty);
+                let sc = match i.operands.first() {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => return Err(invalid("OpVariable without storage class")),
+                };
+                let (_, pointee) = self.types.pointee(ty)?;
+                let builtin = self.decorations.get(&r).and_then(|ds| {
+                    ds.iter().find_map(|(d, ops)| match (d, ops.first()) {
+                        (Decoration::BuiltIn, Some(Operand::BuiltIn(b))) => Some(*b),
+                        _ => None,
+                    })
+                });
+                let initializer = id_operand(i, 1).ok();
+                let space = if sc == StorageClass::Input { Space::Private } else { space_of(sc)? };
+                self.globals.insert(r, Global { space, pointee, initializer, builtin });
+            }
+            Op::Line | Op::NoLine | Op::ExtInst | Op::String => {}
+            other => return Err(invalid(format!("unexpected {other:?} at module scope"))),
+        }
+        Ok(())
+    }
+
+    pub fn has_decoration(&self, id: u32, d: Decoration) -> bool {
+        self.decorations.get(&id).is_some_and(|ds| ds.iter().any(|(x, _)| *x == d))
+    }
+
+    /// The value of an integer constant.
+    pub fn constant_u64(&self, id: u32) -> Result<u64, CompileError> {
+        let c = self.constants.get(&id).ok_or(invalid(format!("%{id} is not a constant")))?;
+        match c.class.opcode {
+            Op::Constant | Op::SpecConstant => match c.operands.first() {
+                Some(Operand::LiteralBit32(x)) => Ok(*x as u64),
+                Some(Operand::LiteralBit64(x)) => Ok(*x),
+                _ => Err(invalid("constant without a literal")),
+            },
+            Op::ConstantNull => Ok(0),
+            _ => Err(invalid(format!("%{id} is not an integer constant"))),
+        }
+    }
+
+    /// Bytes of a constant of type `ty` (for `.rodata` initialisers).
+    pub fn constant_bytes(&self, id: u32, ty: u32, out: &mut Vec<u8>) -> Result<(), CompileError> {
+        let start = out.len();
+        let size = self.types.size(ty)? as usize;
+        let c = self.constants.get(&id).ok_or(invalid(format!("initializer %{id} is not a constant")))?;
+        match (c.class.opcode, self.types.get(ty)?.clone()) {
+            (Op::ConstantNull | Op::Undef, _) => out.resize(start + size, 0),
+            (Op::ConstantTrue | Op::SpecConstantTrue, _) => out.push(1),
+            (Op::ConstantFalse | Op::SpecConstantFalse, _) => out.push(0),
+            (Op::Constant | Op::SpecConstant, _) => {
+                let v = self.constant_u64(id)?;
+                out.extend_from_slice(&v.to_le_bytes()[..size.min(8)]);
+            }
+            (Op::ConstantComposite | Op::SpecConstantComposite, SType::Struct { members, .. }) => {
+                let offs = self.types.member_offsets(ty)?;
+                for (k, (m, o)) in members.iter().zip(offs).enumerate() {
+                    out.resize(start + o as usize, 0);
+                    self.constant_bytes(id_operand(c, k)?, *m, out)?;
+                }
+            }
+            (Op::ConstantComposite | Op::SpecConstantComposite, SType::Vector { elem, .. } | SType::Array { elem, .. }) => {
+                let stride = if matches!(self.types.get(ty)?, SType::Vector { .. }) {
+                    self.types.size(elem)?
+                } else {
+                    self.types.stride(elem)?
+                };
+                for k in 0..c.operands.len() {
+                    out.resize(start + k * stride as usize, 0);
+                    self.constant_bytes(id_operand(c, k)?, elem, out)?;
+                }
+            }
+            (op, t) => return Err(invalid(format!("cannot serialise constant {op:?} of {t:?}"))),
+        }
+        out.resize(start + size, 0);
+        Ok(())
+    }
+
+    /// Lays out every initialised `UniformConstant` variable (program-scope constants, string
+    /// literals) for `.rodata`.
+    pub fn const_data(&self) -> Result<ConstData, CompileError> {
+        let mut d = ConstData::default();
+        let mut ids: Vec<_> = self.globals.iter().filter(|(_, g)| g.space == Space::Constant).map(|(k, _)| *k).collect();
+        ids.sort();
+        for id in ids {
+            let g = &self.globals[&id];
+            let align = self.types.align(g.pointee)?.max(4) as usize;
+            let off = d.bytes.len().next_multiple_of(align);
+            d.bytes.resize(off, 0);
+            match g.initializer {
+                Some(init) => self.constant_bytes(init, g.pointee, &mut d.bytes)?,
+                None => d.bytes.resize(off + self.types.size(g.pointee)? as usize, 0),
+            }
+            d.offsets.insert(id, off as u32);
+        }
+        Ok(d)
+    }
+
+    /// Argument reflection for kernel `name` (entry function `f`).
+    fn kernel_info(&self, name: &str, f: &dr::Function, local_bytes: u32, private_bytes: u32) -> Result<KernelInfo, CompileError> {
+        let type_names = self.kernel_strings("kernel_arg_type", name);
+        let quals = self.kernel_strings("kernel_arg_type_qual", name);
+        let mut args = Vec::new();
+        for (k, p) in f.parameters.iter().enumerate() {
+            let id = p.result_id.ok_or(invalid("parameter without id"))?;
+            let ty = p.result_type.ok_or(invalid("parameter without type"))?;
+            let (space, size) = match self.types.get(ty)? {
+                SType::Pointer { space, pointee } => {
+                    if self.has_decoration(id, Decoration::FuncParamAttr) && self.is_byval(id) {
+                        (AddressSpace::Private, self.types.size(*pointee)?)
+                    } else {
+                        let s = match space {
+                            Space::Global => AddressSpace::Global,
+                            Space::Constant => AddressSpace::Constant,
+                            Space::Local => AddressSpace::Local,
+                            Space::Private => AddressSpace::Private,
+                        };
+                        (s, 4)
+                    }
+                }
+                SType::Opaque(what) => return Err(CompileError::unsupported(&format!("kernel arguments of type {what}"))),
+                _ => (AddressSpace::Private, self.types.size(ty)?),
+            };
+            let q = quals.get(k).map(String::as_str).unwrap_or("");
+            let mut tq = 0;
+            for w in q.split_whitespace() {
+                tq |= match w {
+                    "const" => kernel_info::qualifier::CONST,
+                    "restrict" => kernel_info::qualifier::RESTRICT,
+                    "volatile" => kernel_info::qualifier::VOLATILE,
+                    "pipe" => kernel_info::qualifier::PIPE,
+                    _ => 0,
+                };
+            }
+            args.push(ArgInfo {
+                name: self.names.get(&id).cloned().unwrap_or_default(),
+                type_name: type_names.get(k).cloned().unwrap_or_default(),
+                address_space: space,
+                access: kernel_info::Access::None,
+                type_qualifiers: tq,
+                size,
+            });
+        }
+        let mut info = KernelInfo { name: name.to_string(), args, local_bytes, private_bytes, ..Default::default() };
+        let fid = f.def.as_ref().and_then(|d| d.result_id).unwrap_or(0);
+        let mut attrs = Vec::new();
+        for (target, mode, lits) in &self.execution_modes {
+            if *target != fid {
+                continue;
+            }
+            match mode {
+                spirv::ExecutionMode::LocalSize if lits.len() == 3 => {
+                    info.reqd_work_group_size = Some([lits[0], lits[1], lits[2]]);
+                    attrs.push(format!("reqd_work_group_size({},{},{})", lits[0], lits[1], lits[2]));
+                }
+                spirv::ExecutionMode::LocalSizeHint if lits.len() == 3 => {
+                    info.work_group_size_hint = Some([lits[0], lits[1], lits[2]]);
+                    attrs.push(format!("work_group_size_hint({},{},{})", lits[0], lits[1], lits[2]));
+                }
+                spirv::ExecutionMode::VecTypeHint if !lits.is_empty() => {
+                    info.vec_type_hint = vec_type_hint(lits[0]);
+                    attrs.push(format!("vec_type_hint({})", info.vec_type_hint));
+                }
+                _ => {}
+            }
+        }
+        info.attributes = attrs.join(" ");
+        Ok(info)
+    }
+
+    fn is_byval(&self, id: u32) -> bool {
+        self.decorations.get(&id).is_some_and(|ds| {
+            ds.iter().any(|(d, ops)| {
+                *d == Decoration::FuncParamAttr
+                    && matches!(ops.first(), Some(Operand::FunctionParameterAttribute(spirv::FunctionParameterAttribute::ByVal)))
+            })
+        })
+    }
+
+    /// Splits `"<prefix>.<kernel>.a,b,c,"` into its items.
+    fn kernel_strings(&self, prefix: &str, kernel: &str) -> Vec<String> {
+        let head = format!("{prefix}.{kernel}.");
+        self.strings
+            .iter()
+            .find_map(|s| s.strip_prefix(&head))
+            .map(|rest| {
+                let mut v: Vec<String> = rest.split(',').map(str::to_string).collect();
+                if v.last().is_some_and(|l| l.is_empty()) {
+                    v.pop();
+                }
+                v
+            })
+            .unwrap_or_default()
+    }
+}
+
+fn vec_type_hint(code: u32) -> String {
+    let base = match code & 0xffff {
+        0 => "char",
+        1 => "short",
+        2 => "int",
+        3 => "long",
+        4 => "half",
+        5 => "float",
+        6 => "double",
+        _ => "int",
+    };
+    let n = code >> 16;
+    if n <= 1 {
+        base.to_string()
+    } else {
+        format!("{base}{n}")
+    }
+}
+
+/// Lowers every kernel of a SPIR-V module.
+pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
+    let m = Module::parse(words)?;
+    let consts = m.const_data()?;
+    let mut kernels = Vec::new();
+    for (fid, name, iface) in &m.entry_points {
+        let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
+        let func = lower::lower_kernel(&m, &consts, *fid, name, iface)?;
+        let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
+        kernels.push(Kernel { func, info });
+    }
+    Ok(Program { kernels, rodata: consts.bytes })
+}

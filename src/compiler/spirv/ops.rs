@@ -1,0 +1,683 @@
+//! Instruction lowering for values: arithmetic, comparisons, conversions, composites, atomics and
+//! the OpenCL.std extended instructions. Vector operations apply leaf by leaf.
+
+use super::super::ir::*;
+use super::super::CompileError;
+use super::lower::Lowerer;
+use super::types::SType;
+use super::{invalid, lit_operand};
+use rspirv::dr::{Instruction, Operand};
+use spirv::Op as S;
+
+fn lits(i: &Instruction, from: usize) -> Vec<u32> {
+    i.operands[from..].iter().filter_map(|o| if let Operand::LiteralBit32(x) = o { Some(*x) } else { None }).collect()
+}
+
+impl Lowerer<'_> {
+    /// Leaf types of the result type.
+    fn leaf_types(&self, ty: u32) -> Result<Vec<Ty>, CompileError> {
+        let l = self.m.types.leaves(ty)?;
+        if l.iter().any(|(_, t)| *t == Ty::I64) {
+            return Err(self.err("64-bit integer arithmetic (long/ulong)"));
+        }
+        Ok(l.into_iter().map(|(_, t)| t).collect())
+    }
+
+    fn is_signed(&self, ty: u32) -> bool {
+        let elem = match self.m.types.get(ty) {
+            Ok(SType::Vector { elem, .. }) => *elem,
+            _ => ty,
+        };
+        matches!(self.m.types.get(elem), Ok(SType::Int { signed: true, .. }))
+    }
+
+    /// Leafwise binary operation.
+    fn zip2(&mut self, b: BlockId, tys: &[Ty], x: &[Value], y: &[Value], op: impl Fn(Value, Value) -> Op) -> Result<Vec<Value>, CompileError> {
+        if x.len() != tys.len() || y.len() != tys.len() {
+            return Err(invalid("operands of different shapes"));
+        }
+        Ok((0..tys.len()).map(|k| self.f.push(b, tys[k], op(x[k], y[k]))).collect())
+    }
+
+    fn zip1(&mut self, b: BlockId, tys: &[Ty], x: &[Value], op: impl Fn(Value) -> Op) -> Result<Vec<Value>, CompileError> {
+        if x.len() != tys.len() {
+            return Err(invalid("operand of a different shape"));
+        }
+        Ok((0..tys.len()).map(|k| self.f.push(b, tys[k], op(x[k]))).collect())
+    }
+
+    pub(super) fn lower_arith(&mut self, b: BlockId, i: &Instruction, ty: u32, a: &[Vec<Value>]) -> Result<Vec<Value>, CompileError> {
+        let op = i.class.opcode;
+        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> { a.get(k).ok_or(invalid(format!("{op:?}: missing operand"))) };
+        macro_rules! bin {
+            ($o:expr) => {{
+                let tys = self.leaf_types(ty)?;
+                let (x, y) = (arg(0)?.clone(), arg(1)?.clone());
+                self.zip2(b, &tys, &x, &y, |p, q| Op::Bin($o, p, q))
+            }};
+        }
+        macro_rules! cmp {
+            ($o:expr) => {{
+                let tys = self.leaf_types(ty)?;
+                let (x, y) = (arg(0)?.clone(), arg(1)?.clone());
+                self.zip2(b, &tys, &x, &y, |p, q| Op::Cmp($o, p, q))
+            }};
+        }
+        macro_rules! not_cmp {
+            ($o:expr) => {{
+                let c = cmp!($o)?;
+                let tys = self.leaf_types(ty)?;
+                self.zip1(b, &tys, &c, |p| Op::Un(UnOp::Not, p))
+            }};
+        }
+        match op {
+            S::IAdd => bin!(BinOp::Add),
+            S::ISub => bin!(BinOp::Sub),
+            S::IMul => bin!(BinOp::Mul),
+            S::UDiv => bin!(BinOp::DivU),
+            S::SDiv => bin!(BinOp::DivS),
+            S::UMod => bin!(BinOp::RemU),
+            S::SRem => bin!(BinOp::RemS),
+            S::SMod => {
+                // Result takes the sign of the divisor: r = rem(a, b); if r != 0 && (r ^ b) < 0 { r + b }.
+                let tys = self.leaf_types(ty)?;
+                let (x, y) = (arg(0)?.clone(), arg(1)?.clone());
+                let mut out = Vec::new();
+                for k in 0..tys.len() {
+                    let t = tys[k];
+                    let r = self.f.push(b, t, Op::Bin(BinOp::RemS, x[k], y[k]));
+                    let z = self.const_val(t, 0);
+                    let nz = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Ne, r, z));
+                    let xr = self.f.push(b, t, Op::Bin(BinOp::Xor, r, y[k]));
+                    let neg = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::LtS, xr, z));
+                    let both = self.f.push(b, Ty::I1, Op::Bin(BinOp::And, nz, neg));
+                    let fixed = self.f.push(b, t, Op::Bin(BinOp::Add, r, y[k]));
+                    out.push(self.f.push(b, t, Op::Select(both, fixed, r)));
+                }
+                Ok(out)
+            }
+            S::FAdd => bin!(BinOp::FAdd),
+            S::FSub => bin!(BinOp::FSub),
+            S::FMul => bin!(BinOp::FMul),
+            S::FDiv => bin!(BinOp::FDiv),
+            S::FRem | S::FMod => Err(self.err("floating-point remainder (fmod, %)")),
+            S::ShiftLeftLogical => bin!(BinOp::Shl),
+            S::ShiftRightLogical => bin!(BinOp::ShrL),
+            S::ShiftRightArithmetic => bin!(BinOp::ShrA),
+            S::BitwiseAnd | S::LogicalAnd => bin!(BinOp::And),
+            S::BitwiseOr | S::LogicalOr => bin!(BinOp::Or),
+            S::BitwiseXor | S::LogicalNotEqual => bin!(BinOp::Xor),
+            S::LogicalEqual => not_cmp!(CmpOp::Ne),
+            S::Not | S::LogicalNot => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                self.zip1(b, &tys, &x, |p| Op::Un(UnOp::Not, p))
+            }
+            S::SNegate => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                self.zip1(b, &tys, &x, |p| Op::Un(UnOp::Neg, p))
+            }
+            S::FNegate => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                self.zip1(b, &tys, &x, |p| Op::Un(UnOp::FNeg, p))
+            }
+            S::IEqual => cmp!(CmpOp::Eq),
+            S::INotEqual => cmp!(CmpOp::Ne),
+            S::ULessThan => cmp!(CmpOp::LtU),
+            S::ULessThanEqual => cmp!(CmpOp::LeU),
+            S::UGreaterThan => cmp!(CmpOp::GtU),
+            S::UGreaterThanEqual => cmp!(CmpOp::GeU),
+            S::SLessThan => cmp!(CmpOp::LtS),
+            S::SLessThanEqual => cmp!(CmpOp::LeS),
+            S::SGreaterThan => cmp!(CmpOp::GtS),
+            S::SGreaterThanEqual => cmp!(CmpOp::GeS),
+            S::FOrdEqual => cmp!(CmpOp::FEq),
+            S::FOrdNotEqual => cmp!(CmpOp::FNe),
+            S::FOrdLessThan => cmp!(CmpOp::FLt),
+            S::FOrdLessThanEqual => cmp!(CmpOp::FLe),
+            S::FOrdGreaterThan => cmp!(CmpOp::FGt),
+            S::FOrdGreaterThanEqual => cmp!(CmpOp::FGe),
+            S::FUnordEqual => not_cmp!(CmpOp::FNe),
+            S::FUnordNotEqual => not_cmp!(CmpOp::FEq),
+            S::FUnordLessThan => not_cmp!(CmpOp::FGe),
+            S::FUnordLessThanEqual => not_cmp!(CmpOp::FGt),
+            S::FUnordGreaterThan => not_cmp!(CmpOp::FLe),
+            S::FUnordGreaterThanEqual => not_cmp!(CmpOp::FLt),
+            S::Ordered => cmp!(CmpOp::FOrd),
+            S::Unordered => cmp!(CmpOp::FUno),
+            S::IsNan => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                self.zip2(b, &tys, &x, &x, |p, q| Op::Cmp(CmpOp::FUno, p, q))
+            }
+            S::IsInf | S::IsFinite => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                let inf = self.const_val(Ty::F32, f32::INFINITY.to_bits() as u64);
+                let mut out = Vec::new();
+                for k in 0..tys.len() {
+                    let ab = self.f.push(b, Ty::F32, Op::Un(UnOp::FAbs, x[k]));
+                    let c = if op == S::IsInf { CmpOp::FEq } else { CmpOp::FLt };
+                    out.push(self.f.push(b, Ty::I1, Op::Cmp(c, ab, inf)));
+                }
+                Ok(out)
+            }
+            S::IsNormal => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                let (min, inf) =
+                    (self.const_val(Ty::F32, f32::MIN_POSITIVE.to_bits() as u64), self.const_val(Ty::F32, f32::INFINITY.to_bits() as u64));
+                let mut out = Vec::new();
+                for xv in x.iter().take(tys.len()) {
+                    let ab = self.f.push(b, Ty::F32, Op::Un(UnOp::FAbs, *xv));
+                    let lo = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FGe, ab, min));
+                    let hi = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FLt, ab, inf));
+                    out.push(self.f.push(b, Ty::I1, Op::Bin(BinOp::And, lo, hi)));
+                }
+                Ok(out)
+            }
+            S::SignBitSet => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                let mut out = Vec::new();
+                for xv in x.iter().take(tys.len()) {
+                    let bits = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, *xv));
+                    let z = self.const_val(Ty::I32, 0);
+                    out.push(self.f.push(b, Ty::I1, Op::Cmp(CmpOp::LtS, bits, z)));
+                }
+                Ok(out)
+            }
+            S::Any | S::All => {
+                let x = arg(0)?.clone();
+                let mut acc = *x.first().ok_or(invalid("any/all of an empty vector"))?;
+                for v in &x[1..] {
+                    let o = if op == S::Any { BinOp::Or } else { BinOp::And };
+                    acc = self.f.push(b, Ty::I1, Op::Bin(o, acc, *v));
+                }
+                Ok(vec![acc])
+            }
+            S::Select => {
+                let tys = self.leaf_types(ty)?;
+                let (c, x, y) = (arg(0)?.clone(), arg(1)?.clone(), arg(2)?.clone());
+                Ok((0..tys.len())
+                    .map(|k| {
+                        let ck = if c.len() == 1 { c[0] } else { c[k] };
+                        self.f.push(b, tys[k], Op::Select(ck, x[k], y[k]))
+                    })
+                    .collect())
+            }
+            S::ConvertFToU | S::ConvertFToS | S::ConvertSToF | S::ConvertUToF => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                let src = *self.m.id_types.get(&super::id_operand(i, 0)?).ok_or(invalid("conversion operand type"))?;
+                let mut out = Vec::new();
+                for k in 0..tys.len() {
+                    // Narrow integers are widened to 32 bits first (sign-correctly), and narrow
+                    // results are truncated from 32 bits.
+                    let mut v = x[k];
+                    let st = self.f.ty(v);
+                    if matches!(st, Ty::I8 | Ty::I16 | Ty::I1) {
+                        let ext = if op == S::ConvertSToF { ConvOp::SExt } else { ConvOp::ZExt };
+                        v = self.f.push(b, Ty::I32, Op::Conv(ext, v));
+                    }
+                    let _ = src;
+                    let c = match op {
+                        S::ConvertFToU => ConvOp::FToU,
+                        S::ConvertFToS => ConvOp::FToS,
+                        S::ConvertSToF => ConvOp::SToF,
+                        _ => ConvOp::UToF,
+                    };
+                    let wide = if matches!(tys[k], Ty::I8 | Ty::I16) { Ty::I32 } else { tys[k] };
+                    let r = self.f.push(b, wide, Op::Conv(c, v));
+                    out.push(if wide != tys[k] { self.f.push(b, tys[k], Op::Conv(ConvOp::Trunc, r)) } else { r });
+                }
+                Ok(out)
+            }
+            S::UConvert | S::SConvert => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                let mut out = Vec::new();
+                for k in 0..tys.len() {
+                    let (from, to) = (self.f.ty(x[k]).bits(), tys[k].bits());
+                    out.push(if from == to {
+                        x[k]
+                    } else if to < from {
+                        self.f.push(b, tys[k], Op::Conv(ConvOp::Trunc, x[k]))
+                    } else {
+                        let c = if op == S::SConvert { ConvOp::SExt } else { ConvOp::ZExt };
+                        self.f.push(b, tys[k], Op::Conv(c, x[k]))
+                    });
+                }
+                Ok(out)
+            }
+            S::FConvert => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                if x.iter().any(|v| self.f.ty(*v) != Ty::F32) || tys.iter().any(|t| *t != Ty::F32) {
+                    return Err(self.err("conversions to or from double/half"));
+                }
+                Ok(x)
+            }
+            S::SatConvertSToU | S::SatConvertUToS => Err(self.err("saturating conversions (convert_*_sat)")),
+            S::ConvertPtrToU | S::ConvertUToPtr | S::Bitcast => self.bitcast(b, ty, arg(0)?.clone()),
+            S::PtrCastToGeneric | S::GenericCastToPtr | S::GenericCastToPtrExplicit => {
+                Err(self.err("generic address space pointers"))
+            }
+            S::CopyObject => Ok(arg(0)?.clone()),
+            S::Undef => {
+                let tys = self.leaf_types(ty)?;
+                Ok(tys.into_iter().map(|t| self.f.push(b, t, Op::Undef)).collect())
+            }
+            S::CompositeConstruct => Ok(a.iter().flatten().copied().collect()),
+            S::CompositeExtract => {
+                let src = super::id_operand(i, 0)?;
+                let mut t = *self.m.id_types.get(&src).ok_or(invalid("composite without type"))?;
+                let mut range = (0usize, arg(0)?.len());
+                for idx in lits(i, 1) {
+                    let (start, n, et) = self.m.types.member_leaves(t, idx)?;
+                    range = (range.0 + start, n);
+                    t = et;
+                }
+                Ok(arg(0)?[range.0..range.0 + range.1].to_vec())
+            }
+            S::CompositeInsert => {
+                let obj = arg(0)?.clone();
+                let mut out = arg(1)?.clone();
+                let mut t = ty;
+                let mut start = 0usize;
+                for idx in lits(i, 2) {
+                    let (s, _, et) = self.m.types.member_leaves(t, idx)?;
+                    start += s;
+                    t = et;
+                }
+                if start + obj.len() > out.len() {
+                    return Err(invalid("composite insert out of range"));
+                }
+                out[start..start + obj.len()].copy_from_slice(&obj);
+                Ok(out)
+            }
+            S::VectorShuffle => {
+                let (x, y) = (arg(0)?.clone(), arg(1)?.clone());
+                let all: Vec<Value> = x.iter().chain(&y).copied().collect();
+                let tys = self.leaf_types(ty)?;
+                let comps = lits(i, 2);
+                let mut out = Vec::new();
+                for (k, c) in comps.iter().enumerate() {
+                    out.push(match all.get(*c as usize) {
+                        Some(v) => *v,
+                        None => self.f.push(b, tys[k], Op::Undef),
+                    });
+                }
+                Ok(out)
+            }
+            S::VectorExtractDynamic => {
+                let (x, idx) = (arg(0)?.clone(), arg(1)?.clone());
+                let t = self.f.ty(x[0]);
+                let idx = idx[0];
+                let mut r = x[0];
+                for (k, v) in x.iter().enumerate().skip(1) {
+                    let it = self.f.ty(idx);
+                    let c = self.const_val(it, k as u64);
+                    let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx, c));
+                    r = self.f.push(b, t, Op::Select(eq, *v, r));
+                }
+                Ok(vec![r])
+            }
+            S::VectorInsertDynamic => {
+                let (x, comp, idx) = (arg(0)?.clone(), arg(1)?.clone(), arg(2)?.clone());
+                let mut out = Vec::new();
+                for (k, v) in x.iter().enumerate() {
+                    let it = self.f.ty(idx[0]);
+                    let c = self.const_val(it, k as u64);
+                    let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx[0], c));
+                    let t = self.f.ty(*v);
+                    out.push(self.f.push(b, t, Op::Select(eq, comp[0], *v)));
+                }
+                Ok(out)
+            }
+            S::Dot => {
+                let (x, y) = (arg(0)?.clone(), arg(1)?.clone());
+                let mut acc = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, x[0], y[0]));
+                for k in 1..x.len() {
+                    let p = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, x[k], y[k]));
+                    acc = self.f.push(b, Ty::F32, Op::Bin(BinOp::FAdd, acc, p));
+                }
+                Ok(vec![acc])
+            }
+            S::BitCount => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                self.zip1(b, &tys, &x, |p| Op::Un(UnOp::Popcount, p))
+            }
+            S::AtomicIAdd | S::AtomicISub | S::AtomicExchange | S::AtomicSMin | S::AtomicSMax | S::AtomicUMin
+            | S::AtomicUMax | S::AtomicAnd | S::AtomicOr | S::AtomicXor => {
+                let t = self.leaf_types(ty)?[0];
+                let o = match op {
+                    S::AtomicIAdd => AtomicOp::Add,
+                    S::AtomicISub => AtomicOp::Sub,
+                    S::AtomicExchange => AtomicOp::Xchg,
+                    S::AtomicSMin => AtomicOp::MinS,
+                    S::AtomicSMax => AtomicOp::MaxS,
+                    S::AtomicUMin => AtomicOp::MinU,
+                    S::AtomicUMax => AtomicOp::MaxU,
+                    S::AtomicAnd => AtomicOp::And,
+                    S::AtomicOr => AtomicOp::Or,
+                    _ => AtomicOp::Xor,
+                };
+                Ok(vec![self.f.push(b, t, Op::Atomic { op: o, ptr: arg(0)?[0], value: arg(3)?[0] })])
+            }
+            S::AtomicIIncrement | S::AtomicIDecrement => {
+                let t = self.leaf_types(ty)?[0];
+                let one = self.const_val(t, 1);
+                let o = if op == S::AtomicIIncrement { AtomicOp::Add } else { AtomicOp::Sub };
+                Ok(vec![self.f.push(b, t, Op::Atomic { op: o, ptr: arg(0)?[0], value: one })])
+            }
+            S::AtomicCompareExchange | S::AtomicCompareExchangeWeak => {
+                let t = self.leaf_types(ty)?[0];
+                Ok(vec![self.f.push(b, t, Op::CmpXchg { ptr: arg(0)?[0], expected: arg(5)?[0], desired: arg(4)?[0] })])
+            }
+            other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
+        }
+    }
+
+    /// Same-size reinterpretation, including vectors of different element counts.
+    fn bitcast(&mut self, b: BlockId, ty: u32, x: Vec<Value>) -> Result<Vec<Value>, CompileError> {
+        let tys = self.leaf_types(ty)?;
+        if tys.len() == x.len() && tys.iter().zip(&x).all(|(t, v)| t.bits() == self.f.ty(*v).bits()) {
+            return Ok(tys
+                .iter()
+                .zip(&x)
+                .map(|(t, v)| if *t == self.f.ty(*v) { *v } else { self.f.push(b, *t, Op::Conv(ConvOp::Bitcast, *v)) })
+                .collect());
+        }
+        // Repack through 32-bit words: only narrow integer/float leaves.
+        let src_bits: Vec<u32> = x.iter().map(|v| self.f.ty(*v).bits()).collect();
+        let total: u32 = src_bits.iter().sum();
+        if total != tys.iter().map(|t| t.bits()).sum::<u32>() || total % 8 != 0 {
+            return Err(self.err("this bit-cast between vector types"));
+        }
+        // Extract the source as a list of bytes (each an i32 0..255), then assemble results.
+        let mut bytes = Vec::new();
+        for (v, bits) in x.iter().zip(&src_bits) {
+            let w = if self.f.ty(*v) == Ty::I32 { *v } else {
+                let c = if self.f.ty(*v).is_float() || matches!(self.f.ty(*v), Ty::Ptr(_)) { ConvOp::Bitcast } else { ConvOp::ZExt };
+                self.f.push(b, Ty::I32, Op::Conv(c, *v))
+            };
+            for k in 0..bits / 8 {
+                let sh = self.const_val(Ty::I32, 8 * k as u64);
+                let s = self.f.push(b, Ty::I32, Op::Bin(BinOp::ShrL, w, sh));
+                let m = self.const_val(Ty::I32, 0xff);
+                bytes.push(self.f.push(b, Ty::I32, Op::Bin(BinOp::And, s, m)));
+            }
+        }
+        let mut out = Vec::new();
+        let mut pos = 0;
+        for t in tys {
+            let n = (t.bits() / 8) as usize;
+            let mut acc = bytes[pos];
+            for k in 1..n {
+                let sh = self.const_val(Ty::I32, 8 * k as u64);
+                let s = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, bytes[pos + k], sh));
+                acc = self.f.push(b, Ty::I32, Op::Bin(BinOp::Or, acc, s));
+            }
+            pos += n;
+            out.push(match t {
+                Ty::I32 => acc,
+                Ty::F32 | Ty::Ptr(_) => self.f.push(b, t, Op::Conv(ConvOp::Bitcast, acc)),
+                _ => self.f.push(b, t, Op::Conv(ConvOp::Trunc, acc)),
+            });
+        }
+        Ok(out)
+    }
+
+    /// OpenCL.std extended instructions (elementwise over vectors).
+    pub(super) fn lower_ext(&mut self, b: BlockId, code: u32, ty: u32, a: &[Vec<Value>]) -> Result<Vec<Value>, CompileError> {
+        use spirv::OpenclStd100Op as C;
+        let op = C::from_u32(code).ok_or(invalid(format!("unknown OpenCL.std instruction {code}")))?;
+        // Geometric functions reduce over the vector.
+        match op {
+            C::length | C::fast_length => {
+                let d = self.dot(b, &a[0], &a[0]);
+                return Ok(vec![self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d))]);
+            }
+            C::distance | C::fast_distance => {
+                let diff: Vec<Value> =
+                    a[0].iter().zip(&a[1]).map(|(x, y)| self.f.push(b, Ty::F32, Op::Bin(BinOp::FSub, *x, *y))).collect();
+                let d = self.dot(b, &diff, &diff);
+                return Ok(vec![self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d))]);
+            }
+            C::normalize | C::fast_normalize => {
+                let d = self.dot(b, &a[0], &a[0]);
+                let s = self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d));
+                return Ok(a[0].iter().map(|x| self.f.push(b, Ty::F32, Op::Bin(BinOp::FDiv, *x, s))).collect());
+            }
+            C::cross => {
+                let (x, y) = (&a[0], &a[1]);
+                let mut out = Vec::new();
+                for (i, j) in [(1, 2), (2, 0), (0, 1)] {
+                    let p = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, x[i], y[j]));
+                    let q = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, x[j], y[i]));
+                    out.push(self.f.push(b, Ty::F32, Op::Bin(BinOp::FSub, p, q)));
+                }
+                if x.len() == 4 {
+                    out.push(self.const_val(Ty::F32, 0));
+                }
+                return Ok(out);
+            }
+            C::printf => return Err(self.err("printf (it arrives with the printf work)")),
+            _ => {}
+        }
+        let tys = self.leaf_types(ty)?;
+        let signed = self.is_signed(ty);
+        let mut out = Vec::new();
+        for k in 0..tys.len() {
+            let t = tys[k];
+            let x: Vec<Value> = a.iter().map(|v| if v.len() == 1 { v[0] } else { v[k] }).collect();
+            out.push(self.ext_scalar(b, op, t, &x, signed)?);
+        }
+        Ok(out)
+    }
+
+    fn dot(&mut self, b: BlockId, x: &[Value], y: &[Value]) -> Value {
+        let mut acc = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, x[0], y[0]));
+        for k in 1..x.len().min(y.len()) {
+            acc = self.f.push(b, Ty::F32, Op::Fma(x[k], y[k], acc));
+        }
+        acc
+    }
+
+    fn ext_scalar(&mut self, b: BlockId, op: spirv::OpenclStd100Op, t: Ty, x: &[Value], signed: bool) -> Result<Value, CompileError> {
+        use spirv::OpenclStd100Op as C;
+        let f = |s: &mut Self, o: Op| s.f.push(b, t, o);
+        let cf = |s: &mut Self, v: f32| s.const_val(Ty::F32, v.to_bits() as u64);
+        let need = |n: usize| -> Result<(), CompileError> {
+            if x.len() < n {
+                Err(invalid(format!("{op:?}: too few operands")))
+            } else {
+                Ok(())
+            }
+        };
+        need(1)?;
+        Ok(match op {
+            C::fabs => f(self, Op::Un(UnOp::FAbs, x[0])),
+            C::fmin | C::fmin_common => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::FMin, x[0], x[1]))
+            }
+            C::fmax | C::fmax_common => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::FMax, x[0], x[1]))
+            }
+            C::sqrt | C::native_sqrt | C::half_sqrt => f(self, Op::Un(UnOp::FSqrt, x[0])),
+            C::rsqrt | C::native_rsqrt | C::half_rsqrt => {
+                let s = f(self, Op::Un(UnOp::FSqrt, x[0]));
+                let one = cf(self, 1.0);
+                f(self, Op::Bin(BinOp::FDiv, one, s))
+            }
+            C::fma | C::mad => {
+                need(3)?;
+                f(self, Op::Fma(x[0], x[1], x[2]))
+            }
+            C::floor => f(self, Op::Un(UnOp::FFloor, x[0])),
+            C::ceil => f(self, Op::Un(UnOp::FCeil, x[0])),
+            C::trunc => f(self, Op::Un(UnOp::FTrunc, x[0])),
+            C::rint => f(self, Op::Un(UnOp::FRint, x[0])),
+            C::round => {
+                // Half away from zero: t = trunc(x); |x - t| >= 0.5 ? t + copysign(1, x) : t.
+                let tr = f(self, Op::Un(UnOp::FTrunc, x[0]));
+                let d = f(self, Op::Bin(BinOp::FSub, x[0], tr));
+                let ad = f(self, Op::Un(UnOp::FAbs, d));
+                let half = cf(self, 0.5);
+                let ge = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FGe, ad, half));
+                let one = cf(self, 1.0);
+                let s = f(self, Op::Bin(BinOp::FCopySign, one, x[0]));
+                let up = f(self, Op::Bin(BinOp::FAdd, tr, s));
+                f(self, Op::Select(ge, up, tr))
+            }
+            C::copysign => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::FCopySign, x[0], x[1]))
+            }
+            C::fclamp => {
+                need(3)?;
+                let lo = f(self, Op::Bin(BinOp::FMax, x[0], x[1]));
+                f(self, Op::Bin(BinOp::FMin, lo, x[2]))
+            }
+            C::mix => {
+                need(3)?;
+                let d = f(self, Op::Bin(BinOp::FSub, x[1], x[0]));
+                f(self, Op::Fma(d, x[2], x[0]))
+            }
+            C::step => {
+                need(2)?;
+                let lt = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FLt, x[1], x[0]));
+                let (z, o) = (cf(self, 0.0), cf(self, 1.0));
+                f(self, Op::Select(lt, z, o))
+            }
+            C::sign => {
+                let (z, o) = (cf(self, 0.0), cf(self, 1.0));
+                let gt = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FGt, x[0], z));
+                let lt = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FLt, x[0], z));
+                let no = cf(self, -1.0);
+                let s1 = f(self, Op::Select(lt, no, x[0]));
+                // NaN stays NaN-free per spec: sign(NaN) = 0.
+                let nan = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FUno, x[0], x[0]));
+                let s2 = f(self, Op::Select(gt, o, s1));
+                f(self, Op::Select(nan, z, s2))
+            }
+            C::degrees => {
+                let c = cf(self, 57.295_78);
+                f(self, Op::Bin(BinOp::FMul, x[0], c))
+            }
+            C::radians => {
+                let c = cf(self, 0.017_453_292);
+                f(self, Op::Bin(BinOp::FMul, x[0], c))
+            }
+            C::fdim => {
+                need(2)?;
+                let d = f(self, Op::Bin(BinOp::FSub, x[0], x[1]));
+                let gt = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FGt, x[0], x[1]));
+                let z = cf(self, 0.0);
+                let nan = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::FUno, x[0], x[1]));
+                let r = f(self, Op::Select(gt, d, z));
+                f(self, Op::Select(nan, d, r))
+            }
+            C::native_divide | C::half_divide => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::FDiv, x[0], x[1]))
+            }
+            C::native_recip | C::half_recip => {
+                let one = cf(self, 1.0);
+                f(self, Op::Bin(BinOp::FDiv, one, x[0]))
+            }
+            C::native_exp | C::half_exp | C::exp => f(self, Op::Un(UnOp::FExp, x[0])),
+            C::native_exp2 | C::half_exp2 => {
+                let c = cf(self, std::f32::consts::LN_2);
+                let m = f(self, Op::Bin(BinOp::FMul, x[0], c));
+                f(self, Op::Un(UnOp::FExp, m))
+            }
+            C::native_exp10 | C::half_exp10 => {
+                let c = cf(self, std::f32::consts::LN_10);
+                let m = f(self, Op::Bin(BinOp::FMul, x[0], c));
+                f(self, Op::Un(UnOp::FExp, m))
+            }
+            C::s_abs => {
+                let z = self.const_val(t, 0);
+                let neg = f(self, Op::Un(UnOp::Neg, x[0]));
+                let lt = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::LtS, x[0], z));
+                f(self, Op::Select(lt, neg, x[0]))
+            }
+            C::u_abs => x[0],
+            C::s_max => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::MaxS, x[0], x[1]))
+            }
+            C::s_min => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::MinS, x[0], x[1]))
+            }
+            C::u_max => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::MaxU, x[0], x[1]))
+            }
+            C::u_min => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::MinU, x[0], x[1]))
+            }
+            C::s_clamp | C::u_clamp => {
+                need(3)?;
+                let (mx, mn) = if op == C::s_clamp { (BinOp::MaxS, BinOp::MinS) } else { (BinOp::MaxU, BinOp::MinU) };
+                let lo = f(self, Op::Bin(mx, x[0], x[1]));
+                f(self, Op::Bin(mn, lo, x[2]))
+            }
+            C::s_mul_hi | C::u_mul_hi => {
+                need(2)?;
+                if t != Ty::I32 {
+                    return Err(self.err("mul_hi on types narrower than 32 bits"));
+                }
+                f(self, Op::Bin(if op == C::s_mul_hi { BinOp::MulHiS } else { BinOp::MulHiU }, x[0], x[1]))
+            }
+            C::s_mad24 | C::u_mad24 => {
+                need(3)?;
+                let p = f(self, Op::Bin(BinOp::Mul, x[0], x[1]));
+                f(self, Op::Bin(BinOp::Add, p, x[2]))
+            }
+            C::s_mul24 | C::u_mul24 => {
+                need(2)?;
+                f(self, Op::Bin(BinOp::Mul, x[0], x[1]))
+            }
+            C::clz => {
+                if t != Ty::I32 {
+                    return Err(self.err("clz on types narrower than 32 bits"));
+                }
+                f(self, Op::Un(UnOp::Clz, x[0]))
+            }
+            C::popcount => f(self, Op::Un(UnOp::Popcount, x[0])),
+            C::rotate => {
+                need(2)?;
+                let w = self.const_val(t, t.bits() as u64);
+                let m = self.const_val(t, (t.bits() - 1) as u64);
+                let n = f(self, Op::Bin(BinOp::And, x[1], m));
+                let l = f(self, Op::Bin(BinOp::Shl, x[0], n));
+                let rn = f(self, Op::Bin(BinOp::Sub, w, n));
+                let rn = f(self, Op::Bin(BinOp::And, rn, m));
+                let r = f(self, Op::Bin(BinOp::ShrL, x[0], rn));
+                let zero = self.const_val(t, 0);
+                let is0 = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, n, zero));
+                let o = f(self, Op::Bin(BinOp::Or, l, r));
+                f(self, Op::Select(is0, x[0], o))
+            }
+            other => {
+                let _ = signed;
+                return Err(self.err(&format!("the built-in function `{other:?}`")));
+            }
+        })
+    }
+}
+
+#[allow(dead_code)]
+fn _lit(i: &Instruction) -> Result<u32, CompileError> {
+    lit_operand(i, 0)
+}

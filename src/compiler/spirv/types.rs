@@ -1,0 +1,201 @@
+//! SPIR-V types as the front end needs them: scalar leaves, sizes and alignment (OpenCL C layout:
+//! natural alignment, 3-element vectors laid out like 4-element ones, `CPacked` structs packed).
+
+use super::super::ir::{Space, Ty};
+use super::super::CompileError;
+use std::collections::HashMap;
+
+/// A SPIR-V type, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SType {
+    Void,
+    Bool,
+    Int { width: u32, signed: bool },
+    Float { width: u32 },
+    Vector { elem: u32, count: u32 },
+    Array { elem: u32, len: u32 },
+    RuntimeArray { elem: u32 },
+    Struct { members: Vec<u32>, packed: bool },
+    Pointer { space: Space, pointee: u32 },
+    Function,
+    /// Opaque or unsupported (events, images, samplers…): carries the opcode name.
+    Opaque(&'static str),
+}
+
+/// The module's type table.
+#[derive(Default)]
+pub struct Types {
+    pub map: HashMap<u32, SType>,
+}
+
+impl Types {
+    pub fn get(&self, id: u32) -> Result<&SType, CompileError> {
+        self.map.get(&id).ok_or(CompileError::InvalidSpirv(format!("unknown type id {id}")))
+    }
+
+    /// The scalar IR type of a scalar SPIR-V type.
+    pub fn scalar(&self, id: u32) -> Result<Ty, CompileError> {
+        Ok(match self.get(id)? {
+            SType::Bool => Ty::I1,
+            SType::Int { width: 8, .. } => Ty::I8,
+            SType::Int { width: 16, .. } => Ty::I16,
+            SType::Int { width: 32, .. } => Ty::I32,
+            SType::Int { width: 64, .. } => Ty::I64,
+            SType::Float { width: 32 } => Ty::F32,
+            SType::Float { width: 64 } => return Err(CompileError::unsupported("double-precision floating point")),
+            SType::Float { width: 16 } => return Err(CompileError::unsupported("half-precision floating point")),
+            SType::Pointer { space, .. } => Ty::Ptr(*space),
+            other => return Err(CompileError::InvalidSpirv(format!("type {other:?} is not a scalar"))),
+        })
+    }
+
+    /// Scalar leaves of a type in order: (byte offset, type).
+    pub fn leaves(&self, id: u32) -> Result<Vec<(u32, Ty)>, CompileError> {
+        let mut out = Vec::new();
+        self.collect(id, 0, &mut out)?;
+        Ok(out)
+    }
+
+    fn collect(&self, id: u32, base: u32, out: &mut Vec<(u32, Ty)>) -> Result<(), CompileError> {
+        match self.get(id)?.clone() {
+            SType::Vector { elem, count } => {
+                let es = self.size(elem)?;
+                for i in 0..count {
+                    self.collect(elem, base + i * es, out)?;
+                }
+            }
+            SType::Array { elem, len } => {
+                let es = self.stride(elem)?;
+                if len > 4096 {
+                    return Err(CompileError::unsupported("arrays of more than 4096 elements held in registers"));
+                }
+                for i in 0..len {
+                    self.collect(elem, base + i * es, out)?;
+                }
+            }
+            SType::Struct { members, .. } => {
+                let offs = self.member_offsets(id)?;
+                for (m, o) in members.iter().zip(offs) {
+                    self.collect(*m, base + o, out)?;
+                }
+            }
+            _ => out.push((base, self.scalar(id)?)),
+        }
+        Ok(())
+    }
+
+    /// Number of scalar leaves.
+    pub fn leaf_count(&self, id: u32) -> Result<usize, CompileError> {
+        Ok(match self.get(id)?.clone() {
+            SType::Vector { count, .. } => count as usize,
+            SType::Array { elem, len } => self.leaf_count(elem)? * len as usize,
+            SType::Struct { members, .. } => {
+                let mut n = 0;
+                for m in members {
+                    n += self.leaf_count(m)?;
+                }
+                n
+            }
+            _ => 1,
+        })
+    }
+
+    /// Leaf index range of member `index` of a composite.
+    pub fn member_leaves(&self, id: u32, index: u32) -> Result<(usize, usize, u32), CompileError> {
+        match self.get(id)?.clone() {
+            SType::Vector { elem, count } | SType::Array { elem, len: count } => {
+                if index >= count {
+                    return Err(CompileError::InvalidSpirv(format!("composite index {index} out of range")));
+                }
+                let n = self.leaf_count(elem)?;
+                Ok((index as usize * n, n, elem))
+            }
+            SType::Struct { members, .. } => {
+                let mut start = 0;
+                for (i, m) in members.iter().enumerate() {
+                    let n = self.leaf_count(*m)?;
+                    if i as u32 == index {
+                        return Ok((start, n, *m));
+                    }
+                    start += n;
+                }
+                Err(CompileError::InvalidSpirv(format!("struct member {index} out of range")))
+            }
+            other => Err(CompileError::InvalidSpirv(format!("index into non-composite {other:?}"))),
+        }
+    }
+
+    /// Size in bytes (OpenCL C rules).
+    pub fn size(&self, id: u32) -> Result<u32, CompileError> {
+        Ok(match self.get(id)?.clone() {
+            SType::Bool => 1,
+            SType::Int { width, .. } | SType::Float { width } => width / 8,
+            SType::Pointer { .. } => 4,
+            SType::Vector { elem, count } => self.size(elem)? * if count == 3 { 4 } else { count },
+            SType::Array { elem, len } => self.stride(elem)? * len,
+            SType::Struct { members, packed } => {
+                let offs = self.member_offsets(id)?;
+                let end = match members.last() {
+                    Some(m) => offs[offs.len() - 1] + self.size(*m)?,
+                    None => 0,
+                };
+                if packed {
+                    end
+                } else {
+                    end.next_multiple_of(self.align(id)?)
+                }
+            }
+            SType::RuntimeArray { .. } | SType::Void | SType::Function | SType::Opaque(_) => 0,
+        })
+    }
+
+    /// Array stride of an element type.
+    pub fn stride(&self, id: u32) -> Result<u32, CompileError> {
+        Ok(self.size(id)?.next_multiple_of(self.align(id)?.max(1)))
+    }
+
+    /// Alignment in bytes.
+    pub fn align(&self, id: u32) -> Result<u32, CompileError> {
+        Ok(match self.get(id)?.clone() {
+            SType::Vector { .. } => self.size(id)?,
+            SType::Array { elem, .. } | SType::RuntimeArray { elem } => self.align(elem)?,
+            SType::Struct { members, packed } => {
+                if packed {
+                    1
+                } else {
+                    let mut a = 1;
+                    for m in members {
+                        a = a.max(self.align(m)?);
+                    }
+                    a
+                }
+            }
+            _ => self.size(id)?.max(1),
+        })
+    }
+
+    /// Byte offsets of a struct's members.
+    pub fn member_offsets(&self, id: u32) -> Result<Vec<u32>, CompileError> {
+        let SType::Struct { members, packed } = self.get(id)?.clone() else {
+            return Err(CompileError::InvalidSpirv("member offsets of a non-struct".into()));
+        };
+        let mut off = 0u32;
+        let mut out = Vec::new();
+        for m in members {
+            if !packed {
+                off = off.next_multiple_of(self.align(m)?);
+            }
+            out.push(off);
+            off += self.size(m)?;
+        }
+        Ok(out)
+    }
+
+    /// The pointee of a pointer type.
+    pub fn pointee(&self, id: u32) -> Result<(Space, u32), CompileError> {
+        match self.get(id)? {
+            SType::Pointer { space, pointee } => Ok((*space, *pointee)),
+            other => Err(CompileError::InvalidSpirv(format!("expected a pointer type, found {other:?}"))),
+        }
+    }
+}

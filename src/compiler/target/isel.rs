@@ -1,0 +1,399 @@
+//! Instruction selection: IR → machine IR with virtual registers. Uniform values use scalar
+//! instructions and x registers, divergent values RVV/Ventus vector instructions and v registers;
+//! divergent branches get `setrpc` (to the reconvergence block) + `vbne`, and reconvergence
+//! blocks start with `join`. φs become copies at the end of predecessors (critical edges are
+//! split beforehand). Instructions that ignore the SIMT mask (`vfmv.v.f`, `vmerge`) are never
+//! used, so every vector write touches only the active lanes.
+
+use super::mir::*;
+use crate::compiler::ir::*;
+use crate::compiler::pass::uniformity::Uniformity;
+use crate::compiler::CompileError;
+use crate::isa::regs::csr;
+use crate::isa::Op as I;
+use std::collections::HashMap;
+
+struct Sel<'a> {
+    f: &'a Func,
+    u: &'a Uniformity,
+    m: MFunc,
+    out: Vec<MInst>,
+    regs: HashMap<Value, Reg>,
+    consts: HashMap<Value, u64>,
+    defs: HashMap<Value, Op>,
+    argbase: Reg,
+}
+
+fn ci(x: u64, t: Ty) -> i64 {
+    // Sign-extend constant bits of type t to i64 (pointers/i32 as 32-bit).
+    let b = t.bits().min(64);
+    if b >= 64 {
+        x as i64
+    } else if t == Ty::I1 || b < 32 {
+        x as i64 // narrow constants are zero-extended in registers
+    } else {
+        ((x as u32) as i32) as i64
+    }
+}
+
+fn fits12(x: i64) -> bool {
+    (-2048..2048).contains(&x)
+}
+
+/// Selects a kernel.
+pub fn select(f: &Func, u: &Uniformity) -> Result<MFunc, CompileError> {
+    let mut s = Sel {
+        f,
+        u,
+        m: MFunc { name: f.name.clone(), private_bytes: f.private_bytes, ..MFunc::default() },
+        out: Vec::new(),
+        regs: HashMap::new(),
+        consts: HashMap::new(),
+        defs: HashMap::new(),
+        argbase: Reg::S(0),
+    };
+    for b in &f.blocks {
+        for i in &b.insts {
+            if let Some(r) = i.result {
+                if let Op::Const(c) = i.op {
+                    s.consts.insert(r, c);
+                }
+                s.defs.insert(r, i.op.clone());
+            }
+        }
+    }
+    s.argbase = s.m.new_s();
+    let preds = f.preds();
+    for bi in 0..f.blocks.len() {
+        s.out.clear();
+        if bi == 0 {
+            s.emit_rr(I::Addi, s.argbase, A0, ZERO, 0);
+            s.emit_rr(I::VmvVX, VZERO, ZERO, ZERO, 0);
+        }
+        if u.joins[bi] {
+            s.emit_rr(I::Join, ZERO, ZERO, ZERO, 0);
+        }
+        // φs of single-predecessor blocks are plain copies here.
+        if preds[bi].len() == 1 {
+            let copies: Vec<(Value, Value)> = f.blocks[bi]
+                .insts
+                .iter()
+                .filter_map(|i| match &i.op {
+                    Op::Phi(ins) => Some((i.result?, ins.first()?.1)),
+                    _ => None,
+                })
+                .collect();
+            s.parallel_copy(&copies)?;
+        }
+        for inst in &f.blocks[bi].insts {
+            s.inst(inst)?;
+        }
+        s.terminator(bi, &preds)?;
+        let succs = f.blocks[bi].term.successors().iter().map(|b| b.0).collect();
+        s.m.blocks.push(MBlock { insts: std::mem::take(&mut s.out), succs });
+    }
+    // SIMT edges: after a divergent branch's reconvergence block, execution may continue in
+    // either side of the branch (the SIMT stack pops into the other path), so anything live on
+    // entry to either side is live across the whole divergent region.
+    for &(b, p) in &u.branches {
+        for succ in f.block(b).term.successors() {
+            let list = &mut s.m.blocks[p.0 as usize].succs;
+            if !list.contains(&succ.0) {
+                list.push(succ.0);
+            }
+        }
+    }
+    Ok(s.m)
+}
+
+impl Sel<'_> {
+    fn push(&mut self, i: MInst) {
+        self.out.push(i);
+    }
+
+    /// Emits `op rd, rs1, rs2, imm`.
+    fn emit_rr(&mut self, op: I, rd: Reg, rs1: Reg, rs2: Reg, imm: i64) {
+        let mut m = MInst::new(MOp::I(op));
+        m.rd = Some(rd);
+        m.rs1 = Some(rs1);
+        m.rs2 = Some(rs2);
+        m.imm = imm;
+        self.push(m);
+    }
+
+
+    fn li(&mut self, rd: Reg, v: i64) {
+        let mut m = MInst::new(MOp::Li);
+        m.rd = Some(rd);
+        m.imm = v;
+        self.push(m);
+    }
+
+    fn div(&self, v: Value) -> bool {
+        self.u.divergent[v.0 as usize]
+    }
+
+    fn reg(&mut self, v: Value) -> Reg {
+        if let Some(r) = self.regs.get(&v) {
+            return *r;
+        }
+        let r = if self.div(v) { self.m.new_v() } else { self.m.new_s() };
+        self.regs.insert(v, r);
+        r
+    }
+
+    fn konst(&self, v: Value) -> Option<i64> {
+        self.consts.get(&v).map(|c| ci(*c, self.f.ty(v)))
+    }
+
+    /// A scalar register holding uniform `v` (constants are re-materialised at the use).
+    fn s(&mut self, v: Value) -> Result<Reg, CompileError> {
+        if self.div(v) {
+            return Err(CompileError::Internal(format!("divergent %{} used as a scalar", v.0)));
+        }
+        if let Some(c) = self.konst(v) {
+            if c == 0 && !self.f.ty(v).is_float() {
+                return Ok(ZERO);
+            }
+            let t = self.m.new_s();
+            self.li(t, c);
+            return Ok(t);
+        }
+        Ok(self.reg(v))
+    }
+
+    /// A vector register holding `v` (uniform values are broadcast).
+    fn v(&mut self, v: Value) -> Result<Reg, CompileError> {
+        if self.div(v) {
+            return Ok(self.reg(v));
+        }
+        let x = self.s(v)?;
+        let t = self.m.new_v();
+        self.emit_rr(I::VmvVX, t, x, ZERO, 0);
+        Ok(t)
+    }
+
+    /// Zero-extends narrow results in place (`r` holds a value of type `t`).
+    fn norm(&mut self, r: Reg, t: Ty) {
+        let vec = r.is_vector();
+        match t {
+            Ty::I1 => {
+                if vec {
+                    self.emit_rr(I::VandVi, r, ZERO, r, 1)
+                } else {
+                    self.emit_rr(I::Andi, r, r, ZERO, 1)
+                }
+            }
+            Ty::I8 => {
+                if vec {
+                    let m = self.m.new_s();
+                    self.li(m, 0xff);
+                    self.emit_rr(I::VandVx, r, m, r, 0);
+                } else {
+                    self.emit_rr(I::Andi, r, r, ZERO, 0xff)
+                }
+            }
+            Ty::I16 => {
+                if vec {
+                    self.emit_rr(I::VsllVi, r, ZERO, r, 16);
+                    self.emit_rr(I::VsrlVi, r, ZERO, r, 16);
+                } else {
+                    self.emit_rr(I::Slli, r, r, ZERO, 16);
+                    self.emit_rr(I::Srli, r, r, ZERO, 16);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A sign-extended copy of narrow `x` (type `t`), or `x` itself for 32-bit types.
+    fn sext(&mut self, x: Reg, t: Ty) -> Reg {
+        let sh = match t {
+            Ty::I8 => 24,
+            Ty::I16 => 16,
+            Ty::I1 => 31,
+            _ => return x,
+        };
+        if x.is_vector() {
+            let r = self.m.new_v();
+            self.emit_rr(I::VsllVi, r, ZERO, x, sh);
+            self.emit_rr(I::VsraVi, r, ZERO, r, sh);
+            r
+        } else {
+            let r = self.m.new_s();
+            self.emit_rr(I::Slli, r, x, ZERO, sh);
+            self.emit_rr(I::Srai, r, r, ZERO, sh);
+            r
+        }
+    }
+
+    fn copy_to(&mut self, d: Reg, src: Value) -> Result<(), CompileError> {
+        if d.is_vector() {
+            if self.div(src) {
+                let s = self.reg(src);
+                self.emit_rr(I::VaddVx, d, ZERO, s, 0);
+            } else {
+                let x = self.s(src)?;
+                self.emit_rr(I::VmvVX, d, x, ZERO, 0);
+            }
+        } else {
+            let x = self.s(src)?;
+            self.emit_rr(I::Addi, d, x, ZERO, 0);
+        }
+        Ok(())
+    }
+
+    /// Copies `srcs` into the registers of `dests` as if simultaneously.
+    fn parallel_copy(&mut self, pairs: &[(Value, Value)]) -> Result<(), CompileError> {
+        let mut temps = Vec::new();
+        for &(d, src) in pairs {
+            let dr = self.reg(d);
+            let t = if dr.is_vector() { self.m.new_v() } else { self.m.new_s() };
+            self.copy_to(t, src)?;
+            temps.push((dr, t));
+        }
+        for (dr, t) in temps {
+            if dr.is_vector() {
+                self.emit_rr(I::VaddVx, dr, ZERO, t, 0);
+            } else {
+                self.emit_rr(I::Addi, dr, t, ZERO, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// `(base, imm)` for an address: folds `base + const` when the constant fits `bits`.
+    fn address(&mut self, p: Value, lo: i64, hi: i64) -> (Value, i64) {
+        if let Some(Op::Bin(BinOp::Add, base, off)) = self.defs.get(&p).cloned() {
+            if let Some(k) = self.konst(off) {
+                if (lo..hi).contains(&k) && self.div(base) == self.div(p) {
+                    return (base, k);
+                }
+            }
+        }
+        (p, 0)
+    }
+
+    fn inst(&mut self, i: &Inst) -> Result<(), CompileError> {
+        let r = i.result;
+        match &i.op {
+            Op::Phi(_) | Op::Const(_) => Ok(()),
+            Op::Undef => Ok(()),
+            Op::Copy(a) => {
+                let d = self.reg(r.expect("copy result"));
+                self.copy_to(d, *a)
+            }
+            Op::ArgWord { offset } => {
+                let d = self.reg(r.expect("arg result"));
+                let op = match self.f.ty(r.expect("")) {
+                    Ty::I8 | Ty::I1 => I::Lbu,
+                    Ty::I16 => I::Lhu,
+                    Ty::I64 => return Err(CompileError::unsupported("64-bit kernel arguments")),
+                    _ => I::Lw,
+                };
+                let base = self.argbase;
+                self.emit_rr(op, d, base, ZERO, *offset as i64);
+                Ok(())
+            }
+            Op::Csr(c) => {
+                let d = self.reg(r.expect("csr result"));
+                self.emit_rr(I::Csrrs, d, ZERO, ZERO, *c as i64);
+                Ok(())
+            }
+            Op::MetaWord { offset } => {
+                let d = self.reg(r.expect("meta result"));
+                let k = self.m.new_s();
+                self.emit_rr(I::Csrrs, k, ZERO, ZERO, csr::KNL as i64);
+                self.emit_rr(I::Lw, d, k, ZERO, *offset as i64);
+                Ok(())
+            }
+            Op::LaneId => {
+                let d = self.reg(r.expect("lane result"));
+                let t = self.m.new_s();
+                self.emit_rr(I::Csrrs, t, ZERO, ZERO, csr::TID as i64);
+                let v = self.m.new_v();
+                let mut m = MInst::new(MOp::I(I::VidV));
+                m.rd = Some(v);
+                self.push(m);
+                if d.is_vector() {
+                    self.emit_rr(I::VaddVx, d, t, v, 0);
+                } else {
+                    return Err(CompileError::Internal("uniform lane id".into()));
+                }
+                Ok(())
+            }
+            Op::LocalAddr { offset } => {
+                let d = self.reg(r.expect("local addr"));
+                if fits12(*offset as i64) {
+                    self.emit_rr(I::Addi, d, S0, ZERO, *offset as i64);
+                } else {
+                    let t = self.m.new_s();
+                    self.li(t, *offset as i64);
+                    self.emit_rr(I::Add, d, S0, t, 0);
+                }
+                Ok(())
+            }
+            Op::ConstAddr { offset } => {
+                let d = self.reg(r.expect("const addr"));
+                let mut m = MInst::new(MOp::LaRodata);
+                m.rd = Some(d);
+                m.imm = *offset as i64;
+                self.push(m);
+                Ok(())
+            }
+            Op::PrivateAddr { offset } => {
+                let d = self.reg(r.expect("private addr"));
+                self.li(d, *offset as i64);
+                Ok(())
+            }
+            Op::Barrier { global } => {
+                self.emit_rr(I::Barrier, ZERO, ZERO, ZERO, if *global { 3 } else { 1 });
+                Ok(())
+            }
+            Op::Load(p) => self.load(r.expect("load result"), *p),
+            Op::Store { ptr, value } => self.store(*ptr, *value),
+            Op::Atomic { op, ptr, value } => self.atomic(r.expect("atomic result"), *op, *ptr, *value),
+            Op::CmpXchg { ptr, expected, desired } => {
+                let d = self.reg(r.expect("cmpxchg result"));
+                let (p, e, n) = (self.v(*ptr)?, self.v(*expected)?, self.v(*desired)?);
+                // amocas.w: vd holds the expected value on entry and the old value on exit.
+                self.emit_rr(I::VaddVx, d, ZERO, e, 0);
+                let mut m = MInst::new(MOp::I(I::AmocasW));
+                m.rd = Some(d);
+                m.rs1 = Some(p);
+                m.rs2 = Some(n);
+                self.push(m);
+                Ok(())
+            }
+            Op::Bin(o, a, b) => self.binary(r.expect("bin result"), *o, *a, *b),
+            Op::Un(o, a) => self.unary(r.expect("un result"), *o, *a),
+            Op::Cmp(o, a, b) => self.compare(r.expect("cmp result"), *o, *a, *b),
+            Op::Select(c, a, b) => {
+                let d = self.reg(r.expect("select result"));
+                self.select_into(d, *c, *a, *b)
+            }
+            Op::Fma(a, b, c) => {
+                let d = self.reg(r.expect("fma result"));
+                if d.is_vector() {
+                    let (va, vb, vc) = (self.v(*a)?, self.v(*b)?, self.v(*c)?);
+                    self.emit_rr(I::VaddVx, d, ZERO, vc, 0);
+                    self.emit_rr(I::VfmaccVv, d, va, vb, 0);
+                } else {
+                    let (sa, sb, sc) = (self.s(*a)?, self.s(*b)?, self.s(*c)?);
+                    let mut m = MInst::new(MOp::I(I::FmaddS));
+                    m.rd = Some(d);
+                    m.rs1 = Some(sa);
+                    m.rs2 = Some(sb);
+                    m.rs3 = Some(sc);
+                    m.imm = 7;
+                    self.push(m);
+                }
+                Ok(())
+            }
+            Op::Conv(o, a) => self.convert(r.expect("conv result"), *o, *a),
+            Op::WorkItem(..) => Err(CompileError::Internal("work-item function not lowered".into())),
+        }
+    }
+}
+
+mod ops;

@@ -1,0 +1,139 @@
+//! Machine IR: Ventus instructions over virtual registers (scalar or vector class) and a few
+//! pseudo-instructions whose final form depends on layout (branches, address materialisation).
+
+use crate::isa::{Fmt, Op};
+
+/// A register: virtual (before allocation) or physical.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reg {
+    /// Virtual scalar (x) register.
+    S(u32),
+    /// Virtual vector register.
+    V(u32),
+    /// Physical scalar register x0..x255.
+    X(u8),
+    /// Physical vector register v0..v255.
+    PV(u8),
+}
+
+impl Reg {
+    pub fn is_vector(self) -> bool {
+        matches!(self, Reg::V(_) | Reg::PV(_))
+    }
+    pub fn is_virtual(self) -> bool {
+        matches!(self, Reg::S(_) | Reg::V(_))
+    }
+}
+
+pub const ZERO: Reg = Reg::X(0);
+pub const RA: Reg = Reg::X(1);
+pub const SP: Reg = Reg::X(2);
+pub const A0: Reg = Reg::X(10);
+pub const S0: Reg = Reg::X(8);
+/// Scratch for `la` + `setrpc` (clobbered by every divergent branch, as in Ventus LLVM).
+pub const T1: Reg = Reg::X(6);
+/// The all-zero vector register (set at kernel entry).
+pub const VZERO: Reg = Reg::PV(0);
+
+/// What an instruction does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MOp {
+    /// A real instruction: operands in `rd`/`rs1`/`rs2`/`rs3`/`imm` with `isa::Inst` meaning.
+    I(Op),
+    /// `rd = imm` (1 or 2 words).
+    Li,
+    /// `rd = address of .rodata + imm` (2 words).
+    LaRodata,
+    /// `rd = address of block `target`` (auipc + addi).
+    LaBlock,
+    /// Branch (scalar B-type or Ventus `vbXX`) to `target`.
+    Branch(Op),
+    /// `jal x0, target`.
+    Jump,
+}
+
+/// One machine instruction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MInst {
+    pub op: MOp,
+    pub rd: Option<Reg>,
+    pub rs1: Option<Reg>,
+    pub rs2: Option<Reg>,
+    pub rs3: Option<Reg>,
+    pub imm: i64,
+    /// Block target (branches, jumps, `LaBlock`).
+    pub target: Option<u32>,
+}
+
+impl MInst {
+    pub fn new(op: MOp) -> MInst {
+        MInst { op, rd: None, rs1: None, rs2: None, rs3: None, imm: 0, target: None }
+    }
+
+    /// Registers written.
+    pub fn defs(&self) -> Vec<Reg> {
+        match &self.op {
+            MOp::Li | MOp::LaRodata | MOp::LaBlock => self.rd.into_iter().collect(),
+            MOp::Branch(_) | MOp::Jump => vec![],
+            MOp::I(op) => {
+                let fmt = op.desc().fmt;
+                let writes_rd = !matches!(
+                    fmt,
+                    Fmt::Store | Fmt::B | Fmt::VBranch | Fmt::Join | Fmt::X3 | Fmt::Barrier | Fmt::PStore | Fmt::VStore12 | Fmt::Bare | Fmt::Fence | Fmt::Prefix
+                ) && !matches!(op, Op::Vse32V | Op::Vsse32V | Op::Vsuxei32V | Op::Vsoxei32V);
+                if writes_rd {
+                    self.rd.into_iter().collect()
+                } else {
+                    vec![]
+                }
+            }
+        }
+    }
+
+    /// Registers read.
+    pub fn uses(&self) -> Vec<Reg> {
+        let mut u: Vec<Reg> = [self.rs1, self.rs2, self.rs3].into_iter().flatten().collect();
+        if let MOp::I(op) = &self.op {
+            // Multiply-accumulate forms read their destination.
+            if matches!(op.desc().fmt, Fmt::VMacV | Fmt::VMacX | Fmt::VMacF) || matches!(op, Op::VfttaVv) {
+                u.extend(self.rd);
+            }
+        }
+        u
+    }
+
+    /// All register fields, mutably (for rewriting after allocation).
+    pub fn regs_mut(&mut self) -> [&mut Option<Reg>; 4] {
+        [&mut self.rd, &mut self.rs1, &mut self.rs2, &mut self.rs3]
+    }
+}
+
+/// A machine basic block.
+#[derive(Debug, Clone, Default)]
+pub struct MBlock {
+    pub insts: Vec<MInst>,
+    /// Successor blocks (for liveness), including the SIMT edges added by the back end.
+    pub succs: Vec<u32>,
+}
+
+/// A machine function.
+#[derive(Debug, Clone, Default)]
+pub struct MFunc {
+    pub name: String,
+    pub blocks: Vec<MBlock>,
+    pub next_s: u32,
+    pub next_v: u32,
+    /// Private bytes per work-item used by the IR (spill slots go above).
+    pub private_bytes: u32,
+}
+
+impl MFunc {
+    pub fn new_s(&mut self) -> Reg {
+        self.next_s += 1;
+        Reg::S(self.next_s - 1)
+    }
+    pub fn new_v(&mut self) -> Reg {
+        self.next_v += 1;
+        Reg::V(self.next_v - 1)
+    }
+}
