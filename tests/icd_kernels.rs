@@ -341,7 +341,8 @@ fn official_vecadd_faults_in_its_printf_and_the_queue_goes_on() {
     let msgs = env.messages();
     assert_eq!(msgs.len(), 1, "{msgs:?}");
     let m = &msgs[0];
-    for want in ["vectorAdd", "work-group 0", "warp 0", "pc 0x8000519c", "address 0x00000018"] {
+    // (Which warp reaches the printf first depends on the warp width and interleaving.)
+    for want in ["`vectorAdd`", "work-group 0", "warp ", "pc 0x8000519c", "address 0x00000018"] {
         assert!(m.contains(want), "{want:?} missing in {m:?}");
     }
     // The same queue runs the next launch.

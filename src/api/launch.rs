@@ -68,7 +68,12 @@ fn nd_range(
     let offset: [u32; 3] = std::array::from_fn(|d| if d < wd { o[d] as u32 } else { 0 });
     let local: [u32; 3] = if local_work_size.is_null() {
         match reqd {
-            Some(r) => r,
+            // A required size is used as given (it must fit the device, like an explicit one).
+            Some(r) => {
+                let total = r.iter().map(|&x| x as usize).product::<usize>();
+                check((1..=max_group).contains(&total), CL_INVALID_WORK_GROUP_SIZE)?;
+                r
+            }
             None => launch::choose_local(work_dim, global, max_group as u32, device.threads_per_warp),
         }
     } else {

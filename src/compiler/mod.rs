@@ -74,6 +74,10 @@ pub fn compile_spirv(words: &[u32]) -> Result<Compiled, CompileError> {
         pass::split_edges::split_critical_edges(f);
         ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
         let u = pass::uniformity::analyze(f)?;
+        if std::env::var_os("VENTUS_DUMP_IR").is_some() {
+            let div: Vec<u32> = (0..f.types.len() as u32).filter(|v| u.divergent[*v as usize]).collect();
+            eprintln!("{}divergent: {div:?}\nbranches: {:?}", ir::print::print(f), u.branches);
+        }
         let mut m = target::isel::select(f, &u)?;
         let private = target::regalloc::allocate(&mut m)?;
         if private > crate::abi::PRIVATE_BYTES_PER_THREAD {

@@ -18,6 +18,7 @@
 //!   kernel and the fault's work-group, warp, lane, pc and address. The queue and context stay
 //!   usable.
 
+use super::device::Device;
 use super::event::Event;
 use super::kernel::{ArgValue, Kernel};
 use super::queue::{Ordering, Queue};
@@ -113,6 +114,7 @@ pub fn device_args(args: &[ArgValue]) -> Vec<KernelArg> {
 
 /// What a launch needs, captured at enqueue time.
 struct Launch {
+    device: Ref<Device>,
     kernel: Ref<Kernel>,
     range: NdRange,
     args: Vec<ArgValue>,
@@ -122,7 +124,7 @@ impl Launch {
     /// Runs the kernel on a device thread; the calling (queue) thread services print records.
     fn run(&self) -> Result<(), LaunchFailure> {
         let k = &self.kernel;
-        let dev = super::platform::device();
+        let dev = &self.device;
         let args = device_args(&self.args);
         let (tx, rx) = channel();
         let mut opts = k.run_options();
@@ -183,7 +185,7 @@ pub fn enqueue(
     deps: Vec<Ref<Event>>,
 ) -> Ref<Event> {
     let context = queue.context.clone();
-    let launch = Launch { kernel, range, args };
+    let launch = Launch { device: queue.device.clone(), kernel, range, args };
     Queue::enqueue(
         queue,
         command_type,
@@ -223,5 +225,34 @@ mod tests {
         assert_eq!(choose_local(3, [8, 8, 8], 256, 32), [8, 8, 4]);
         let r = NdRange { work_dim: 1, global: [100, 1, 1], offset: [0; 3], local: [48, 1, 1] };
         assert_eq!((r.num_groups(), r.is_uniform()), ([3, 1, 1], false));
+    }
+
+    /// The emulator options of a kernel apply to its launches (here: a small watchdog instead of
+    /// `VENTUS_WATCHDOG`, which is read once per process); the fault fails only that event.
+    #[test]
+    fn run_options_per_kernel_and_watchdog_reports() {
+        use crate::cl::object::Obj;
+        use crate::core::context::Context;
+        use crate::core::program::{Executable, Program};
+        use parking_lot::Mutex;
+        let asm = ".globl spin\nspin:\n    j spin\n.globl nop\nnop:\n    ret\n";
+        let exec = Arc::new(Executable::load(&crate::abi::crt0::link(asm, &[]).unwrap()).unwrap());
+        let messages = Arc::new(Mutex::new(Vec::<String>::new()));
+        let m2 = messages.clone();
+        let dev = super::super::platform::device().clone();
+        let notify: crate::core::context::Notify = Box::new(move |s: &str| m2.lock().push(s.to_string()));
+        let ctx = Obj::new(Context::new(vec![dev.clone()], Vec::new(), Some(notify)));
+        let program = Obj::new(Program::from_binary(ctx.clone(), vec![dev.clone()], exec.clone()));
+        let queue = Obj::new(Queue::new(ctx, dev, 0, Vec::new()));
+        let range = NdRange { work_dim: 1, global: [64, 1, 1], offset: [0; 3], local: [32, 1, 1] };
+        let spin = Obj::new(Kernel::new(program.clone(), exec.clone(), exec.kernel("spin").unwrap()));
+        spin.set_run_options(crate::emulator::RunOptions { watchdog: 10_000, ..spin.run_options() });
+        let e = enqueue(&queue, spin, range, Vec::new(), CL_COMMAND_NDRANGE_KERNEL, Vec::new());
+        assert_eq!(e.wait(), CL_OUT_OF_RESOURCES);
+        let msgs = messages.lock().clone();
+        assert!(msgs.len() == 1 && msgs[0].contains("`spin`") && msgs[0].contains("watchdog"), "{msgs:?}");
+        let nop = Obj::new(Kernel::new(program, exec.clone(), exec.kernel("nop").unwrap()));
+        let e = enqueue(&queue, nop, range, Vec::new(), CL_COMMAND_NDRANGE_KERNEL, Vec::new());
+        assert_eq!(e.wait(), CL_COMPLETE);
     }
 }

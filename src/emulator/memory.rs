@@ -118,20 +118,21 @@ impl Region {
     /// Copies bytes out of the region (host path; bounds-checked by the caller).
     pub fn read_bytes(&self, addr: u32, out: &mut [u8]) {
         for (i, b) in out.iter_mut().enumerate() {
-            *b = self.load(addr + i as u32, 1) as u8;
+            *b = self.load(addr.wrapping_add(i as u32), 1) as u8;
         }
     }
-    /// Copies bytes into the region (host path; bounds-checked by the caller).
+    /// Copies bytes into the region (host path; bounds-checked by the caller). Address
+    /// arithmetic is done in 64 bits so a region ending at 2^32 is fine.
     pub fn write_bytes(&self, addr: u32, data: &[u8]) {
-        let mut a = addr;
+        let mut a = addr as u64;
         let mut rest = data;
         while !rest.is_empty() {
             if a & 3 == 0 && rest.len() >= 4 {
-                self.word(a).store(u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]), Relaxed);
+                self.word(a as u32).store(u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]), Relaxed);
                 a += 4;
                 rest = &rest[4..];
             } else {
-                self.store(a, rest[0] as u32, 1);
+                self.store(a as u32, rest[0] as u32, 1);
                 a += 1;
                 rest = &rest[1..];
             }
@@ -139,14 +140,14 @@ impl Region {
     }
     /// Zeroes `[addr, addr+len)`.
     pub fn fill_zero(&self, addr: u32, len: u32) {
-        let mut a = addr;
-        let end = addr + len;
+        let mut a = addr as u64;
+        let end = addr as u64 + len as u64;
         while a < end {
             if a & 3 == 0 && end - a >= 4 {
-                self.word(a).store(0, Relaxed);
+                self.word(a as u32).store(0, Relaxed);
                 a += 4;
             } else {
-                self.store(a, 0, 1);
+                self.store(a as u32, 0, 1);
                 a += 1;
             }
         }

@@ -5,8 +5,10 @@
 //! lane id, atomics, private-memory loads and loads through divergent pointers. Divergence
 //! propagates through data dependences, through φs at the join points of divergent branches
 //! (sync dependence: a block entered from both sides of a divergent branch before its immediate
-//! post-dominator), and to values that leave a loop with a divergent exit (lanes leave in
-//! different iterations). The analysis iterates to a fixed point.
+//! post-dominator), to the loop-carried values of a loop containing a divergent branch that only
+//! reconverges outside it (lanes then run different iterations), and to values that leave a loop
+//! with a divergent exit (lanes leave in different iterations). The analysis iterates to a fixed
+//! point.
 //!
 //! It also reports each divergent branch with its reconvergence block (immediate post-dominator,
 //! or the exit block) and rejects barriers in divergent control flow, which the Ventus SIMT stack
@@ -87,6 +89,15 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                 continue;
             }
             let p = pdom.ipdom(BlockId(bi as u32)).unwrap_or(exit_block);
+            // Temporal divergence: when the branch reconverges only outside a loop that contains
+            // it, lanes can be in different iterations of that loop, so its loop-carried values
+            // (the header's φs) differ per lane.
+            for l in &loops {
+                if l.body[bi] && !l.body[p.0 as usize] && !join_div[l.header.0 as usize] {
+                    join_div[l.header.0 as usize] = true;
+                    changed = true;
+                }
+            }
             let r1 = region(f, then_, p);
             let r2 = region(f, else_, p);
             for x in 0..n {

@@ -143,8 +143,13 @@ impl Sel<'_> {
             && matches!(at, Ty::I8 | Ty::I16);
         let fm = forms(o);
         if !d.is_vector() {
+            let imm = self.konst(b).filter(|k| fits12(*k));
+            let has_imm_form = matches!(
+                (o, imm),
+                (BinOp::Add | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::ShrL | BinOp::ShrA, Some(_))
+            ) || matches!((o, imm), (BinOp::Sub, Some(k)) if fits12(-k));
             let mut sa = self.s(a)?;
-            let mut sb = self.s(b)?;
+            let mut sb = if has_imm_form && !signed_narrow { ZERO } else { self.s(b)? };
             if signed_narrow {
                 sa = self.sext(sa, at);
                 if o != BinOp::ShrA {
@@ -155,7 +160,7 @@ impl Sel<'_> {
                 return Err(CompileError::Internal("x0 as a floating-point operand".into()));
             }
             // Immediate forms.
-            let imm = self.konst(b).filter(|k| fits12(*k));
+            let imm = if signed_narrow { None } else { imm };
             match (o, imm) {
                 (BinOp::Add, Some(k)) => self.emit_rr(I::Addi, d, sa, ZERO, k),
                 (BinOp::Sub, Some(k)) if fits12(-k) => self.emit_rr(I::Addi, d, sa, ZERO, -k),

@@ -1,0 +1,123 @@
+//! Harness for compiler tests: OpenCL C source → our compiler → device launch on the emulator,
+//! returning the final contents of every buffer argument. Each run is repeated with 1 and 2
+//! emulator threads and the results must agree.
+#![allow(dead_code)]
+
+use ventus_icd::abi::elf::VentusElf;
+use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::compiler::{compile_spirv, toolchain};
+use ventus_icd::device::{launch, KernelLaunch};
+use ventus_icd::emulator::{DeviceMemory, Program, RunOptions, WorkItems};
+
+/// A kernel argument.
+#[derive(Clone, Debug)]
+pub enum A {
+    /// A buffer with initial bytes.
+    Buf(Vec<u8>),
+    /// A by-value argument.
+    Val(Vec<u8>),
+    /// A `__local` buffer of this many bytes.
+    Local(u32),
+}
+
+pub fn f32s(v: &[f32]) -> A {
+    A::Buf(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+pub fn i32s(v: &[i32]) -> A {
+    A::Buf(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+pub fn u32s(v: &[u32]) -> A {
+    A::Buf(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+}
+pub fn zeros(n: usize) -> A {
+    A::Buf(vec![0; n])
+}
+pub fn val_i32(x: i32) -> A {
+    A::Val(x.to_le_bytes().to_vec())
+}
+pub fn val_u32(x: u32) -> A {
+    A::Val(x.to_le_bytes().to_vec())
+}
+pub fn val_f32(x: f32) -> A {
+    A::Val(x.to_le_bytes().to_vec())
+}
+pub fn as_f32(b: &[u8]) -> Vec<f32> {
+    b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+pub fn as_i32(b: &[u8]) -> Vec<i32> {
+    b.chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+pub fn as_u32(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Compiles `src` with `options`.
+pub fn compile(src: &str, options: &str) -> ventus_icd::compiler::Compiled {
+    let tc = toolchain::Toolchain::discover()
+        .expect("clang-15 and llvm-spirv-15 are required (run the README's test command, which installs them)");
+    let out = tc
+        .compile(src, &toolchain::parse_options(options).unwrap(), None)
+        .unwrap_or_else(|(e, log)| panic!("front end failed: {e}\n{log}"));
+    compile_spirv(&out.spirv).unwrap_or_else(|e| panic!("compile failed: {e}"))
+}
+
+/// Runs kernel `name` over `global` work-items in groups of `local`; returns every buffer.
+pub fn run(src: &str, name: &str, global: &[u32], local: &[u32], args: &[A]) -> Vec<Vec<u8>> {
+    let c = compile(src, "");
+    let a = run_compiled(&c, name, global, local, args, 1);
+    let b = run_compiled(&c, name, global, local, args, 2);
+    assert_eq!(a, b, "results differ between 1 and 2 emulator threads");
+    a
+}
+
+pub fn run_compiled(
+    c: &ventus_icd::compiler::Compiled,
+    name: &str,
+    global: &[u32],
+    local: &[u32],
+    args: &[A],
+    threads: usize,
+) -> Vec<Vec<u8>> {
+    let elf = VentusElf::parse(&c.elf).unwrap();
+    let prog = Program::from_elf(&elf).unwrap();
+    let mem = DeviceMemory::new();
+    let mut kargs = Vec::new();
+    let mut bufs = Vec::new();
+    for a in args {
+        kargs.push(match a {
+            A::Buf(data) => {
+                let r = mem.alloc(data.len().max(4) as u32).unwrap();
+                r.write_bytes(r.base(), data);
+                bufs.push((r.base(), data.len()));
+                KernelArg::Pointer(r.base())
+            }
+            A::Val(v) => KernelArg::Value(v.clone()),
+            A::Local(n) => KernelArg::Local(*n),
+        });
+    }
+    let mut g = Geometry { work_dim: global.len() as u32, num_groups: [1; 3], local: [1; 3], offset: [0; 3] };
+    let mut gl = [1u32; 3];
+    for d in 0..global.len() {
+        g.local[d] = local[d];
+        g.num_groups[d] = global[d].div_ceil(local[d]);
+        gl[d] = global[d];
+    }
+    let l = KernelLaunch {
+        program: &prog,
+        entry: elf.kernel_entry(name).unwrap_or_else(|| panic!("no kernel {name}")),
+        geometry: g,
+        args: &kargs,
+        threads_per_warp: 32,
+        print: (0, 0),
+        work_items: Some(WorkItems { global: gl, local: g.local }),
+    };
+    let opts = RunOptions { threads, watchdog: 50_000_000, ..RunOptions::default() };
+    launch(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
+    bufs.iter()
+        .map(|&(base, n)| {
+            let mut b = vec![0u8; n];
+            mem.read(base, &mut b).unwrap();
+            b
+        })
+        .collect()
+}
