@@ -3,12 +3,13 @@
 //!
 //! Decisions (within what the spec allows):
 //! * Binaries are Ventus ELF executables; `clBuildProgram` on them always succeeds (after option
-//!   validation). Source and IL programs can be created, but building or compiling them fails
-//!   (`CL_BUILD_PROGRAM_FAILURE` / `CL_COMPILE_PROGRAM_FAILURE`) with a log saying the compiler is
-//!   not available yet.
-//! * `clLinkProgram` links exactly one program holding a binary (the result is that binary, or a
-//!   library with `-create-library`); several binaries fail with `CL_LINK_PROGRAM_FAILURE` and a
-//!   program whose log explains why; inputs without a binary are `CL_INVALID_OPERATION`.
+//!   validation). Source programs are built by our compiler (clang-15 + llvm-spirv-15 + the
+//!   Ventus back end), IL programs by the back end alone; the build log carries clang's
+//!   diagnostics and our errors.
+//! * `clCompileProgram` produces a compiled object (SPIR-V); `clLinkProgram` links compiled
+//!   objects (resolving functions exported by one and imported by another) or passes a single
+//!   executable through (a library with `-create-library`); mixing executables and objects, or
+//!   several executables, fails with `CL_LINK_PROGRAM_FAILURE` and a log.
 //! * Builds are synchronous; the notification callback runs before the call returns.
 //! * `clSetProgramReleaseCallback` returns `CL_INVALID_OPERATION`: the device has no program-scope
 //!   global variables, so it supports no destructors for them (allowed by §5.8.3).
@@ -18,6 +19,7 @@ use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
+use crate::compiler::build::{self, BuildError, BuildOutput};
 use crate::core::program::{self as prog, BuildOptions, Executable, OptionsFor, Origin, Program};
 use libc::size_t;
 use std::ffi::{c_char, c_void};
@@ -55,10 +57,26 @@ fn options(p: *const c_char) -> CLResult<String> {
     }
 }
 
-const NO_COMPILER: &str = "ventus-icd: the OpenCL C compiler is not available yet; \
-    build a Ventus ELF offline and use clCreateProgramWithBinary";
-const NO_SPIRV: &str = "ventus-icd: the SPIR-V compiler is not available yet; \
-    build a Ventus ELF offline and use clCreateProgramWithBinary";
+/// Turns a build output into an installed executable; `(success, log)`. Invalid options are
+/// `CL_INVALID_BUILD_OPTIONS` (options the driver-level check accepted but clang cannot take).
+fn install(p: &Program, out: BuildOutput) -> CLResult<(bool, String)> {
+    match out.result {
+        Ok(elf) if elf.is_empty() => Ok((true, out.log)),
+        Ok(elf) => match Executable::load(&elf) {
+            Ok(e) => {
+                p.install_executable(Arc::new(e));
+                Ok((true, out.log))
+            }
+            Err(e) => Ok((false, format!("{}internal error: the generated ELF does not load: {e}\n", out.log))),
+        },
+        Err(BuildError::Options(m)) => {
+            p.finish_build(false, m, &BuildOptions::default());
+            Err(CL_INVALID_BUILD_OPTIONS)
+        }
+        Err(BuildError::Failed) => Ok((false, out.log)),
+    }
+}
+
 
 pub extern "C" fn clCreateProgramWithSource(
     context: cl_context,
@@ -174,15 +192,21 @@ pub extern "C" fn clBuildProgram(
         // listed in device_list by a previous call to clBuildProgram for program has not
         // completed."
         check(p.begin_build(&opts), CL_INVALID_OPERATION)?;
-        let (ok, log) = match &p.origin {
+        let out = match &p.origin {
             Origin::Binary => {
                 let exec = p.binary();
                 let names = exec.as_ref().map(|e| e.kernel_names()).unwrap_or_default();
-                (true, format!("ventus-icd: Ventus ELF executable; kernels: {}", names.replace(';', ", ")))
+                let log = format!("ventus-icd: Ventus ELF executable; kernels: {}", names.replace(';', ", "));
+                BuildOutput { result: Ok(Vec::new()), log, spirv: None }
             }
-            Origin::Source(_) => (false, NO_COMPILER.to_string()),
-            _ => (false, NO_SPIRV.to_string()),
+            Origin::Source(src) => build::build_source(src, &opts, &[]),
+            Origin::Il(il) => match prog::spirv_words(il) {
+                Some(words) => build::build_spirv(&words, &opts),
+                None => BuildOutput { result: Err(BuildError::Failed), log: "error: not a SPIR-V module\n".into(), spirv: None },
+            },
+            Origin::Linked => return Err(CL_INVALID_OPERATION),
         };
+        let (ok, log) = install(&p, out)?;
         p.finish_build(ok, log, &parsed);
         notify(pfn_notify, program, user_data);
         // "CL_BUILD_PROGRAM_FAILURE if there is a failure to build the program executable."
@@ -223,19 +247,37 @@ pub extern "C" fn clCompileProgram(
         // "CL_INVALID_OPERATION if there are kernel objects attached to program."
         check(p.kernels_attached() == 0, CL_INVALID_OPERATION)?;
         // "CL_INVALID_OPERATION if program has no source or IL available."
-        let log = match &p.origin {
-            Origin::Source(_) => NO_COMPILER,
-            Origin::Il(_) => NO_SPIRV,
-            Origin::Binary | Origin::Linked => return Err(CL_INVALID_OPERATION),
-        };
+        check(matches!(p.origin, Origin::Source(_) | Origin::Il(_)), CL_INVALID_OPERATION)?;
+        let _ = parsed;
+        // Embedded headers: (include name, source of the header program).
+        let mut headers = Vec::new();
+        let hprogs = ptr::handles::<Program>(input_headers, n, CL_INVALID_VALUE)?;
+        let hnames = ptr::slice(header_include_names as *const *const c_char, n, CL_INVALID_VALUE)?;
+        for (hp, &name) in hprogs.iter().zip(hnames) {
+            let Origin::Source(text) = &hp.origin else { return Err(CL_INVALID_OPERATION) };
+            headers.push((ptr::c_string(name, CL_INVALID_VALUE)?, text.clone()));
+        }
         // "CL_INVALID_OPERATION if the compilation or build of a program executable for any of
         // the devices listed in device_list by a previous call to clCompileProgram or
         // clBuildProgram for program has not completed."
         check(p.begin_build(&opts), CL_INVALID_OPERATION)?;
-        p.finish_build(false, log.to_string(), &parsed);
+        let out = match &p.origin {
+            Origin::Source(src) => build::compile_source(src, &opts, &headers),
+            Origin::Il(il) => match prog::spirv_words(il) {
+                Some(words) => BuildOutput { result: Ok(Vec::new()), log: String::new(), spirv: Some(words) },
+                None => BuildOutput { result: Err(BuildError::Failed), log: "error: not a SPIR-V module\n".into(), spirv: None },
+            },
+            _ => return Err(CL_INVALID_OPERATION),
+        };
+        if let Err(BuildError::Options(m)) = &out.result {
+            p.finish_compile(None, m.clone());
+            return Err(CL_INVALID_COMPILER_OPTIONS);
+        }
+        let ok = out.result.is_ok();
+        p.finish_compile(if ok { out.spirv } else { None }, out.log);
         notify(pfn_notify, program, user_data);
         // "CL_COMPILE_PROGRAM_FAILURE if there is a failure to compile the program source."
-        Err(CL_COMPILE_PROGRAM_FAILURE)
+        check(ok, CL_COMPILE_PROGRAM_FAILURE)
     })
 }
 
@@ -272,14 +314,30 @@ fn link(
     // "CL_INVALID_OPERATION if the rules for devices containing compiled binaries or libraries as
     // described in input_programs argument above are not followed": every input must hold a
     // binary (and belong to this context).
-    let binaries: Vec<Arc<Executable>> = inputs.iter().filter_map(|p| p.binary()).collect();
-    check(binaries.len() == inputs.len(), CL_INVALID_OPERATION)?;
     check(inputs.iter().all(|p| Arc::ptr_eq(&p.context, &ctx)), CL_INVALID_OPERATION)?;
-    let exec = match binaries.as_slice() {
-        [one] => Ok(one.clone()),
+    let objects: Vec<Vec<u32>> = inputs.iter().filter_map(|p| p.compiled()).collect();
+    let binaries: Vec<Arc<Executable>> = inputs.iter().filter_map(|p| p.binary()).collect();
+    check(binaries.len() + objects.len() == inputs.len() && !inputs.is_empty(), CL_INVALID_OPERATION)?;
+    let exec = match (binaries.as_slice(), objects.as_slice()) {
+        ([one], []) => Ok(one.clone()),
+        ([], [obj]) => {
+            let out = build::build_spirv(obj, "");
+            match out.result {
+                Ok(elf) => Executable::load(&elf).map(Arc::new).map_err(|e| format!("{}error: {e}", out.log)),
+                Err(_) => Err(out.log),
+            }
+        }
+        ([], objs) => {
+            let out = build::build_spirv_modules(objs);
+            match out.result {
+                Ok(elf) => Executable::load(&elf).map(Arc::new).map_err(|e| format!("{}error: {e}", out.log)),
+                Err(_) => Err(out.log),
+            }
+        }
         _ => Err(format!(
-            "ventus-icd: cannot link {} Ventus ELF executables into one; link a single program",
-            binaries.len()
+            "ventus-icd: cannot link {} Ventus ELF executables with {} compiled objects; link compiled objects, or a single executable",
+            binaries.len(),
+            objects.len()
         )),
     };
     let ok = exec.is_ok();

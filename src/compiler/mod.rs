@@ -5,11 +5,16 @@
 //! * [`spirv`]: the front end (rspirv), which inlines every call and splits vectors/aggregates.
 //! * [`ir`]: the SSA IR; [`pass`]: optimisation, uniformity, reconvergence; [`target`]: Ventus code.
 
+pub mod build;
+pub mod cache;
 pub mod ir;
 pub mod pass;
 pub mod spirv;
 pub mod target;
 pub mod toolchain;
+
+/// Bumped whenever generated code changes (part of the cache key).
+pub const BACKEND_REVISION: &str = "ventus-cc-1";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +70,12 @@ fn label_prefix(name: &str, k: usize) -> String {
 
 /// SPIR-V → Ventus ELF.
 pub fn compile_spirv(words: &[u32]) -> Result<Compiled, CompileError> {
-    let prog = spirv::lower_module(words)?;
+    compile_spirv_modules(&[words.to_vec()])
+}
+
+/// Several SPIR-V modules (compiled objects) → one Ventus ELF.
+pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
+    let prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();
     for (k, mut kernel) in prog.kernels.into_iter().enumerate() {

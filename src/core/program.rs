@@ -265,6 +265,8 @@ struct State {
     /// A successful executable exists (kernels may be created).
     built: bool,
     uniform_work_groups: bool,
+    /// The SPIR-V of a compiled object (`clCompileProgram`) or of an IL program.
+    compiled: Option<Vec<u32>>,
 }
 
 pub struct Program {
@@ -308,6 +310,7 @@ impl Program {
                 exec,
                 built: false,
                 uniform_work_groups: false,
+                compiled: None,
             }),
             kernels: AtomicUsize::new(0),
             spec_constants: Mutex::new(BTreeMap::new()),
@@ -379,6 +382,27 @@ impl Program {
         if s.built {
             s.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
         }
+    }
+
+    /// Installs the executable produced by compiling source or IL (before [`finish_build`]).
+    pub fn install_executable(&self, exec: Arc<Executable>) {
+        self.state.lock().exec = Some(exec);
+    }
+
+    /// Records a compiled object (`clCompileProgram`): the SPIR-V, binary type COMPILED_OBJECT.
+    pub fn finish_compile(&self, spirv: Option<Vec<u32>>, log: String) {
+        let mut s = self.state.lock();
+        s.status = if spirv.is_some() { CL_BUILD_SUCCESS } else { CL_BUILD_ERROR };
+        s.log = log;
+        if spirv.is_some() {
+            s.binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+        }
+        s.compiled = spirv;
+    }
+
+    /// The compiled object's SPIR-V, if `clCompileProgram` succeeded.
+    pub fn compiled(&self) -> Option<Vec<u32>> {
+        self.state.lock().compiled.clone()
     }
 
     /// The loaded binary, if any (whether or not it was built).

@@ -15,10 +15,16 @@ const MAX_DEPTH: usize = 64;
 pub(super) struct Lowerer<'m> {
     pub m: &'m Module,
     pub consts: &'m ConstData,
+    /// Every module of the program (for calls to functions imported from another module), with
+    /// their constant data and its offset in the combined `.rodata`.
+    all: &'m [(Module, ConstData, u32)],
+    /// Index of `m` in `all`, and its constant-data base.
+    mod_idx: usize,
+    const_base: u32,
     pub f: Func,
     /// Block 0: constants, arguments and work-item values, hoisted so they dominate everything.
     pub prelude: BlockId,
-    const_cache: HashMap<u32, Vec<Value>>,
+    const_cache: HashMap<(usize, u32), Vec<Value>>,
     wi_cache: HashMap<(WorkItem, u32), Value>,
     local_offsets: HashMap<u32, u32>,
     depth: usize,
@@ -44,10 +50,20 @@ struct PendingPhi {
     incoming: Vec<(u32, u32)>,
 }
 
-pub(super) fn lower_kernel(m: &Module, consts: &ConstData, fid: u32, name: &str, iface: &[u32]) -> Result<Func, CompileError> {
+pub(super) fn lower_kernel(
+    all: &[(Module, ConstData, u32)],
+    mod_idx: usize,
+    fid: u32,
+    name: &str,
+    iface: &[u32],
+) -> Result<Func, CompileError> {
+    let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
     let mut lw = Lowerer {
         m,
         consts,
+        all,
+        mod_idx,
+        const_base,
         f: Func::new(name),
         prelude: BlockId(0),
         const_cache: HashMap::new(),
@@ -167,12 +183,12 @@ impl Lowerer<'_> {
         if let Some(v) = fr.vals.get(&id) {
             return Ok(v.clone());
         }
-        if let Some(v) = self.const_cache.get(&id) {
+        if let Some(v) = self.const_cache.get(&(self.mod_idx, id)) {
             return Ok(v.clone());
         }
         if self.m.constants.contains_key(&id) {
             let v = self.materialize_constant(id)?;
-            self.const_cache.insert(id, v.clone());
+            self.const_cache.insert((self.mod_idx, id), v.clone());
             return Ok(v);
         }
         if let Some(g) = self.m.globals.get(&id) {
@@ -183,12 +199,12 @@ impl Lowerer<'_> {
                 }
                 Space::Constant => {
                     let off = *self.consts.offsets.get(&id).ok_or(invalid("constant data without layout"))?;
-                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset: off })
+                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset: self.const_base + off })
                 }
                 _ if g.builtin.is_some() => return Err(invalid("built-in variable used other than by OpLoad")),
                 _ => return Err(self.err("program-scope global variables")),
             };
-            self.const_cache.insert(id, vec![v]);
+            self.const_cache.insert((self.mod_idx, id), vec![v]);
             return Ok(vec![v]);
         }
         Err(invalid(format!("use of undefined id %{id}")))
@@ -252,8 +268,25 @@ impl Lowerer<'_> {
         }
         let func = self.m.functions.get(&fid).ok_or(invalid(format!("call of unknown function %{fid}")))?.clone();
         if func.blocks.is_empty() {
-            let name = self.m.names.get(&fid).cloned().unwrap_or_else(|| format!("%{fid}"));
-            return Err(self.err(&format!("call to the external function `{name}` (not provided by the Ventus runtime)")));
+            let name = self.m.linkage_name(fid).or_else(|| self.m.names.get(&fid).cloned()).unwrap_or_else(|| format!("%{fid}"));
+            // An import: inline the definition exported by another module of the program.
+            let found = self.all.iter().enumerate().find_map(|(k, (other, _, _))| {
+                (k != self.mod_idx).then(|| other.exported(&name).map(|f| (k, f))).flatten()
+            });
+            let Some((k, target)) = found else {
+                self.depth -= 1;
+                return Err(self.err(&format!("call to the external function `{name}` (not defined in the program)")));
+            };
+            let saved = (self.m, self.consts, self.mod_idx, self.const_base);
+            let all = self.all;
+            self.m = &all[k].0;
+            self.consts = &all[k].1;
+            self.mod_idx = k;
+            self.const_base = all[k].2;
+            let r = self.inline(target, args, entry);
+            (self.m, self.consts, self.mod_idx, self.const_base) = saved;
+            self.depth -= 1;
+            return r;
         }
         let mut fr = Frame::empty();
         if func.parameters.len() != args.len() {

@@ -283,6 +283,26 @@ impl Module {
         Ok(())
     }
 
+    /// The `LinkageAttributes` name of an id, if decorated.
+    pub fn linkage_name(&self, id: u32) -> Option<String> {
+        self.decorations.get(&id)?.iter().find_map(|(d, ops)| match (d, ops.first()) {
+            (Decoration::LinkageAttributes, Some(Operand::LiteralString(n))) => Some(n.clone()),
+            _ => None,
+        })
+    }
+
+    /// The function this module exports under `name`.
+    pub fn exported(&self, name: &str) -> Option<u32> {
+        self.functions.iter().find_map(|(id, f)| {
+            let export = self.decorations.get(id)?.iter().any(|(d, ops)| {
+                *d == Decoration::LinkageAttributes
+                    && matches!(ops.first(), Some(Operand::LiteralString(n)) if n == name)
+                    && matches!(ops.get(1), Some(Operand::LinkageType(spirv::LinkageType::Export)))
+            });
+            (export && !f.blocks.is_empty()).then_some(*id)
+        })
+    }
+
     pub fn has_decoration(&self, id: u32, d: Decoration) -> bool {
         self.decorations.get(&id).is_some_and(|ds| ds.iter().any(|(x, _)| *x == d))
     }
@@ -477,14 +497,32 @@ fn vec_type_hint(code: u32) -> String {
 
 /// Lowers every kernel of a SPIR-V module.
 pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
-    let m = Module::parse(words)?;
-    let consts = m.const_data()?;
-    let mut kernels = Vec::new();
-    for (fid, name, iface) in &m.entry_points {
-        let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
-        let func = lower::lower_kernel(&m, &consts, *fid, name, iface)?;
-        let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
-        kernels.push(Kernel { func, info });
+    lower_modules(&[words.to_vec()])
+}
+
+/// Lowers the kernels of several modules linked together (imports resolved by name).
+pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
+    let mut all = Vec::new();
+    let mut rodata = Vec::new();
+    for words in modules {
+        let m = Module::parse(words)?;
+        let consts = m.const_data()?;
+        let base = rodata.len().next_multiple_of(16);
+        rodata.resize(base, 0);
+        rodata.extend_from_slice(&consts.bytes);
+        all.push((m, consts, base as u32));
     }
-    Ok(Program { kernels, rodata: consts.bytes })
+    let mut kernels = Vec::new();
+    for (k, (m, _, _)) in all.iter().enumerate() {
+        for (fid, name, iface) in &m.entry_points {
+            if kernels.iter().any(|x: &Kernel| x.info.name == *name) {
+                return Err(CompileError::InvalidSpirv(format!("kernel `{name}` is defined twice")));
+            }
+            let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
+            let func = lower::lower_kernel(&all, k, *fid, name, iface)?;
+            let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
+            kernels.push(Kernel { func, info });
+        }
+    }
+    Ok(Program { kernels, rodata })
 }

@@ -1,0 +1,64 @@
+//! On-disk build cache: compiled ELFs keyed by a hash of everything that determines them
+//! (source or SPIR-V, options, headers, compiler tool versions, this crate's version), so an
+//! unchanged rebuild skips clang, llvm-spirv and our back end.
+//!
+//! Location: `VENTUS_CACHE_DIR`, else `$XDG_CACHE_HOME/ventus-icd`, else `~/.cache/ventus-icd`.
+//! `VENTUS_CACHE=0` disables it. Entries are written atomically (temp file + rename); a corrupt
+//! or unreadable entry is treated as a miss.
+
+use std::path::PathBuf;
+
+/// A 128-bit key (two FNV-1a 64 hashes with different offsets), as 32 hex digits.
+pub fn key(parts: &[&[u8]]) -> String {
+    let mut h1: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h2: u64 = 0x8422_2325_cbf2_9ce4;
+    for p in parts {
+        for &b in (p.len() as u64).to_le_bytes().iter().chain(p.iter()) {
+            h1 = (h1 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+            h2 = (h2 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+        }
+    }
+    format!("{h1:016x}{h2:016x}")
+}
+
+fn dir() -> Option<PathBuf> {
+    if std::env::var("VENTUS_CACHE").as_deref() == Ok("0") {
+        return None;
+    }
+    if let Some(d) = std::env::var_os("VENTUS_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(x).join("ventus-icd"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ventus-icd"))
+}
+
+/// A cached entry (`kind` separates ELFs from other artefacts).
+pub fn get(kind: &str, key: &str) -> Option<Vec<u8>> {
+    std::fs::read(dir()?.join(format!("{key}.{kind}"))).ok()
+}
+
+/// Stores an entry; failures are ignored (the cache is an optimisation).
+pub fn put(kind: &str, key: &str, data: &[u8]) {
+    let Some(d) = dir() else { return };
+    if std::fs::create_dir_all(&d).is_err() {
+        return;
+    }
+    let tmp = d.join(format!("{key}.{kind}.{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, data).is_ok() {
+        let _ = std::fs::rename(&tmp, d.join(format!("{key}.{kind}")));
+    } else {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn keys_differ_by_part_boundaries() {
+        assert_ne!(super::key(&[b"ab", b"c"]), super::key(&[b"a", b"bc"]));
+        assert_eq!(super::key(&[b"x"]), super::key(&[b"x"]));
+        assert_eq!(super::key(&[b"x"]).len(), 32);
+    }
+}
