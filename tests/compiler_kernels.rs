@@ -127,3 +127,140 @@ fn work_item_functions_2d_with_offsets_of_groups() {
         }
     }
 }
+
+#[test]
+fn program_scope_constants_private_arrays_structs_and_switch() {
+    let src = "
+        __constant int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+        typedef struct { int a; float b; short c; } S;
+        int helper(__private int *p, int n) { int s = 0; for (int k = 0; k < n; k++) s += p[k]; return s; }
+        __kernel void k(__global int *out, __constant int *cargs, S s) {
+            int i = get_global_id(0);
+            int priv[6];
+            for (int k = 0; k < 6; k++) priv[k] = table[(i + k) & 7] * cargs[k % 2];
+            int r = helper(priv, 2 + i % 4);
+            switch (i % 5) {
+                case 0: r += 1000; break;
+                case 1: r -= s.a; break;
+                case 3: r *= s.c; break;
+                default: r = r + (int)s.b;
+            }
+            out[i] = r;
+        }";
+    let table = [3, 1, 4, 1, 5, 9, 2, 6];
+    let cargs = [2, -3];
+    let mut sbytes = Vec::new();
+    sbytes.extend(17i32.to_le_bytes());
+    sbytes.extend(2.75f32.to_le_bytes());
+    sbytes.extend(7i16.to_le_bytes());
+    sbytes.extend([0u8; 2]);
+    let out = run(src, "k", &[48], &[16], &[zeros(4 * 48), i32s(&cargs), A::Val(sbytes)]);
+    let got = as_i32(&out[0]);
+    for i in 0..48usize {
+        let priv_: Vec<i32> = (0..6).map(|k| table[(i + k) & 7] * cargs[k % 2]).collect();
+        let mut r: i32 = priv_[..2 + i % 4].iter().sum();
+        match i % 5 {
+            0 => r += 1000,
+            1 => r -= 17,
+            3 => r *= 7,
+            _ => r += 2,
+        }
+        assert_eq!(got[i], r, "i={i}");
+    }
+}
+
+#[test]
+fn chars_shorts_vectors_and_swizzles() {
+    let src = "
+        __kernel void k(__global const uchar4 *in, __global short2 *out, __global float4 *f) {
+            int i = get_global_id(0);
+            uchar4 v = in[i];
+            char s = (char)v.x - (char)v.w;
+            short a = (short)(v.y * v.z) - 300;
+            out[i] = (short2)(a, (short)s * 3);
+            float4 g = convert_float4(v).wzyx * 0.5f + (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+            f[i] = g.s3210 + g.xxyy;
+        }";
+    let n = 64;
+    let input: Vec<u8> = (0..4 * n).map(|k| ((k * 37 + 11) % 256) as u8).collect();
+    let out = run(src, "k", &[n as u32], &[32], &[A::Buf(input.clone()), zeros(4 * n), zeros(16 * n)]);
+    let sh: Vec<i16> = out[1].chunks(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+    let fl = as_f32(&out[2]);
+    for i in 0..n {
+        let v = &input[4 * i..4 * i + 4];
+        let s = (v[0] as i8).wrapping_sub(v[3] as i8);
+        let a = ((v[1] as i32 * v[2] as i32) as i16).wrapping_sub(300);
+        assert_eq!(sh[2 * i], a, "a i={i}");
+        assert_eq!(sh[2 * i + 1], (s as i16).wrapping_mul(3), "s i={i}");
+        let vf: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        let g = [vf[3] * 0.5 + 1.0, vf[2] * 0.5 + 2.0, vf[1] * 0.5 + 3.0, vf[0] * 0.5 + 4.0];
+        let want = [g[3] + g[0], g[2] + g[0], g[1] + g[1], g[0] + g[1]];
+        assert_eq!(&fl[4 * i..4 * i + 4], &want, "f i={i}");
+    }
+}
+
+#[test]
+fn global_and_local_atomics_histogram() {
+    let src = "
+        __kernel void hist(__global const uint *data, __global uint *bins, __local uint *lbins) {
+            uint lid = get_local_id(0);
+            if (lid < 16) lbins[lid] = 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atomic_inc(&lbins[data[get_global_id(0)] & 15]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid < 16) atomic_add(&bins[lid], lbins[lid]);
+            if (get_global_id(0) == 0) atomic_max(&bins[16], 77u);
+        }";
+    let n = 512;
+    let data: Vec<u32> = (0..n).map(|i| (i * 7919 + 13) as u32).collect();
+    let out = run(src, "hist", &[n as u32], &[64], &[u32s(&data), zeros(4 * 17), A::Local(64)]);
+    let bins = as_u32(&out[1]);
+    for b in 0..16 {
+        assert_eq!(bins[b], data.iter().filter(|d| *d & 15 == b as u32).count() as u32, "bin {b}");
+    }
+    assert_eq!(bins[16], 77);
+}
+
+#[test]
+fn math_subset() {
+    let src = "
+        __kernel void m(__global const float *x, __global float *o) {
+            int i = get_global_id(0); float v = x[i];
+            o[8*i+0] = fabs(v) + floor(v) + ceil(v);
+            o[8*i+1] = trunc(v) + rint(v) + round(v);
+            o[8*i+2] = sqrt(fabs(v)) * fmin(v, 1.5f) - fmax(v, -2.0f);
+            o[8*i+3] = fma(v, 3.0f, -1.0f) + clamp(v, -1.0f, 1.0f);
+            o[8*i+4] = copysign(2.0f, v) + mix(1.0f, 3.0f, 0.25f) + step(0.0f, v) + sign(v);
+            o[8*i+5] = (float)(clz((uint)(i + 1)) + popcount((uint)i * 2654435761u));
+            o[8*i+6] = (float)(mul_hi(i * 123456789, 987654321) + rotate((uint)i, 5u) + abs(i - 20) + min(i, 7) + max(i, 30));
+            o[8*i+7] = native_divide(v, 4.0f) + native_recip(2.0f);
+        }";
+    let n = 40;
+    let x: Vec<f32> = (0..n).map(|i| (i as f32 - 20.0) * 0.37).collect();
+    let out = run(src, "m", &[n as u32], &[8], &[f32s(&x), zeros(32 * n)]);
+    let o = as_f32(&out[1]);
+    let rne = |v: f32| v.round_ties_even();
+    for i in 0..n {
+        let v = x[i];
+        let ii = i as i32;
+        let want = [
+            v.abs() + v.floor() + v.ceil(),
+            v.trunc() + rne(v) + v.round(),
+            v.abs().sqrt() * v.min(1.5) - v.max(-2.0),
+            v.mul_add(3.0, -1.0) + v.clamp(-1.0, 1.0),
+            2.0f32.copysign(v) + 1.5 + if v < 0.0 { 0.0 } else { 1.0 } + if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { 0.0 },
+            ((ii as u32 + 1).leading_zeros() + (ii as u32).wrapping_mul(2654435761).count_ones()) as f32,
+            // int + uint is uint in C.
+            ((((ii.wrapping_mul(123456789) as i64 * 987654321i64) >> 32) as u32)
+                .wrapping_add((ii as u32).rotate_left(5))
+                .wrapping_add((ii - 20).unsigned_abs())
+                .wrapping_add(ii.min(7) as u32)
+                .wrapping_add(ii.max(30) as u32)) as f32,
+            v / 4.0 + 0.5,
+        ];
+        for k in 0..8 {
+            // a*b±c may be fused (OpenCL contraction: mad), so allow an ulp of the operands' scale.
+            assert!((o[8 * i + k] - want[k]).abs() <= (want[k].abs() + 4.0) * 2e-7, "i={i} k={k}: {} vs {}", o[8 * i + k], want[k]);
+        }
+    }
+}

@@ -55,7 +55,7 @@ use std::fmt;
 pub const DATA_BYTES: u32 = 8;
 
 /// Names the linker defines for the user code (see the module documentation).
-pub const RESERVED_SYMBOLS: [&str; 11] = [
+pub const RESERVED_SYMBOLS: [&str; 12] = [
     "_start",
     "spike_end",
     "BUFFER_ADDR",
@@ -67,7 +67,11 @@ pub const RESERVED_SYMBOLS: [&str; 11] = [
     "_end",
     "__global_pointer$",
     "WARP_STACK_BYTES",
+    RODATA_SYMBOL,
 ];
+
+/// Symbol at the start of `.rodata` (program-scope constant data of compiled programs).
+pub const RODATA_SYMBOL: &str = "__ventus_rodata";
 
 /// The crt0 source (variant D), in our assembler's syntax. The layout symbols it uses are
 /// supplied by the linker as `.equ` lines appended after it.
@@ -178,6 +182,7 @@ fn layout_equs(layout: &Layout, start: u32, spike_end: u32) -> String {
         ("_end", layout.end),
         ("__global_pointer$", layout.global_pointer),
         ("WARP_STACK_BYTES", WARP_STACK_BYTES),
+        (RODATA_SYMBOL, layout.rodata),
     ];
     values.iter().map(|(n, v)| format!("\n.equ {n}, {v:#x}")).collect()
 }
@@ -213,14 +218,20 @@ fn assemble_user(src: &str, base: u32, layout: &Layout, crt0: &Program) -> Resul
 
 /// Assembles crt0 + `kernel_asm` and builds the ELF image (see the module documentation).
 pub fn link_image(kernel_asm: &str, kernels: &[KernelInfo]) -> Result<ElfImage, LinkError> {
+    link_image_with_rodata(kernel_asm, kernels, &[])
+}
+
+/// As [`link_image`], with `.rodata` contents (addressed by the code through [`RODATA_SYMBOL`]).
+pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: &[u8]) -> Result<ElfImage, LinkError> {
+    let rodata_bytes = u32::try_from(rodata.len()).map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: rodata.len() as u64 }))?;
     // Pass A: sizes (every layout-dependent expansion has a fixed size; see `assemble`).
-    let provisional = Layout::new(4, 0, DATA_BYTES, 0).map_err(LinkError::Elf)?;
+    let provisional = Layout::new(4, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
     let crt0 = assemble_crt0(&provisional)?;
     let user_base = PROGRAM_BASE + 4 * crt0.words.len() as u32;
     let user = assemble_user(kernel_asm, user_base, &provisional, &crt0)?;
     let text_words = crt0.words.len() + user.words.len();
     let text_bytes = u32::try_from(text_words * 4).map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: 0 }))?;
-    let layout = Layout::new(text_bytes, 0, DATA_BYTES, 0).map_err(LinkError::Elf)?;
+    let layout = Layout::new(text_bytes, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
     // Pass B: final addresses.
     let crt0_final = assemble_crt0(&layout)?;
     let user_final = assemble_user(kernel_asm, user_base, &layout, &crt0_final)?;
@@ -290,7 +301,7 @@ pub fn link_image(kernel_asm: &str, kernels: &[KernelInfo]) -> Result<ElfImage, 
     text.extend(user.words);
     Ok(ElfImage {
         text,
-        rodata: Vec::new(),
+        rodata: rodata.to_vec(),
         data: vec![0; DATA_BYTES as usize],
         bss_size: 0,
         symbols,

@@ -110,8 +110,7 @@ pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileEr
 
 /// Links the generated assembly with crt0 into an ELF.
 fn link(asm: &str, kernels: &[crate::abi::kernel_info::KernelInfo], rodata: &[u8]) -> Result<Vec<u8>, CompileError> {
-    if !rodata.is_empty() {
-        return Err(CompileError::unsupported("program-scope constant data (__constant arrays, string literals)"));
-    }
-    crate::abi::crt0::link(asm, kernels).map_err(|e| CompileError::Internal(format!("link: {e}")))
+    let image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata)
+        .map_err(|e| CompileError::Internal(format!("link: {e}")))?;
+    crate::abi::elf_writer::write_elf(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))
 }

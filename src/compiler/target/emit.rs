@@ -9,7 +9,7 @@ use crate::isa::{Fmt, Inst};
 use std::fmt::Write;
 
 /// Symbol at the start of `.rodata` (defined by the linker).
-pub const RODATA_SYMBOL: &str = "__ventus_rodata";
+pub use crate::abi::crt0::RODATA_SYMBOL;
 
 fn num(r: Reg) -> Result<u8, CompileError> {
     match r {
