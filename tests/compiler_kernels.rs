@@ -264,3 +264,32 @@ fn math_subset() {
         }
     }
 }
+
+#[test]
+fn register_pressure_forces_spills() {
+    // 24 float16 values (384 scalars) live at once exceed the 252 allocatable vector registers.
+    let mut src = String::from("__kernel void p(__global const float16 *in, __global float *out) {\n int i = get_global_id(0);\n");
+    for k in 0..24 {
+        src.push_str(&format!(" float16 v{k} = in[i * 24 + {k}] * (float)({k} + 1);\n"));
+    }
+    src.push_str(" float16 acc = (float16)(0.0f);\n");
+    for k in 0..24 {
+        src.push_str(&format!(" acc = acc * 0.5f + v{k} * v{};\n", 23 - k));
+    }
+    src.push_str(" out[i] = acc.s0 + acc.s5 + acc.sa + acc.sf; }\n");
+    let n = 64;
+    let input: Vec<f32> = (0..n * 24 * 16).map(|k| ((k * 7) % 13) as f32 - 6.0).collect();
+    let out = run(&src, "p", &[n as u32], &[32], &[f32s(&input), zeros(4 * n)]);
+    let got = as_f32(&out[1]);
+    for i in 0..n {
+        let v = |k: usize, e: usize| input[(i * 24 + k) * 16 + e] * (k + 1) as f32;
+        let mut acc = [0f32; 16];
+        for k in 0..24 {
+            for e in 0..16 {
+                acc[e] = acc[e] * 0.5 + v(k, e) * v(23 - k, e);
+            }
+        }
+        let want = acc[0] + acc[5] + acc[10] + acc[15];
+        assert!((got[i] - want).abs() <= want.abs() * 1e-5 + 1e-3, "i={i}: {} vs {want}", got[i]);
+    }
+}
