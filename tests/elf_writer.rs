@@ -87,6 +87,7 @@ fn sample_image() -> ElfImage {
                 pds_stack: None,
             },
         )],
+        notes: vec![(".ventus.note".into(), vec![1, 2, 3, 4])],
     }
 }
 
@@ -133,6 +134,7 @@ fn written_elf_reads_back() {
     assert_eq!(kernel_info::decode(&section(kernel_info::SECTION).unwrap()).unwrap(), img.kernels);
     assert_eq!(elf.resource_usage("k"), Some(&img.resources[0].1));
     assert_eq!(section(".bss").unwrap().len(), 0);
+    assert_eq!(section(".ventus.note").unwrap(), vec![1, 2, 3, 4]);
     // Locals come first in .symtab (sh_info = first global).
     let g = Elf::parse(&bytes).unwrap();
     let symtab = g.section_headers.iter().find(|s| s.sh_type == goblin::elf::section_header::SHT_SYMTAB).unwrap();

@@ -307,6 +307,7 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
         symbols,
         kernels: kernels.to_vec(),
         resources,
+        notes: Vec::new(),
     })
 }
 

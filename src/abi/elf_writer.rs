@@ -110,6 +110,8 @@ pub struct ElfImage {
     pub kernels: Vec<KernelInfo>,
     /// `(kernel, record)` written as `.ventus.resource.<kernel>`.
     pub resources: Vec<(String, ResourceUsage)>,
+    /// Extra non-allocated sections `(name, bytes)`, e.g. the printf table `.ventus.printf`.
+    pub notes: Vec<(String, Vec<u8>)>,
 }
 
 /// Addresses of every part of an image (see the module documentation for the rules).
@@ -369,6 +371,9 @@ pub fn write_elf(image: &ElfImage) -> Result<Vec<u8>, ElfWriteError> {
     if !image.kernels.is_empty() {
         let table = kernel_info::encode(&image.kernels);
         sections.push(Planned::new(kernel_info::SECTION.as_bytes(), progbits, 0, 0, 4, table));
+    }
+    for (name, bytes) in &image.notes {
+        sections.push(Planned::new(name.as_bytes(), progbits, 0, 0, 4, bytes.clone()));
     }
     for (name, (_, r)) in resource_names.iter().zip(&image.resources) {
         sections.push(Planned::new(name.as_bytes(), progbits, elf::SHF_WRITE, 0, 8, encode_resource(r).to_vec()));

@@ -10,6 +10,7 @@ pub mod elf_writer;
 pub mod image;
 pub mod kernel_info;
 pub mod launch;
+pub mod printf;
 
 /// Start of the per-work-group local-memory (LDS) window; `CSR_LDS` reads this value.
 pub const LDS_BASE: u32 = 0x7000_0000;

@@ -3,7 +3,7 @@
 use super::{check, info, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
-use crate::core::context::{Context, Notify};
+use crate::core::context::{Context, Notify, PrintfConfig};
 use crate::core::device::Device;
 use crate::core::platform::{self, Platform};
 use std::ffi::{c_char, c_void, CString};
@@ -21,6 +21,37 @@ fn wrap_notify(pfn: Option<ContextNotify>, user_data: *mut c_void) -> Option<Not
         // NUL-terminated message valid for the call, no private info, and its own user_data.
         unsafe { f(c.as_ptr(), std::ptr::null(), 0, user as *mut c_void) };
     }))
+}
+
+/// `cl_arm_printf`: `CL_PRINTF_CALLBACK_ARM(buffer, length, final, user_data)`.
+const CL_PRINTF_CALLBACK_ARM: cl_context_properties = 0x40B0;
+const CL_PRINTF_BUFFERSIZE_ARM: cl_context_properties = 0x40B1;
+type PrintfCallback = unsafe extern "C" fn(*const std::ffi::c_char, usize, usize, *mut c_void);
+
+/// The `cl_arm_printf` properties (already validated). The callback receives the context's
+/// `user_data`, as the extension specifies.
+fn printf_config(props: &[cl_context_properties], user_data: *mut c_void) -> PrintfConfig {
+    let mut config = PrintfConfig::default();
+    let user = user_data as usize;
+    for pair in props.chunks_exact(2) {
+        match pair[0] {
+            CL_PRINTF_CALLBACK_ARM => {
+                // SAFETY: the application passed a function pointer of the extension's signature
+                // as this property's value (validated non-null).
+                let f: PrintfCallback = unsafe { std::mem::transmute::<usize, PrintfCallback>(pair[1] as usize) };
+                config.sink = Some(Box::new(move |text: &[u8]| {
+                    // SAFETY: the extension's contract: a buffer of `length` bytes valid for the
+                    // call (we also NUL-terminate it), `final` = 0, and the context's user_data.
+                    let mut buf = text.to_vec();
+                    buf.push(0);
+                    unsafe { f(buf.as_ptr().cast(), text.len(), 0, user as *mut c_void) };
+                }));
+            }
+            CL_PRINTF_BUFFERSIZE_ARM => config.buffer_size = Some(pair[1] as u32),
+            _ => {}
+        }
+    }
+    config
 }
 
 /// Reads a zero-terminated list of name/value pairs (context, queue properties), where a value may
@@ -60,6 +91,9 @@ fn check_properties(props: &[cl_context_properties]) -> CLResult<()> {
                 Obj::<Platform>::get(value as cl_platform_id).map_err(|_| CL_INVALID_PLATFORM)?;
             }
             CL_CONTEXT_INTEROP_USER_SYNC => {}
+            CL_PRINTF_CALLBACK_ARM if value != 0 => {}
+            CL_PRINTF_BUFFERSIZE_ARM if value > 0 && value <= (256 << 20) => {}
+            CL_PRINTF_CALLBACK_ARM | CL_PRINTF_BUFFERSIZE_ARM => return Err(CL_INVALID_VALUE),
             _ => return Err(CL_INVALID_PROPERTY),
         }
         i += 2;
@@ -76,7 +110,9 @@ fn create(
     check(pfn.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
     let props = property_pairs(props)?;
     check_properties(&props)?;
+    let printf = printf_config(&props, user_data);
     let ctx = Obj::new(Context::new(devices, props, wrap_notify(pfn, user_data)));
+    ctx.set_printf(printf);
     Ok(ctx.handle())
 }
 

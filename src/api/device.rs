@@ -165,7 +165,7 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         }
         CL_DEVICE_BUILT_IN_KERNELS => b(&""),
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Some(Vec::new()),
-        CL_DEVICE_PRINTF_BUFFER_SIZE => b(&dev::PRINTF_BUFFER_SIZE),
+        CL_DEVICE_PRINTF_BUFFER_SIZE => b(&(d.printf_buffer_size as usize)),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => b(&yes),
         CL_DEVICE_PARENT_DEVICE => b(&info::Ptr(std::ptr::null_mut::<c_void>())),
         CL_DEVICE_PARTITION_PROPERTIES => b(&vec![0 as cl_device_partition_property]),

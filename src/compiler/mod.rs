@@ -14,7 +14,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-1";
+pub const BACKEND_REVISION: &str = "ventus-cc-2";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,13 +104,21 @@ pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileEr
     if kernels.is_empty() {
         return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
     }
-    let elf = link(&asm, &kernels, &prog.rodata)?;
+    let elf = link(&asm, &kernels, &prog.rodata, &prog.printf)?;
     Ok(Compiled { elf, kernels, asm })
 }
 
 /// Links the generated assembly with crt0 into an ELF.
-fn link(asm: &str, kernels: &[crate::abi::kernel_info::KernelInfo], rodata: &[u8]) -> Result<Vec<u8>, CompileError> {
-    let image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata)
+fn link(
+    asm: &str,
+    kernels: &[crate::abi::kernel_info::KernelInfo],
+    rodata: &[u8],
+    printf: &crate::abi::printf::PrintfTable,
+) -> Result<Vec<u8>, CompileError> {
+    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata)
         .map_err(|e| CompileError::Internal(format!("link: {e}")))?;
+    if !printf.sites.is_empty() {
+        image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), printf.encode()));
+    }
     crate::abi::elf_writer::write_elf(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))
 }

@@ -15,11 +15,44 @@ pub struct Context {
     pub properties: Vec<cl_context_properties>,
     notify: Option<Notify>,
     destructors: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    printf: once_cell::sync::OnceCell<PrintfConfig>,
+}
+
+/// Receives kernel printf output (`cl_arm_printf`'s `CL_PRINTF_CALLBACK_ARM`).
+pub type PrintfSink = Box<dyn Fn(&[u8]) + Send + Sync>;
+
+/// The context's `cl_arm_printf` properties.
+#[derive(Default)]
+pub struct PrintfConfig {
+    pub sink: Option<PrintfSink>,
+    /// `CL_PRINTF_BUFFERSIZE_ARM`: overrides the device's print-buffer size.
+    pub buffer_size: Option<u32>,
 }
 
 impl Context {
     pub fn new(devices: Vec<Ref<Device>>, properties: Vec<cl_context_properties>, notify: Option<Notify>) -> Context {
-        Context { devices, properties, notify, destructors: Mutex::new(Vec::new()) }
+        Context { devices, properties, notify, destructors: Mutex::new(Vec::new()), printf: Default::default() }
+    }
+
+    /// Sets the `cl_arm_printf` configuration (once, at creation).
+    pub fn set_printf(&self, config: PrintfConfig) {
+        let _ = self.printf.set(config);
+    }
+
+    /// Passes printf output to the context's callback; false when there is none.
+    pub fn printf_callback(&self, text: &[u8]) -> bool {
+        match self.printf.get().and_then(|c| c.sink.as_ref()) {
+            Some(f) => {
+                f(text);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The print-buffer size for launches in this context.
+    pub fn printf_buffer_size(&self, device_default: u32) -> u32 {
+        self.printf.get().and_then(|c| c.buffer_size).unwrap_or(device_default)
     }
 
     /// Sends an error message to the application's callback (if any) and the log.

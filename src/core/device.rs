@@ -12,6 +12,8 @@ pub struct Device {
     pub max_warps: u32,
     /// Emulator host threads.
     pub host_threads: usize,
+    /// `CL_DEVICE_PRINTF_BUFFER_SIZE` (`VENTUS_PRINTF_BUFFER_SIZE`).
+    pub printf_buffer_size: u32,
     pub memory: DeviceMemory,
 }
 
@@ -29,6 +31,7 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics",
     "cl_khr_il_program",
+    "cl_arm_printf",
 ];
 /// Global memory reported (the heap is 0x9000_0000..0xffff_ffff: 1.75 GiB of address space).
 pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;
@@ -39,7 +42,6 @@ pub const MAX_CONSTANT_BUFFER_SIZE: u64 = 64 << 10;
 pub const MAX_CONSTANT_ARGS: u32 = 8;
 pub const MAX_PARAMETER_SIZE: usize = 1024;
 pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
-pub const PRINTF_BUFFER_SIZE: usize = 1 << 20;
 pub const ADDRESS_BITS: u32 = 32;
 
 impl Device {
@@ -49,6 +51,7 @@ impl Device {
             threads_per_warp: c.threads_per_warp,
             max_warps: c.warps_per_group,
             host_threads: c.threads,
+            printf_buffer_size: c.printf_buffer_size,
             memory: DeviceMemory::new(),
         }
     }

@@ -11,7 +11,9 @@
 //!   work-group size), preferring multiples of the warp width in dimension 0 — always uniform.
 //! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time. The
 //!   command runs the emulator on its own device thread while the queue thread drains the
-//!   `CSR_PRINT` channel ([`PrintRecord`]); afterwards every buffer argument gets
+//!   `CSR_PRINT` channel ([`PrintRecord`]): for programs with printf call sites each notification
+//!   drains the launch's [`PrintBuffer`] and writes the text (stdout, or the context's
+//!   `cl_arm_printf` callback) while the kernel still runs; afterwards every buffer argument gets
 //!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
 //! * A launch that faults (or hits the watchdog, or cannot be staged) fails only its own event,
 //!   with `CL_OUT_OF_RESOURCES`, and the context's error callback receives a message naming the
@@ -25,6 +27,7 @@ use super::queue::{Ordering, Queue};
 use crate::abi::launch::{Geometry, KernelArg};
 use crate::cl::object::Ref;
 use crate::cl::*;
+use crate::device::print::PrintBuffer;
 use crate::device::{self, DeviceError, KernelLaunch};
 use crate::emulator::{PrintHook, WorkItems};
 use std::sync::mpsc::{channel, Sender};
@@ -96,9 +99,18 @@ impl PrintHook for ChannelHook {
     }
 }
 
-/// Services print records on the queue thread. Printing itself comes later: records are logged.
-fn service_print(kernel: &str, r: PrintRecord) {
-    log::debug!("kernel {kernel}: CSR_PRINT = {:#010x} (work-group {}, warp {})", r.value, r.work_group, r.warp);
+/// Writes formatted printf output: the context's `cl_arm_printf` callback if it has one, else the
+/// process's standard output (flushed, so output interleaves correctly with the host's own).
+fn emit_print(context: &super::context::Context, text: &[u8]) {
+    if text.is_empty() {
+        return;
+    }
+    if !context.printf_callback(text) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        // A closed stdout cannot be reported anywhere better; the kernel is unaffected.
+        let _ = out.write_all(text).and_then(|_| out.flush());
+    }
 }
 
 /// The arguments as the device sees them (buffers become their device addresses).
@@ -121,21 +133,29 @@ struct Launch {
 }
 
 impl Launch {
-    /// Runs the kernel on a device thread; the calling (queue) thread services print records.
-    fn run(&self) -> Result<(), LaunchFailure> {
+    /// Runs the kernel on a device thread; the calling (queue) thread drains the print buffer
+    /// whenever a warp sets `CSR_PRINT`, and once more at the end.
+    fn run(&self, context: &super::context::Context) -> Result<(), LaunchFailure> {
         let k = &self.kernel;
         let dev = &self.device;
         let args = device_args(&self.args);
         let (tx, rx) = channel();
         let mut opts = k.run_options();
         opts.print_hook = Some(Arc::new(ChannelHook(tx)));
+        let mut printer = match &k.exec.printf {
+            Some(table) => Some(
+                PrintBuffer::new(&dev.memory, context.printf_buffer_size(dev.printf_buffer_size), Some(table.clone()))
+                    .map_err(|e| LaunchFailure::Device(DeviceError::Memory(e)))?,
+            ),
+            None => None,
+        };
         let l = KernelLaunch {
             program: &k.exec.code,
             entry: k.def().entry,
             geometry: self.range.geometry(),
             args: &args,
             threads_per_warp: dev.threads_per_warp,
-            print: (0, 0),
+            print: printer.as_ref().map_or((0, 0), |p| p.metadata()),
             work_items: Some(WorkItems { global: self.range.global, local: self.range.local }),
         };
         std::thread::scope(|s| {
@@ -146,10 +166,31 @@ impl Launch {
                 .name("ventus-device".into())
                 .spawn_scoped(s, work)
                 .map_err(|_| LaunchFailure::NoThread)?;
+            let mut text = Vec::new();
             for r in rx.iter() {
-                service_print(k.name(), r);
+                log::trace!("kernel {}: CSR_PRINT = {:#x} (work-group {}, warp {})", k.name(), r.value, r.work_group, r.warp);
+                if let Some(p) = printer.as_mut() {
+                    p.drain(&mut text);
+                    emit_print(context, &text);
+                    text.clear();
+                }
             }
-            handle.join().map_err(|_| LaunchFailure::Panicked)?.map_err(LaunchFailure::Device)
+            let result = handle.join().map_err(|_| LaunchFailure::Panicked)?.map_err(LaunchFailure::Device);
+            if let Some(mut p) = printer.take() {
+                p.drain(&mut text);
+                emit_print(context, &text);
+                let lost = p.lost();
+                if lost > 0 {
+                    context.report(&format!(
+                        "kernel `{}`: {lost} printf record(s) lost: the print buffer ({} bytes, VENTUS_PRINTF_BUFFER_SIZE) was full",
+                        k.name(),
+                        p.capacity()
+                    ));
+                    log::warn!("kernel `{}`: {lost} printf record(s) lost (print buffer full)", k.name());
+                }
+                p.free(&dev.memory);
+            }
+            result
         })
     }
 }
@@ -192,7 +233,7 @@ pub fn enqueue(
         deps,
         Ordering::Command,
         Box::new(move || {
-            let result = launch.run();
+            let result = launch.run(&context);
             for a in &launch.args {
                 if let ArgValue::Buffer(Some(m)) = a {
                     m.after_device_write();

@@ -64,6 +64,8 @@ pub struct Executable {
     pub elf: VentusElf,
     pub code: crate::emulator::Program,
     pub kernels: Vec<KernelDef>,
+    /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
+    pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
 }
 
 /// Why bytes are not a usable Ventus executable (→ `CL_INVALID_BINARY`).
@@ -74,6 +76,7 @@ pub enum LoadError {
     Entry(u32),
     Program(ProgramError),
     KernelInfo(KernelInfoError),
+    Printf(crate::abi::printf::PrintfError),
 }
 
 impl std::fmt::Display for LoadError {
@@ -83,6 +86,7 @@ impl std::fmt::Display for LoadError {
             LoadError::Entry(a) => write!(f, "entry point {a:#010x} is not {:#010x}", crate::abi::PROGRAM_BASE),
             LoadError::Program(e) => e.fmt(f),
             LoadError::KernelInfo(e) => e.fmt(f),
+            LoadError::Printf(e) => write!(f, "printf table: {e}"),
         }
     }
 }
@@ -110,7 +114,13 @@ impl Executable {
                 Some(KernelDef { name, entry, info, resources })
             })
             .collect();
-        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels })
+        let printf = match elf.sections.iter().find(|(n, _, _)| n == crate::abi::printf::PRINTF_SECTION) {
+            Some((_, _, data)) => {
+                Some(Arc::new(crate::abi::printf::PrintfTable::decode(data).map_err(LoadError::Printf)?))
+            }
+            None => None,
+        };
+        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels, printf })
     }
 
     /// The kernel called `name`.

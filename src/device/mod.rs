@@ -6,6 +6,8 @@
 //! and the metadata's global-size words hold the real (possibly non-uniform) global size
 //! ([`metadata_bytes`]).
 
+pub mod print;
+
 use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
 use crate::emulator::memory::MapError;

@@ -7,6 +7,7 @@
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
 //! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp (official stack's variable) | 32 |
 //! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot (official stack's variable) | 8 |
+//! | `VENTUS_PRINTF_BUFFER_SIZE` | bytes of printf records per launch (`CL_DEVICE_PRINTF_BUFFER_SIZE`), 64 B–256 MiB | 1 MiB |
 
 use super::TrapMode;
 use once_cell::sync::OnceCell;
@@ -19,6 +20,7 @@ pub struct Config {
     pub trap_mode: TrapMode,
     pub threads_per_warp: u32,
     pub warps_per_group: u32,
+    pub printf_buffer_size: u32,
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
@@ -66,6 +68,7 @@ impl Config {
             trap_mode,
             threads_per_warp: numt,
             warps_per_group: var::<u32>(&["VENTUS_NUM_WARP", "NUM_WARP"]).filter(|&n| n > 0).unwrap_or(8),
+            printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
         }
     }
 }

@@ -16,7 +16,10 @@
 use crate::abi;
 use parking_lot::RwLock;
 use std::alloc::{alloc_zeroed, Layout};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU32,
+    Ordering::{AcqRel, Acquire, Relaxed},
+};
 use std::sync::Arc;
 
 /// A contiguous, word-backed piece of the address space.
@@ -103,17 +106,23 @@ impl Region {
             cur = now;
         }
     }
-    /// Atomic read-modify-write of an aligned word; returns the old value.
+    /// Atomic read-modify-write of an aligned word; returns the old value. Acquire-release, so
+    /// plain stores before an AMO are visible to a host thread that observes the AMO's result
+    /// with [`Region::load_acquire`] (the printf record protocol relies on this).
     #[inline(always)]
     pub fn rmw(&self, addr: u32, f: impl Fn(u32) -> u32) -> u32 {
         let word = self.word(addr);
         let mut cur = word.load(Relaxed);
         loop {
-            match word.compare_exchange_weak(cur, f(cur), Relaxed, Relaxed) {
+            match word.compare_exchange_weak(cur, f(cur), AcqRel, Acquire) {
                 Ok(old) => return old,
                 Err(now) => cur = now,
             }
         }
+    }
+    /// Acquire load of an aligned word (host side of the printf protocol).
+    pub fn load_acquire(&self, addr: u32) -> u32 {
+        self.word(addr).load(Acquire)
     }
     /// Copies bytes out of the region (host path; bounds-checked by the caller).
     pub fn read_bytes(&self, addr: u32, out: &mut [u8]) {

@@ -224,6 +224,8 @@ pub enum Op {
     LaneId,
     /// Work-group barrier; `global` also orders global memory.
     Barrier { global: bool },
+    /// Sets `CSR_PRINT`: this warp has committed printf records for the host to drain.
+    PrintNotify,
     /// Address of a kernel-scope `__local` variable: byte offset in the static local area.
     LocalAddr { offset: u32 },
     /// Address of program-scope constant data: byte offset in `.rodata`.
@@ -362,6 +364,7 @@ impl Op {
             | Op::MetaWord { .. }
             | Op::LaneId
             | Op::Barrier { .. }
+            | Op::PrintNotify
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
             | Op::PrivateAddr { .. } => vec![],
@@ -384,6 +387,7 @@ impl Op {
             | Op::MetaWord { .. }
             | Op::LaneId
             | Op::Barrier { .. }
+            | Op::PrintNotify
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
             | Op::PrivateAddr { .. } => {}
@@ -411,6 +415,6 @@ impl Op {
     }
     /// True for operations with side effects (never removed by DCE).
     pub fn has_side_effects(&self) -> bool {
-        matches!(self, Op::Store { .. } | Op::Atomic { .. } | Op::CmpXchg { .. } | Op::Barrier { .. })
+        matches!(self, Op::Store { .. } | Op::Atomic { .. } | Op::CmpXchg { .. } | Op::Barrier { .. } | Op::PrintNotify)
     }
 }

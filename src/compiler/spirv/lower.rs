@@ -30,6 +30,9 @@ pub(super) struct Lowerer<'m> {
     depth: usize,
     /// Current source location from `OpLine`, for error messages.
     pub line: Option<String>,
+    /// printf call sites found in this kernel; their ids follow `printf_first_id`.
+    pub printf_sites: Vec<crate::abi::printf::PrintfSite>,
+    pub printf_first_id: u32,
 }
 
 /// Per-inlined-call state.
@@ -56,6 +59,7 @@ pub(super) fn lower_kernel(
     fid: u32,
     name: &str,
     iface: &[u32],
+    printf: &mut crate::abi::printf::PrintfTable,
 ) -> Result<Func, CompileError> {
     let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
     let mut lw = Lowerer {
@@ -71,6 +75,8 @@ pub(super) fn lower_kernel(
         local_offsets: HashMap::new(),
         depth: 0,
         line: None,
+        printf_sites: Vec::new(),
+        printf_first_id: printf.sites.len() as u32,
     };
     // Static __local variables of this kernel, in interface order.
     for id in iface {
@@ -88,6 +94,7 @@ pub(super) fn lower_kernel(
     lw.f.block_mut(BlockId(0)).term = Term::Br(body);
     let (exit, _) = lw.inline(fid, args, body)?;
     lw.f.block_mut(exit).term = Term::Ret;
+    printf.sites.append(&mut lw.printf_sites);
     Ok(lw.f)
 }
 
@@ -208,6 +215,22 @@ impl Lowerer<'_> {
             return Ok(vec![v]);
         }
         Err(invalid(format!("use of undefined id %{id}")))
+    }
+
+    /// The SPIR-V type id of `id` (an instruction result, constant or module variable).
+    fn type_of(&self, id: u32) -> Result<u32, CompileError> {
+        if let Some(t) = self.m.id_types.get(&id) {
+            return Ok(*t);
+        }
+        if let Some(c) = self.m.constants.get(&id) {
+            return c.result_type.ok_or(invalid("constant without type"));
+        }
+        Err(invalid(format!("no type for %{id}")))
+    }
+
+    /// Every module of the program with its constant data and `.rodata` base.
+    pub(super) fn all_modules(&self) -> &[(Module, ConstData, u32)] {
+        self.all
     }
 
     fn get1(&mut self, fr: &Frame, id: u32) -> Result<Value, CompileError> {
@@ -707,6 +730,17 @@ impl Lowerer<'_> {
             Some(Operand::LiteralExtInstInteger(c)) => *c,
             _ => return Err(invalid("OpExtInst without an instruction number")),
         };
+        if code == spirv::OpenclStd100Op::printf as u32 {
+            let mut ops = Vec::new();
+            for k in 2..i.operands.len() {
+                let id = id_operand(i, k)?;
+                let ty = self.type_of(id)?;
+                ops.push(super::printf::PrintfOperand { ty, vals: self.get(fr, id)? });
+            }
+            let r_val = self.lower_printf(b, &ops)?;
+            fr.vals.insert(r, vec![r_val]);
+            return Ok(());
+        }
         let mut args = Vec::new();
         for k in 2..i.operands.len() {
             args.push(self.get(fr, id_operand(i, k)?)?);

@@ -8,6 +8,7 @@
 
 mod lower;
 mod ops;
+mod printf;
 pub mod types;
 
 use super::ir::{Func, Space};
@@ -61,6 +62,8 @@ pub struct Kernel {
 pub struct Program {
     pub kernels: Vec<Kernel>,
     pub rodata: Vec<u8>,
+    /// printf call sites of every kernel (ids are program-wide).
+    pub printf: crate::abi::printf::PrintfTable,
 }
 
 fn invalid(m: impl Into<String>) -> CompileError {
@@ -513,16 +516,17 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
         all.push((m, consts, base as u32));
     }
     let mut kernels = Vec::new();
+    let mut printf = crate::abi::printf::PrintfTable::default();
     for (k, (m, _, _)) in all.iter().enumerate() {
         for (fid, name, iface) in &m.entry_points {
             if kernels.iter().any(|x: &Kernel| x.info.name == *name) {
                 return Err(CompileError::InvalidSpirv(format!("kernel `{name}` is defined twice")));
             }
             let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
-            let func = lower::lower_kernel(&all, k, *fid, name, iface)?;
+            let func = lower::lower_kernel(&all, k, *fid, name, iface, &mut printf)?;
             let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
             kernels.push(Kernel { func, info });
         }
     }
-    Ok(Program { kernels, rodata })
+    Ok(Program { kernels, rodata, printf })
 }

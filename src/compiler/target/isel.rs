@@ -350,6 +350,12 @@ impl Sel<'_> {
                 self.emit_rr(I::Barrier, ZERO, ZERO, ZERO, if *global { 3 } else { 1 });
                 Ok(())
             }
+            Op::PrintNotify => {
+                let one = self.m.new_s();
+                self.li(one, 1);
+                self.emit_rr(I::Csrrw, ZERO, one, ZERO, csr::PRINT as i64);
+                Ok(())
+            }
             Op::Load(p) => self.load(r.expect("load result"), *p),
             Op::Store { ptr, value } => self.store(*ptr, *value),
             Op::Atomic { op, ptr, value } => self.atomic(r.expect("atomic result"), *op, *ptr, *value),
