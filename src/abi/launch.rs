@@ -9,13 +9,6 @@ pub const METADATA_SIZE: u32 = 68;
 /// Upper bound on the argument buffer (official assertion).
 pub const MAX_ARG_BUFFER: usize = 0xffff;
 
-/// Bytes after the usable print-buffer size where overflowing printf records land (and are
-/// ignored); also the largest printf record the compiler emits.
-pub const PRINT_SCRATCH_BYTES: u32 = 4096;
-/// Call-site id of a print-buffer "skip to the end" record, written by a printf whose record
-/// started inside the buffer but did not fit.
-pub const PRINT_SKIP_ID: u32 = 0xffff;
-
 /// Metadata word offsets.
 pub mod md {
     pub const ENTRY: u32 = 0;

@@ -168,7 +168,13 @@ impl Launch {
                 .map_err(|_| LaunchFailure::NoThread)?;
             let mut text = Vec::new();
             for r in rx.iter() {
-                log::trace!("kernel {}: CSR_PRINT = {:#x} (work-group {}, warp {})", k.name(), r.value, r.work_group, r.warp);
+                log::trace!(
+                    "kernel {}: CSR_PRINT = {:#x} (work-group {}, warp {})",
+                    k.name(),
+                    r.value,
+                    r.work_group,
+                    r.warp
+                );
                 if let Some(p) = printer.as_mut() {
                     p.drain(&mut text);
                     emit_print(context, &text);

@@ -17,8 +17,9 @@
 //! than `capacity` bytes are printed between two drains; what could not be stored is counted and
 //! reported by [`PrintBuffer::lost`]. Draining may run on any thread while the kernel runs.
 
-use crate::abi::launch::{PRINT_SCRATCH_BYTES, PRINT_SKIP_ID};
-use crate::abi::printf::{format_record, format_unknown, split_header, PrintfTable};
+use crate::abi::printf::{
+    format_record, format_unknown, split_header, PrintfTable, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID,
+};
 use crate::emulator::memory::{DeviceMemory, MapError, Region};
 use std::sync::Arc;
 

@@ -43,6 +43,11 @@ pub const PRINT_SCRATCH_BYTES: u32 = 4096;
 /// Largest number of call sites (ids are 16 bits and 0 is reserved).
 pub const MAX_SITES: u32 = 0xFFFF;
 
+/// Call-site id of a print-buffer "skip to the end" record, written by a printf whose record
+/// started inside the buffer but did not fit (see `device::print`). Compiled programs use ids
+/// below it.
+pub const PRINT_SKIP_ID: u32 = 0xFFFF;
+
 /// One argument of a printf call site, described from its SPIR-V type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PrintfArg {

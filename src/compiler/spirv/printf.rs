@@ -21,8 +21,7 @@ use super::super::CompileError;
 use super::lower::Lowerer;
 use super::types::SType;
 use crate::abi::launch::md as meta;
-use crate::abi::launch::{PRINT_SCRATCH_BYTES, PRINT_SKIP_ID};
-use crate::abi::printf::{record_header, PrintfArg, PrintfSite};
+use crate::abi::printf::{record_header, PrintfArg, PrintfSite, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID};
 
 /// One printf operand: SPIR-V id, its type id, and its lowered scalars.
 pub(super) struct PrintfOperand {
@@ -50,7 +49,9 @@ impl Lowerer<'_> {
                     PrintfArg::Str(self.const_string(o.vals[0]).unwrap_or_else(|| b"(?)".to_vec()))
                 }
                 SType::Pointer { .. } => PrintfArg::Ptr,
-                SType::Int { width, .. } if width <= 32 => PrintfArg::Int { bytes: (width / 8).max(1) as u8, lanes: lanes as u8 },
+                SType::Int { width, .. } if width <= 32 => {
+                    PrintfArg::Int { bytes: (width / 8).max(1) as u8, lanes: lanes as u8 }
+                }
                 SType::Float { width: 32 } => PrintfArg::Float { bytes: 4, lanes: lanes as u8 },
                 SType::Bool => PrintfArg::Int { bytes: 4, lanes: lanes as u8 },
                 other => return Err(self.err(&format!("printf argument of type {other:?}"))),
@@ -72,7 +73,9 @@ impl Lowerer<'_> {
         let len = site.record_bytes();
         debug_assert_eq!(len, off);
         if len > PRINT_SCRATCH_BYTES {
-            return Err(CompileError::Resources(format!("a printf record of {len} bytes (limit {PRINT_SCRATCH_BYTES})")));
+            return Err(CompileError::Resources(format!(
+                "a printf record of {len} bytes (limit {PRINT_SCRATCH_BYTES})"
+            )));
         }
         self.printf_sites.push(site);
         let id = self.printf_first_id + self.printf_sites.len() as u32;
@@ -137,8 +140,12 @@ impl Lowerer<'_> {
             Op::Copy(x) | Op::Conv(ConvOp::Bitcast | ConvOp::Trunc | ConvOp::ZExt | ConvOp::SExt, x) => {
                 self.const_offset(x, depth + 1)
             }
-            Op::Bin(BinOp::Add, a, c) => Some(self.const_offset(a, depth + 1)?.wrapping_add(self.const_offset(c, depth + 1)?)),
-            Op::Bin(BinOp::Mul, a, c) => Some(self.const_offset(a, depth + 1)?.wrapping_mul(self.const_offset(c, depth + 1)?)),
+            Op::Bin(BinOp::Add, a, c) => {
+                Some(self.const_offset(a, depth + 1)?.wrapping_add(self.const_offset(c, depth + 1)?))
+            }
+            Op::Bin(BinOp::Mul, a, c) => {
+                Some(self.const_offset(a, depth + 1)?.wrapping_mul(self.const_offset(c, depth + 1)?))
+            }
             _ => None,
         }
     }
