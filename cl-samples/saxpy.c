@@ -1,8 +1,9 @@
-/* saxpy: y = a * x + y with a scalar float argument, kernel written in Ventus assembly
- * (kernels/saxpy.s, one fused multiply-add per element). n is not a multiple of the work-group
- * size, so the kernel's bounds check (a divergent branch) matters.
+/* saxpy: y = a * x + y with a scalar float argument, one fused multiply-add per element. The
+ * kernel is OpenCL C built at run time (kernels/saxpy.cl, the default) or the same kernel written
+ * in Ventus assembly (kernels/saxpy.s, assembled to build/saxpy.elf by the Makefile). n is not a
+ * multiple of the work-group size, so the kernel's bounds check (a divergent branch) matters.
  *
- * Usage: saxpy PATH/TO/saxpy.elf */
+ * Usage: saxpy [PATH/TO/saxpy.cl | PATH/TO/saxpy.elf] */
 #include "common.h"
 
 #include <math.h>
@@ -11,12 +12,14 @@
 #define LOCAL 64 /* work-group size, if the device allows it */
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s PATH/TO/saxpy.elf\n", argv[0]);
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [PATH/TO/saxpy.cl | PATH/TO/saxpy.elf]\n", argv[0]);
         return 2;
     }
+    char *path = sample_kernel_path(argc, argv, "saxpy.cl");
     struct sample s;
-    sample_open(&s, "saxpy", argv[1]);
+    sample_open(&s, "saxpy", path);
+    free(path);
     cl_kernel k = sample_kernel(&s, "saxpy");
 
     static float x[N], y[N], want[N], got[N];

@@ -48,7 +48,13 @@ fn integer_ops_and_divergent_if_else() {
     let got = as_i32(&out[1]);
     for i in 0..n as usize {
         let x = a[i];
-        let r = if x < 0 { -x * 3 } else if x % 5 == 0 { x / 5 } else { (x << 2) ^ 0x55 };
+        let r = if x < 0 {
+            -x * 3
+        } else if x % 5 == 0 {
+            x / 5
+        } else {
+            (x << 2) ^ 0x55
+        };
         assert_eq!(got[i], r + (x >> 3) - ((x as u32) >> 28) as i32, "i={i}");
     }
 }
@@ -122,7 +128,8 @@ fn work_item_functions_2d_with_offsets_of_groups() {
     let got = as_i32(&out[0]);
     for y in 0..gy {
         for x in 0..gx {
-            let want = (x % lx) + 10 * (y % ly) + 100 * (x / lx) + 1000 * (y / ly) + 10000 * lx + 100000 * (gy / ly) + 2000000;
+            let want =
+                (x % lx) + 10 * (y % ly) + 100 * (x / lx) + 1000 * (y / ly) + 10000 * lx + 100000 * (gy / ly) + 2000000;
             assert_eq!(got[(y * gx + x) as usize], want as i32, "({x},{y})");
         }
     }
@@ -248,7 +255,16 @@ fn math_subset() {
             v.trunc() + rne(v) + v.round(),
             v.abs().sqrt() * v.min(1.5) - v.max(-2.0),
             v.mul_add(3.0, -1.0) + v.clamp(-1.0, 1.0),
-            2.0f32.copysign(v) + 1.5 + if v < 0.0 { 0.0 } else { 1.0 } + if v > 0.0 { 1.0 } else if v < 0.0 { -1.0 } else { 0.0 },
+            2.0f32.copysign(v)
+                + 1.5
+                + if v < 0.0 { 0.0 } else { 1.0 }
+                + if v > 0.0 {
+                    1.0
+                } else if v < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                },
             ((ii as u32 + 1).leading_zeros() + (ii as u32).wrapping_mul(2654435761).count_ones()) as f32,
             // int + uint is uint in C.
             ((((ii.wrapping_mul(123456789) as i64 * 987654321i64) >> 32) as u32)
@@ -260,7 +276,12 @@ fn math_subset() {
         ];
         for k in 0..8 {
             // a*b±c may be fused (OpenCL contraction: mad), so allow an ulp of the operands' scale.
-            assert!((o[8 * i + k] - want[k]).abs() <= (want[k].abs() + 4.0) * 2e-7, "i={i} k={k}: {} vs {}", o[8 * i + k], want[k]);
+            assert!(
+                (o[8 * i + k] - want[k]).abs() <= (want[k].abs() + 4.0) * 2e-7,
+                "i={i} k={k}: {} vs {}",
+                o[8 * i + k],
+                want[k]
+            );
         }
     }
 }
@@ -268,7 +289,9 @@ fn math_subset() {
 #[test]
 fn register_pressure_forces_spills() {
     // 24 float16 values (384 scalars) live at once exceed the 252 allocatable vector registers.
-    let mut src = String::from("__kernel void p(__global const float16 *in, __global float *out) {\n int i = get_global_id(0);\n");
+    let mut src = String::from(
+        "__kernel void p(__global const float16 *in, __global float *out) {\n int i = get_global_id(0);\n",
+    );
     for k in 0..24 {
         src.push_str(&format!(" float16 v{k} = in[i * 24 + {k}] * (float)({k} + 1);\n"));
     }
@@ -291,5 +314,34 @@ fn register_pressure_forces_spills() {
         }
         let want = acc[0] + acc[5] + acc[10] + acc[15];
         assert!((got[i] - want).abs() <= want.abs() * 1e-5 + 1e-3, "i={i}: {} vs {want}", got[i]);
+    }
+}
+
+/// mem2reg: at -O0 every local variable arrives as a private-memory slot; after promotion a
+/// simple kernel keeps them in registers (no private loads/stores in the generated code), and
+/// still computes the right result.
+#[test]
+fn unoptimized_locals_are_promoted_to_registers() {
+    let src = "__kernel void k(__global int *out, int n) {
+        int i = get_global_id(0); int acc = 0; int j;
+        for (j = 0; j < n; j++) { if ((i + j) % 3 == 0) acc += j; else acc -= 1; }
+        out[i] = acc; }";
+    let built = ventus_icd::compiler::build::build_source(src, "-cl-opt-disable", &[]);
+    let spirv = built.spirv.unwrap_or_else(|| panic!("build failed: {}", built.log));
+    let compiled = ventus_icd::compiler::compile_spirv(&spirv).unwrap();
+    let private: Vec<&str> = compiled
+        .asm
+        .lines()
+        .filter(|l| {
+            ["vlw.v", "vsw.v", "vlb.v", "vsb.v", "vlh.v", "vsh.v"].iter().any(|m| l.trim_start().starts_with(m))
+        })
+        .collect();
+    assert!(private.is_empty(), "private accesses left after mem2reg: {private:?}");
+    let n = 37;
+    let out = run_compiled(&compiled, "k", &[64], &[32], &[zeros(4 * 64), val_i32(n)], 2);
+    let got = as_i32(&out[0]);
+    for i in 0..64 {
+        let want: i32 = (0..n).map(|j| if (i + j) % 3 == 0 { j } else { -1 }).sum();
+        assert_eq!(got[i as usize], want, "i={i}");
     }
 }

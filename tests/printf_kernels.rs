@@ -304,6 +304,41 @@ fn mixed_arguments_with_runtime_values() {
     assert_eq!(got, want);
 }
 
+/// 64-bit integers (`long`, `ulong`, `long2`) with the `l` length modifier.
+#[test]
+fn long_arguments() {
+    let src = r#"kernel void k(global float* d) {
+        long big = (long)get_global_id(0) - 0x123456789abcl;
+        printf("%ld|%lu|%lx|%+20ld|%-#18lX|\n", big, (ulong)big, (ulong)big * 3ul, 9223372036854775807l, 0xfedcba9876543210ul);
+        printf("%v2ld %lo\n", (long2)(-9223372036854775807l - 1l, 42l), 01234567012345670ul);
+    }"#;
+    let got = run_printing(src, "k", 2, 2, &[]);
+    let mut want = String::new();
+    for g in 0..2i64 {
+        let big = g - 0x123456789abc;
+        want += &format!(
+            "{}|{}|{}|{}|{}|\n",
+            host("%lld", V::L(big)),
+            host("%llu", V::L(big)),
+            host("%llx", V::L((big as u64).wrapping_mul(3) as i64)),
+            host("%+20lld", V::L(i64::MAX)),
+            host("%-#18llX", V::L(0xfedcba9876543210u64 as i64))
+        );
+        want += &format!(
+            "{},{} {}\n",
+            host("%lld", V::L(i64::MIN)),
+            host("%lld", V::L(42)),
+            host("%llo", V::L(0o1234567012345670))
+        );
+    }
+    // Work-items may interleave; compare as multisets of lines per work-item order.
+    let mut g: Vec<&str> = got.lines().collect();
+    let mut w: Vec<&str> = want.lines().collect();
+    g.sort();
+    w.sort();
+    assert_eq!(g, w, "{got}");
+}
+
 /// Vector conversions: each element formatted with the same flags, joined by commas.
 #[test]
 fn vector_conversions() {

@@ -14,7 +14,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-2";
+pub const BACKEND_REVISION: &str = "ventus-cc-4";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +28,9 @@ pub enum CompileError {
     Resources(String),
     /// A compiler bug caught by an internal check.
     Internal(String),
+    /// A call to a function that no module of the program defines (legal in a compiled object:
+    /// `clLinkProgram` resolves it; an error in an executable).
+    Unresolved(String),
 }
 
 impl CompileError {
@@ -48,6 +51,9 @@ impl std::fmt::Display for CompileError {
             CompileError::InvalidSpirv(m) => write!(f, "error: invalid SPIR-V: {m}"),
             CompileError::Resources(m) => write!(f, "error: kernel exceeds device resources: {m}"),
             CompileError::Internal(m) => write!(f, "internal compiler error: {m}"),
+            CompileError::Unresolved(name) => {
+                write!(f, "error: undefined function `{name}` (not defined in any linked program)")
+            }
         }
     }
 }
@@ -81,6 +87,7 @@ pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileEr
     for (k, mut kernel) in prog.kernels.into_iter().enumerate() {
         let f = &mut kernel.func;
         pass::run(f)?;
+        pass::legalize(f)?;
         pass::split_edges::split_critical_edges(f);
         ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
         let u = pass::uniformity::analyze(f)?;

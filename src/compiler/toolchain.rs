@@ -62,10 +62,7 @@ fn find(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
         return p.is_file().then(|| p.to_path_buf());
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(extra_dirs.iter().map(PathBuf::from))
-        .map(|d| d.join(name))
-        .find(|c| c.is_file())
+    std::env::split_paths(&path).chain(extra_dirs.iter().map(PathBuf::from)).map(|d| d.join(name)).find(|c| c.is_file())
 }
 
 fn first_line(cmd: &Path) -> String {
@@ -81,7 +78,27 @@ fn first_line(cmd: &Path) -> String {
 
 impl Toolchain {
     /// Finds a toolchain (see the module doc for the order).
+    /// [`Toolchain::discover_now`], memoised per (`VENTUS_CLANG`, `VENTUS_LLVM_SPIRV`, `PATH`):
+    /// a cached build then costs no subprocess.
     pub fn discover() -> Result<Toolchain, ToolError> {
+        use parking_lot::Mutex;
+        type Key = (Option<std::ffi::OsString>, Option<std::ffi::OsString>, Option<std::ffi::OsString>);
+        static MEMO: Mutex<Option<(Key, Result<Toolchain, ToolError>)>> = Mutex::new(None);
+        let key: Key =
+            (std::env::var_os("VENTUS_CLANG"), std::env::var_os("VENTUS_LLVM_SPIRV"), std::env::var_os("PATH"));
+        let mut memo = MEMO.lock();
+        if let Some((k, r)) = memo.as_ref() {
+            if *k == key {
+                return r.clone();
+            }
+        }
+        let r = Toolchain::discover_now();
+        *memo = Some((key, r.clone()));
+        r
+    }
+
+    /// Finds the tools now (runs `clang --version`).
+    pub fn discover_now() -> Result<Toolchain, ToolError> {
         let mut searched = Vec::new();
         if let (Ok(c), Ok(s)) = (std::env::var("VENTUS_CLANG"), std::env::var("VENTUS_LLVM_SPIRV")) {
             searched.push(format!("VENTUS_CLANG={c} + VENTUS_LLVM_SPIRV={s}"));
@@ -274,7 +291,7 @@ impl Toolchain {
             .args(["-Xclang", &format!("-cl-ext={CL_EXT}")])
             .arg("-fno-color-diagnostics");
         if std == "CL3.0" {
-            c.args(["-Xclang", "-cl-ext=-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,-__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
+            c.args(["-Xclang", "-cl-ext=+__opencl_c_int64,-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,-__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
         }
         if let Some(h) = headers {
             c.arg("-I").arg(h);
@@ -286,7 +303,12 @@ impl Toolchain {
 
     /// OpenCL C source → SPIR-V words. `headers` is a directory with embedded headers (from
     /// `clCompileProgram`) added to the include path.
-    pub fn compile(&self, source: &str, opts: &BuildOptions, headers: Option<&Path>) -> Result<FrontOutput, (ToolError, String)> {
+    pub fn compile(
+        &self,
+        source: &str,
+        opts: &BuildOptions,
+        headers: Option<&Path>,
+    ) -> Result<FrontOutput, (ToolError, String)> {
         let mut log = String::new();
         for level in ["-O2", "-O0"] {
             let (ok, bc, err) = run_piped(&mut self.clang_command(opts, level, headers), "clang", source.as_bytes())

@@ -134,7 +134,7 @@ impl Packer {
         x.put(&mut p.0);
         p
     }
-    /// Appends an array field of `n`-element vectors or plain elements, aligned to `align`.
+    /// Appends an array (or vector) field, aligned to `align` bytes.
     pub fn push_all<T: Elem>(self, v: &[T], align: usize) -> Packer {
         let mut p = self.align(align);
         v.iter().for_each(|x| x.put(&mut p.0));
@@ -227,8 +227,8 @@ impl Run {
     #[track_caller]
     fn build(&mut self, src: &str, options: &str) {
         let (text, mut err) = (CString::new(src).expect("source has a NUL"), 0);
-        let ptrs = [text.as_ptr()];
-        self.program = call!(clCreateProgramWithSource(self.ctx, 1, ptrs.as_ptr(), null(), &mut err));
+        let mut ptrs = [text.as_ptr()];
+        self.program = call!(clCreateProgramWithSource(self.ctx, 1, ptrs.as_mut_ptr(), null(), &mut err));
         check(err, "clCreateProgramWithSource");
         let opts = CString::new(options).expect("options have a NUL");
         let code = call!(clBuildProgram(self.program, 0, null(), opts.as_ptr(), None, null_mut()));
@@ -284,8 +284,17 @@ pub fn run_source(
     }
     let p = |s: Option<&[usize]>| s.map_or(null(), |s| s.as_ptr());
     let mut e = null_mut();
-    let code =
-        call!(clEnqueueNDRangeKernel(run.q, run.kernel, dim as u32, p(offset), global.as_ptr(), p(local), 0, null(), &mut e));
+    let code = call!(clEnqueueNDRangeKernel(
+        run.q,
+        run.kernel,
+        dim as u32,
+        p(offset),
+        global.as_ptr(),
+        p(local),
+        0,
+        null(),
+        &mut e
+    ));
     check(code, &format!("clEnqueueNDRangeKernel({kernel}, global {global:?}, local {local:?}, offset {offset:?})"));
     check(call!(clWaitForEvents(1, &e)), "clWaitForEvents");
     let status = event_status(e);
@@ -300,7 +309,17 @@ pub fn run_source(
     let mut out = vec![Vec::new(); args.len()];
     for (i, m, size) in slots {
         let mut b = vec![0u8; size];
-        let code = call!(clEnqueueReadBuffer(run.q, m, CL_TRUE, 0, size, b.as_mut_ptr() as *mut c_void, 0, null(), null_mut()));
+        let code = call!(clEnqueueReadBuffer(
+            run.q,
+            m,
+            CL_TRUE,
+            0,
+            size,
+            b.as_mut_ptr() as *mut c_void,
+            0,
+            null(),
+            null_mut()
+        ));
         check(code, "clEnqueueReadBuffer");
         out[i as usize] = b;
     }

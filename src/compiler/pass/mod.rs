@@ -1,8 +1,10 @@
 //! IR passes, one concept per file. The pipeline (see [`run`]): simplify the CFG, lower work-item
-//! functions, fold and clean up, then the SIMT analyses the back end needs (uniformity,
+//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), then the SIMT analyses the back end needs (uniformity,
 //! reconvergence points).
 
 pub mod cfg;
+pub mod legalize64;
+pub mod mem2reg;
 pub mod simplify;
 pub mod split_edges;
 pub mod uniformity;
@@ -17,7 +19,24 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
     workitems::lower(f);
     simplify::fold(f);
     simplify::dce(f);
+    if std::env::var_os("VENTUS_NO_MEM2REG").is_none() && mem2reg::promote(f) {
+        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after mem2reg: {}", e.0)))?;
+        simplify::fold(f);
+        simplify::dce(f);
+    }
     simplify::merge_blocks(f);
+    super::ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
+    Ok(())
+}
+
+/// Rewrites 64-bit integers into 32-bit pairs ([`legalize64`]) and cleans up the result.
+pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
+    if !f.types.contains(&super::ir::Ty::I64) {
+        return Ok(());
+    }
+    legalize64::legalize(f)?;
+    simplify::fold(f);
+    simplify::dce(f);
     super::ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Lowers work-item functions to CSR reads, metadata-buffer words and the per-lane local id, the
-//! way the Ventus runtime defines them (driver-abi §2.1, §4.4): local linear id = `CSR_TID + lane`;
-//! local ids decompose it by the enqueued local sizes; global id = group id × local size + local id
+//! way the Ventus runtime defines them (driver-abi §2.1, §4.4): the hardware lane number is
+//! `CSR_TID + lane`; local ids decompose it by the enqueued local sizes; the local linear id
+//! recombines them with the actual sizes; global id = group id × local size + local id
 //! + global offset; `get_local_size` is the size of this (possibly partial) work-group.
 
 use super::super::ir::*;
@@ -49,6 +50,23 @@ impl Builder<'_> {
             }
         }
     }
+    /// The size of this (possibly partial) work-group in dimension `d`.
+    fn local_size(&mut self, d: u32) -> Value {
+        let (e, gs, g) = (self.enq(d), self.meta(md::GL_SIZE + 4 * d), self.group_id(d));
+        let start = self.bin(BinOp::Mul, g, e);
+        let rest = self.bin(BinOp::Sub, gs, start);
+        self.bin(BinOp::MinU, e, rest)
+    }
+    /// `get_local_linear_id()`: local ids combined with the *actual* local sizes (it equals the
+    /// hardware lane number except in partial work-groups of 2D/3D ranges).
+    fn local_linear_id(&mut self, lane: Value) -> Value {
+        let (x, y, z) = (self.local_id(lane, 0), self.local_id(lane, 1), self.local_id(lane, 2));
+        let (sx, sy) = (self.local_size(0), self.local_size(1));
+        let zy = self.bin(BinOp::Mul, z, sy);
+        let zy = self.bin(BinOp::Add, zy, y);
+        let t = self.bin(BinOp::Mul, zy, sx);
+        self.bin(BinOp::Add, t, x)
+    }
     fn global_id(&mut self, lane: Value, d: u32) -> Value {
         let g = self.group_id(d);
         let l = self.enq(d);
@@ -78,11 +96,14 @@ pub fn lower(f: &mut Func) {
             let l = *lane.get_or_insert_with(|| b.push(Ty::I32, Op::LaneId));
             let v = if d > 2 && !matches!(w, WorkItem::WorkDim | WorkItem::LocalLinearId | WorkItem::GlobalLinearId) {
                 // Out-of-range dimensions: ids and offsets are 0, sizes are 1.
-                let one = matches!(w, WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups);
+                let one = matches!(
+                    w,
+                    WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups
+                );
                 b.c(one as u32)
             } else {
                 match w {
-                    WorkItem::LocalLinearId => l,
+                    WorkItem::LocalLinearId => b.local_linear_id(l),
                     WorkItem::LocalId => b.local_id(l, d),
                     WorkItem::GroupId => b.group_id(d),
                     WorkItem::GlobalId => b.global_id(l, d),
@@ -90,12 +111,7 @@ pub fn lower(f: &mut Func) {
                     WorkItem::GlobalSize => b.meta(md::GL_SIZE + 4 * d),
                     WorkItem::GlobalOffset => b.meta(md::GL_OFFSET + 4 * d),
                     WorkItem::WorkDim => b.meta(md::WORK_DIM),
-                    WorkItem::LocalSize => {
-                        let (e, gs, g) = (b.enq(d), b.meta(md::GL_SIZE + 4 * d), b.group_id(d));
-                        let start = b.bin(BinOp::Mul, g, e);
-                        let rest = b.bin(BinOp::Sub, gs, start);
-                        b.bin(BinOp::MinU, e, rest)
-                    }
+                    WorkItem::LocalSize => b.local_size(d),
                     WorkItem::NumGroups => {
                         let (e, gs) = (b.enq(d), b.meta(md::GL_SIZE + 4 * d));
                         let one = b.c(1);

@@ -141,9 +141,6 @@ impl Lowerer<'_> {
                     off = off.next_multiple_of(align);
                     let mut vals = Vec::new();
                     for (lo, lt) in self.m.types.leaves(ty)? {
-                        if lt == Ty::I64 {
-                            return Err(self.err("64-bit integer kernel arguments (long/ulong)"));
-                        }
                         vals.push(self.f.push(self.prelude, lt, Op::ArgWord { offset: off + lo }));
                     }
                     off += size;
@@ -249,13 +246,6 @@ impl Lowerer<'_> {
             S::ConstantFalse | S::SpecConstantFalse => Ok(vec![self.const_val(Ty::I1, 0)]),
             S::Constant | S::SpecConstant => {
                 let t = self.m.types.scalar(ty)?;
-                if t == Ty::I64 {
-                    let v = self.m.constant_u64(id)?;
-                    if v > u32::MAX as u64 && (v as i64) < i32::MIN as i64 {
-                        return Err(self.err("64-bit integer constants"));
-                    }
-                    return Ok(vec![self.const_val(Ty::I64, v)]);
-                }
                 let v = self.m.constant_u64(id)?;
                 Ok(vec![self.const_val(t, v)])
             }
@@ -298,7 +288,7 @@ impl Lowerer<'_> {
             });
             let Some((k, target)) = found else {
                 self.depth -= 1;
-                return Err(self.err(&format!("call to the external function `{name}` (not defined in the program)")));
+                return Err(CompileError::Unresolved(name));
             };
             let saved = (self.m, self.consts, self.mod_idx, self.const_base);
             let all = self.all;
@@ -326,7 +316,10 @@ impl Lowerer<'_> {
         fr.cont = self.f.new_block();
         let first = func.blocks[0].label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
         self.f.block_mut(entry).term = Term::Br(fr.labels[&first]);
-        for b in &func.blocks {
+        // Definitions must be translated before their uses: llvm-spirv may lay out a loop's exit
+        // before its body, so blocks are visited in reverse post-order of the CFG.
+        for bi in block_order(&func) {
+            let b = &func.blocks[bi];
             let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
             let mut cur = fr.labels[&label];
             for i in &b.instructions {
@@ -550,9 +543,6 @@ impl Lowerer<'_> {
     pub fn load_leaves(&mut self, b: BlockId, p: Value, ty: u32) -> Result<Vec<Value>, CompileError> {
         let mut out = Vec::new();
         for (off, t) in self.m.types.leaves(ty)? {
-            if t == Ty::I64 {
-                return Err(self.err("64-bit integer loads (long/ulong)"));
-            }
             let a = self.offset_ptr(b, p, off);
             out.push(self.f.push(b, t, Op::Load(a)));
         }
@@ -564,10 +554,7 @@ impl Lowerer<'_> {
         if leaves.len() != vals.len() {
             return Err(invalid("store of a value with the wrong shape"));
         }
-        for ((off, t), v) in leaves.into_iter().zip(vals) {
-            if t == Ty::I64 {
-                return Err(self.err("64-bit integer stores (long/ulong)"));
-            }
+        for ((off, _), v) in leaves.into_iter().zip(vals) {
             let a = self.offset_ptr(b, p, off);
             self.f.push_void(b, Op::Store { ptr: a, value: *v });
         }
@@ -686,6 +673,52 @@ impl Lowerer<'_> {
     }
 }
 
+/// Block indices of `func` in reverse post-order from the entry, then any unreachable blocks.
+fn block_order(func: &rspirv::dr::Function) -> Vec<usize> {
+    let n = func.blocks.len();
+    let index: HashMap<u32, usize> = func
+        .blocks
+        .iter()
+        .enumerate()
+        .filter_map(|(k, b)| Some((b.label.as_ref()?.result_id?, k)))
+        .collect();
+    let succs: Vec<Vec<usize>> = func
+        .blocks
+        .iter()
+        .map(|b| {
+            let Some(t) = b.instructions.last() else { return Vec::new() };
+            let ids: Vec<u32> = match t.class.opcode {
+                S::Branch => t.operands.first().and_then(|o| o.id_ref_any()).into_iter().collect(),
+                S::BranchConditional => t.operands.iter().skip(1).take(2).filter_map(|o| o.id_ref_any()).collect(),
+                S::Switch => t.operands.iter().skip(1).filter_map(|o| o.id_ref_any()).collect(),
+                _ => Vec::new(),
+            };
+            ids.iter().filter_map(|l| index.get(l).copied()).collect()
+        })
+        .collect();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    if n > 0 {
+        let mut stack = vec![(0usize, 0usize)];
+        seen[0] = true;
+        while let Some((b, i)) = stack.pop() {
+            if i < succs[b].len() {
+                stack.push((b, i + 1));
+                let s = succs[b][i];
+                if !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+    }
+    post.reverse();
+    post.extend((0..n).filter(|k| !seen[*k]));
+    post
+}
+
 impl Frame {
     fn empty() -> Frame {
         Frame {
@@ -739,6 +772,38 @@ impl Lowerer<'_> {
             }
             let r_val = self.lower_printf(b, &ops)?;
             fr.vals.insert(r, vec![r_val]);
+            return Ok(());
+        }
+        use spirv::OpenclStd100Op as C;
+        if code == C::vloadn as u32 || code == C::vstoren as u32 {
+            // vloadn(offset, p, n) / vstoren(data, offset, p): element-aligned vector access.
+            let load = code == C::vloadn as u32;
+            let (off_k, p_k) = if load { (2, 3) } else { (3, 4) };
+            let off = self.get1(fr, id_operand(i, off_k)?)?;
+            let p_id = id_operand(i, p_k)?;
+            let p = self.get1(fr, p_id)?;
+            let (_, elem) = self.m.types.pointee(self.type_of(p_id)?)?;
+            let es = self.m.types.size(elem)?;
+            let data = if load { Vec::new() } else { self.get(fr, id_operand(i, 2)?)? };
+            let n = match (load, i.operands.get(4)) {
+                (true, Some(Operand::LiteralBit32(n))) => *n,
+                // rspirv decodes extended-instruction operands as ids.
+                (true, Some(Operand::IdRef(n))) => *n,
+                (true, _) => return Err(invalid("vloadn without a literal size")),
+                _ => data.len() as u32,
+            };
+            let pty = self.f.ty(p);
+            let base = self.index(b, p, off, es * n, pty)?;
+            let mut out = Vec::new();
+            for k in 0..n {
+                let a = self.offset_ptr(b, base, k * es);
+                if load {
+                    out.extend(self.load_leaves(b, a, elem)?);
+                } else {
+                    self.store_leaves(b, a, elem, &data[k as usize..k as usize + 1])?;
+                }
+            }
+            fr.vals.insert(r, out);
             return Ok(());
         }
         let mut args = Vec::new();

@@ -6,7 +6,10 @@
 //! [`CompileError::Unsupported`] naming the construct (and source line when the module has
 //! `OpLine`).
 
+mod convert;
+mod integer;
 mod lower;
+mod math;
 mod ops;
 mod printf;
 pub mod types;

@@ -17,9 +17,6 @@ impl Lowerer<'_> {
     /// Leaf types of the result type.
     fn leaf_types(&self, ty: u32) -> Result<Vec<Ty>, CompileError> {
         let l = self.m.types.leaves(ty)?;
-        if l.iter().any(|(_, t)| *t == Ty::I64) {
-            return Err(self.err("64-bit integer arithmetic (long/ulong)"));
-        }
         Ok(l.into_iter().map(|(_, t)| t).collect())
     }
 
@@ -211,43 +208,29 @@ impl Lowerer<'_> {
             S::ConvertFToU | S::ConvertFToS | S::ConvertSToF | S::ConvertUToF => {
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
-                let src = *self.m.id_types.get(&super::id_operand(i, 0)?).ok_or(invalid("conversion operand type"))?;
+                let (sat, mode) = self.conv_mods(i);
                 let mut out = Vec::new();
                 for k in 0..tys.len() {
-                    // Narrow integers are widened to 32 bits first (sign-correctly), and narrow
-                    // results are truncated from 32 bits.
-                    let mut v = x[k];
-                    let st = self.f.ty(v);
-                    if matches!(st, Ty::I8 | Ty::I16 | Ty::I1) {
-                        let ext = if op == S::ConvertSToF { ConvOp::SExt } else { ConvOp::ZExt };
-                        v = self.f.push(b, Ty::I32, Op::Conv(ext, v));
-                    }
-                    let _ = src;
-                    let c = match op {
-                        S::ConvertFToU => ConvOp::FToU,
-                        S::ConvertFToS => ConvOp::FToS,
-                        S::ConvertSToF => ConvOp::SToF,
-                        _ => ConvOp::UToF,
-                    };
-                    let wide = if matches!(tys[k], Ty::I8 | Ty::I16) { Ty::I32 } else { tys[k] };
-                    let r = self.f.push(b, wide, Op::Conv(c, v));
-                    out.push(if wide != tys[k] { self.f.push(b, tys[k], Op::Conv(ConvOp::Trunc, r)) } else { r });
+                    out.push(match op {
+                        S::ConvertFToU | S::ConvertFToS => self.float_to_int(b, x[k], tys[k], op == S::ConvertFToS, sat, mode),
+                        _ => self.int_to_float(b, x[k], op == S::ConvertSToF, mode),
+                    });
                 }
                 Ok(out)
             }
-            S::UConvert | S::SConvert => {
+            S::UConvert | S::SConvert | S::SatConvertSToU | S::SatConvertUToS => {
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
+                let (sat, _) = self.conv_mods(i);
+                let sat = sat || matches!(op, S::SatConvertSToU | S::SatConvertUToS);
+                let src_signed = matches!(op, S::SConvert | S::SatConvertSToU);
+                let dst_signed = matches!(op, S::SConvert | S::SatConvertUToS);
                 let mut out = Vec::new();
                 for k in 0..tys.len() {
-                    let (from, to) = (self.f.ty(x[k]).bits(), tys[k].bits());
-                    out.push(if from == to {
-                        x[k]
-                    } else if to < from {
-                        self.f.push(b, tys[k], Op::Conv(ConvOp::Trunc, x[k]))
+                    out.push(if sat {
+                        self.clamp_int(b, x[k], src_signed, tys[k], dst_signed)
                     } else {
-                        let c = if op == S::SConvert { ConvOp::SExt } else { ConvOp::ZExt };
-                        self.f.push(b, tys[k], Op::Conv(c, x[k]))
+                        self.resize(b, x[k], tys[k], src_signed)
                     });
                 }
                 Ok(out)
@@ -260,8 +243,20 @@ impl Lowerer<'_> {
                 }
                 Ok(x)
             }
-            S::SatConvertSToU | S::SatConvertUToS => Err(self.err("saturating conversions (convert_*_sat)")),
-            S::ConvertPtrToU | S::ConvertUToPtr | S::Bitcast => self.bitcast(b, ty, arg(0)?.clone()),
+            S::ConvertPtrToU | S::ConvertUToPtr => {
+                // Pointers are 32-bit: zero-extend to / truncate from 64-bit integers.
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                Ok(tys
+                    .iter()
+                    .zip(&x)
+                    .map(|(t, v)| {
+                        let c = if t.bits() > self.f.ty(*v).bits() { ConvOp::ZExt } else { ConvOp::Bitcast };
+                        self.f.push(b, *t, Op::Conv(c, *v))
+                    })
+                    .collect())
+            }
+            S::Bitcast => self.bitcast(b, ty, arg(0)?.clone()),
             S::PtrCastToGeneric | S::GenericCastToPtr | S::GenericCastToPtrExplicit => {
                 Err(self.err("generic address space pointers"))
             }
@@ -316,8 +311,23 @@ impl Lowerer<'_> {
                 let (x, idx) = (arg(0)?.clone(), arg(1)?.clone());
                 let t = self.f.ty(x[0]);
                 let idx = idx[0];
-                let mut r = x[0];
-                for (k, v) in x.iter().enumerate().skip(1) {
+                // A work-item vector (`get_global_id(d)` with a run-time `d`): dimensions past
+                // the vector give 0 for ids and offsets, 1 for sizes (OpenCL C §6.15.1).
+                let wi = self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(x[0])).and_then(|i| match i.op {
+                    Op::WorkItem(w, 0) => Some(w),
+                    _ => None,
+                });
+                let (mut r, first) = match wi {
+                    Some(w) => {
+                        let one = matches!(
+                            w,
+                            WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups
+                        );
+                        (self.const_val(t, one as u64), 0)
+                    }
+                    None => (x[0], 1),
+                };
+                for (k, v) in x.iter().enumerate().skip(first) {
                     let it = self.f.ty(idx);
                     let c = self.const_val(it, k as u64);
                     let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx, c));
@@ -401,12 +411,23 @@ impl Lowerer<'_> {
         // Extract the source as a list of bytes (each an i32 0..255), then assemble results.
         let mut bytes = Vec::new();
         for (v, bits) in x.iter().zip(&src_bits) {
-            let w = if self.f.ty(*v) == Ty::I32 { *v } else {
-                let c = if self.f.ty(*v).is_float() || matches!(self.f.ty(*v), Ty::Ptr(_)) { ConvOp::Bitcast } else { ConvOp::ZExt };
-                self.f.push(b, Ty::I32, Op::Conv(c, *v))
+            // 32-bit words of the leaf (a 64-bit leaf gives two, low first).
+            let words = match self.f.ty(*v) {
+                Ty::I32 => vec![*v],
+                Ty::I64 => {
+                    let lo = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, *v));
+                    let k32 = self.const_val(Ty::I64, 32);
+                    let h = self.f.push(b, Ty::I64, Op::Bin(BinOp::ShrL, *v, k32));
+                    vec![lo, self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, h))]
+                }
+                t => {
+                    let c = if t.is_float() || matches!(t, Ty::Ptr(_)) { ConvOp::Bitcast } else { ConvOp::ZExt };
+                    vec![self.f.push(b, Ty::I32, Op::Conv(c, *v))]
+                }
             };
             for k in 0..bits / 8 {
-                let sh = self.const_val(Ty::I32, 8 * k as u64);
+                let w = words[(k / 4) as usize];
+                let sh = self.const_val(Ty::I32, 8 * (k % 4) as u64);
                 let s = self.f.push(b, Ty::I32, Op::Bin(BinOp::ShrL, w, sh));
                 let m = self.const_val(Ty::I32, 0xff);
                 bytes.push(self.f.push(b, Ty::I32, Op::Bin(BinOp::And, s, m)));
@@ -416,14 +437,26 @@ impl Lowerer<'_> {
         let mut pos = 0;
         for t in tys {
             let n = (t.bits() / 8) as usize;
-            let mut acc = bytes[pos];
-            for k in 1..n {
-                let sh = self.const_val(Ty::I32, 8 * k as u64);
-                let s = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, bytes[pos + k], sh));
-                acc = self.f.push(b, Ty::I32, Op::Bin(BinOp::Or, acc, s));
+            let mut words = Vec::new();
+            for w in 0..n.div_ceil(4) {
+                let mut acc = bytes[pos + 4 * w];
+                for k in 1..(n - 4 * w).min(4) {
+                    let sh = self.const_val(Ty::I32, 8 * k as u64);
+                    let s = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, bytes[pos + 4 * w + k], sh));
+                    acc = self.f.push(b, Ty::I32, Op::Bin(BinOp::Or, acc, s));
+                }
+                words.push(acc);
             }
             pos += n;
+            let acc = words[0];
             out.push(match t {
+                Ty::I64 => {
+                    let lo = self.f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, words[0]));
+                    let hi = self.f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, words[1]));
+                    let k32 = self.const_val(Ty::I64, 32);
+                    let hi = self.f.push(b, Ty::I64, Op::Bin(BinOp::Shl, hi, k32));
+                    self.f.push(b, Ty::I64, Op::Bin(BinOp::Or, lo, hi))
+                }
                 Ty::I32 => acc,
                 Ty::F32 | Ty::Ptr(_) => self.f.push(b, t, Op::Conv(ConvOp::Bitcast, acc)),
                 _ => self.f.push(b, t, Op::Conv(ConvOp::Trunc, acc)),
@@ -436,6 +469,9 @@ impl Lowerer<'_> {
     pub(super) fn lower_ext(&mut self, b: BlockId, code: u32, ty: u32, a: &[Vec<Value>]) -> Result<Vec<Value>, CompileError> {
         use spirv::OpenclStd100Op as C;
         let op = C::from_u32(code).ok_or(invalid(format!("unknown OpenCL.std instruction {code}")))?;
+        if let Some(r) = self.lower_math(b, op, ty, a)? {
+            return Ok(r);
+        }
         // Geometric functions reduce over the vector.
         match op {
             C::length | C::fast_length => {
@@ -500,6 +536,9 @@ impl Lowerer<'_> {
             }
         };
         need(1)?;
+        if let Some(v) = self.ext_integer(b, op, t, x)? {
+            return Ok(v);
+        }
         Ok(match op {
             C::fabs => f(self, Op::Un(UnOp::FAbs, x[0])),
             C::fmin | C::fmin_common => {
@@ -632,13 +671,6 @@ impl Lowerer<'_> {
                 let lo = f(self, Op::Bin(mx, x[0], x[1]));
                 f(self, Op::Bin(mn, lo, x[2]))
             }
-            C::s_mul_hi | C::u_mul_hi => {
-                need(2)?;
-                if t != Ty::I32 {
-                    return Err(self.err("mul_hi on types narrower than 32 bits"));
-                }
-                f(self, Op::Bin(if op == C::s_mul_hi { BinOp::MulHiS } else { BinOp::MulHiU }, x[0], x[1]))
-            }
             C::s_mad24 | C::u_mad24 => {
                 need(3)?;
                 let p = f(self, Op::Bin(BinOp::Mul, x[0], x[1]));
@@ -647,12 +679,6 @@ impl Lowerer<'_> {
             C::s_mul24 | C::u_mul24 => {
                 need(2)?;
                 f(self, Op::Bin(BinOp::Mul, x[0], x[1]))
-            }
-            C::clz => {
-                if t != Ty::I32 {
-                    return Err(self.err("clz on types narrower than 32 bits"));
-                }
-                f(self, Op::Un(UnOp::Clz, x[0]))
             }
             C::popcount => f(self, Op::Un(UnOp::Popcount, x[0])),
             C::rotate => {

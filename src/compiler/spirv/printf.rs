@@ -49,7 +49,7 @@ impl Lowerer<'_> {
                     PrintfArg::Str(self.const_string(o.vals[0]).unwrap_or_else(|| b"(?)".to_vec()))
                 }
                 SType::Pointer { .. } => PrintfArg::Ptr,
-                SType::Int { width, .. } if width <= 32 => {
+                SType::Int { width, .. } if width <= 64 => {
                     PrintfArg::Int { bytes: (width / 8).max(1) as u8, lanes: lanes as u8 }
                 }
                 SType::Float { width: 32 } => PrintfArg::Float { bytes: 4, lanes: lanes as u8 },
@@ -62,7 +62,17 @@ impl Lowerer<'_> {
                         Ty::I32 | Ty::F32 => *v,
                         Ty::Ptr(_) => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, *v)),
                         Ty::I1 | Ty::I8 | Ty::I16 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, *v)),
-                        t => return Err(self.err(&format!("printf argument of IR type {t:?}"))),
+                        Ty::I64 => {
+                            // Two words, low first.
+                            let lo = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, *v));
+                            let k32 = self.const_val(Ty::I64, 32);
+                            let h = self.f.push(b, Ty::I64, Op::Bin(BinOp::ShrL, *v, k32));
+                            let hi = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, h));
+                            stored.push((lo, off));
+                            stored.push((hi, off + 4));
+                            off += 8;
+                            continue;
+                        }
                     };
                     stored.push((w, off));
                     off += 4;
