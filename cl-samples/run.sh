@@ -7,7 +7,7 @@
 #   vecadd_official          the official toolchain's vecadd.riscv (VENTUS_TRAP=end-group)
 #   saxpy_asm                saxpy with the Ventus-assembly kernel (build/saxpy.elf)
 #   reduce transpose         Ventus-assembly kernels (build/NAME.elf)
-#   vecadd saxpy matmul histogram divergence
+#   vecadd saxpy matmul histogram divergence hello_printf
 #                            OpenCL C kernels built at run time (kernels/NAME.cl)
 cd "$(dirname "$0")" || exit 2
 : "${BUILD:=build}" "${ICD_DIR:=$PWD/build/icd}"

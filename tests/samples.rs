@@ -12,8 +12,18 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The runs of `make run` (`cl-samples/run.sh`): official ELF, assembly kernels, OpenCL C kernels.
-const RUNS: [&str; 9] =
-    ["vecadd_official", "saxpy_asm", "reduce", "transpose", "vecadd", "saxpy", "matmul", "histogram", "divergence"];
+const RUNS: [&str; 10] = [
+    "vecadd_official",
+    "saxpy_asm",
+    "reduce",
+    "transpose",
+    "vecadd",
+    "saxpy",
+    "matmul",
+    "histogram",
+    "divergence",
+    "hello_printf",
+];
 const INSTALL: &str = "apt-get install -y --no-install-recommends ocl-icd-opencl-dev ocl-icd-libopencl1 \
                        opencl-c-headers gcc make clang-15 llvm-spirv-15";
 
