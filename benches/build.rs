@@ -65,7 +65,7 @@ fn main() {
     // `build_source` discovers the toolchain on every call (cache hits included): part of every
     // build's time, shown separately.
     let discover = time(CACHED_RUNS, Toolchain::discover);
-    println!("Toolchain::discover (runs `clang --version`): {discover:.3} ms per call\n");
+    println!("Toolchain::discover (memoised after the first call): {discover:.3} ms per call\n");
 
     let mut rows = Vec::new();
     for name in KERNELS {
