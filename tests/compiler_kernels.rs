@@ -222,8 +222,8 @@ fn global_and_local_atomics_histogram() {
     let data: Vec<u32> = (0..n).map(|i| (i * 7919 + 13) as u32).collect();
     let out = run(src, "hist", &[n as u32], &[64], &[u32s(&data), zeros(4 * 17), A::Local(64)]);
     let bins = as_u32(&out[1]);
-    for b in 0..16 {
-        assert_eq!(bins[b], data.iter().filter(|d| *d & 15 == b as u32).count() as u32, "bin {b}");
+    for (b, &bin) in bins.iter().enumerate().take(16) {
+        assert_eq!(bin, data.iter().filter(|d| *d & 15 == b as u32).count() as u32, "bin {b}");
     }
     assert_eq!(bins[16], 77);
 }
@@ -308,8 +308,8 @@ fn register_pressure_forces_spills() {
         let v = |k: usize, e: usize| input[(i * 24 + k) * 16 + e] * (k + 1) as f32;
         let mut acc = [0f32; 16];
         for k in 0..24 {
-            for e in 0..16 {
-                acc[e] = acc[e] * 0.5 + v(k, e) * v(23 - k, e);
+            for (e, a) in acc.iter_mut().enumerate() {
+                *a = *a * 0.5 + v(k, e) * v(23 - k, e);
             }
         }
         let want = acc[0] + acc[5] + acc[10] + acc[15];
@@ -343,5 +343,130 @@ fn unoptimized_locals_are_promoted_to_registers() {
     for i in 0..64 {
         let want: i32 = (0..n).map(|j| if (i + j) % 3 == 0 { j } else { -1 }).sum();
         assert_eq!(got[i as usize], want, "i={i}");
+    }
+}
+
+/// `shuffle`/`shuffle2` with run-time masks (only the low bits of each mask element count).
+#[test]
+fn shuffle_and_shuffle2() {
+    let src = "__kernel void k(__global const float4 *x, __global const float4 *y, __global const uint4 *m,
+                               __global float4 *o, __global float8 *o8) {
+        int i = get_global_id(0);
+        o[i] = shuffle(x[i], m[i]);
+        o8[i] = shuffle2(x[i], y[i], (uint8)(m[i], m[i] >> 2u));
+    }";
+    let n = 64;
+    let x: Vec<f32> = (0..4 * n).map(|k| k as f32).collect();
+    let y: Vec<f32> = (0..4 * n).map(|k| -(k as f32) - 0.5).collect();
+    let m: Vec<u32> = (0..4 * n as u32).map(|k| k.wrapping_mul(2_654_435_761) >> 7).collect();
+    let out = run(src, "k", &[n as u32], &[32], &[f32s(&x), f32s(&y), u32s(&m), zeros(16 * n), zeros(32 * n)]);
+    let (o, o8) = (as_f32(&out[3]), as_f32(&out[4]));
+    for i in 0..n {
+        for e in 0..4 {
+            assert_eq!(o[4 * i + e], x[4 * i + (m[4 * i + e] & 3) as usize], "shuffle i={i} e={e}");
+        }
+        let cat = |j: usize| if j < 4 { x[4 * i + j] } else { y[4 * i + j - 4] };
+        for e in 0..8 {
+            let mask = if e < 4 { m[4 * i + e] } else { m[4 * i + e - 4] >> 2 };
+            assert_eq!(o8[8 * i + e], cat((mask & 7) as usize), "shuffle2 i={i} e={e}");
+        }
+    }
+}
+
+/// Host reference: f32 → f16 bits with a rounding mode (0 = rte, 1 = rtz, 2 = rtp, 3 = rtn),
+/// computed from the exact value through f64 (every f32 is exact in f64).
+fn f32_to_f16(x: f32, mode: u32) -> u16 {
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    if x.is_nan() {
+        return sign | 0x7e00 | ((x.to_bits() >> 13) & 0x3ff) as u16;
+    }
+    let a = (x as f64).abs();
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    // Magnitude in units of the half's quantum for its binade.
+    let e = if a < 2f64.powi(-14) { -24 } else { a.log2().floor() as i32 - 10 };
+    let q = a / 2f64.powi(e);
+    let (fl, frac) = (q.floor(), q - q.floor());
+    let up = match mode {
+        0 => frac > 0.5 || (frac == 0.5 && fl % 2.0 == 1.0),
+        1 => false,
+        2 => frac > 0.0 && sign == 0,
+        _ => frac > 0.0 && sign != 0,
+    };
+    let m = (fl + if up { 1.0 } else { 0.0 }) * 2f64.powi(e);
+    let max = 65504.0;
+    if m > max {
+        let inf = match mode {
+            0 => true,
+            1 => false,
+            2 => sign == 0,
+            _ => sign != 0,
+        };
+        return sign | if inf { 0x7c00 } else { 0x7bff };
+    }
+    // Encode m exactly.
+    if m < 2f64.powi(-14) {
+        return sign | (m / 2f64.powi(-24)) as u16;
+    }
+    let be = m.log2().floor() as i32;
+    let mant = ((m / 2f64.powi(be) - 1.0) * 1024.0) as u16;
+    sign | (((be + 15) as u16) << 10) | mant
+}
+
+fn f16_to_f32(h: u16) -> f32 {
+    let s = if h & 0x8000 != 0 { -1.0f64 } else { 1.0 };
+    let (e, m) = ((h >> 10) & 31, (h & 0x3ff) as f64);
+    match e {
+        0 => (s * m * 2f64.powi(-24)) as f32,
+        31 if m == 0.0 => (s * f64::INFINITY) as f32,
+        31 => f32::from_bits((if s < 0.0 { 0x8000_0000 } else { 0 }) | 0x7fc0_0000 | ((h as u32 & 0x3ff) << 13)),
+        _ => (s * (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15)) as f32,
+    }
+}
+
+/// `vload_half`/`vstore_half` in every rounding mode over edge cases and random values.
+#[test]
+fn half_loads_and_stores_in_every_rounding_mode() {
+    let src = "__kernel void k(__global const float *f, __global half *rte, __global half *rtz, __global half *rtp,
+                               __global half *rtn, __global const half *h, __global float *back, __global half *v4) {
+        int i = get_global_id(0);
+        vstore_half(f[i], i, rte);
+        vstore_half_rtz(f[i], i, rtz);
+        vstore_half_rtp(f[i], i, rtp);
+        vstore_half_rtn(f[i], i, rtn);
+        back[i] = vload_half(i, h);
+        if (i % 4 == 0) vstore_half4(vload_half4(i / 4, h) * 2.0f, i / 4, v4);
+    }";
+    let mut f: Vec<f32> = vec![
+        0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, 65536.0, 1e9, -1e9, f32::INFINITY, f32::NEG_INFINITY,
+        f32::NAN, -f32::NAN, 6.1035156e-5, 6.0e-5, 5.9604645e-8, 2.9802322e-8, 2.9802326e-8, 1e-10, -1e-10, 0.333333,
+        1.0009765625, 1.00048828125, 1.00146484375, -2.00048828125, 1e-45,
+    ];
+    let mut seed = 0x1234_5678u32;
+    while f.len() < 256 {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let e = (seed >> 24) % 40; // exponents around the half range
+        f.push(f32::from_bits((seed & 0x807f_ffff) | ((e + 97) << 23)));
+    }
+    let n = f.len();
+    let h: Vec<u16> = (0..n as u32).map(|k| (k.wrapping_mul(40_503) ^ (k << 9)) as u16).collect();
+    let hb: Vec<u8> = h.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let args = [f32s(&f), zeros(2 * n), zeros(2 * n), zeros(2 * n), zeros(2 * n), A::Buf(hb), zeros(4 * n), zeros(2 * n)];
+    let out = run(src, "k", &[n as u32], &[64], &args);
+    let halves = |b: &[u8]| b.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect::<Vec<_>>();
+    for (mode, idx) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
+        let got = halves(&out[idx]);
+        for i in 0..n {
+            assert_eq!(got[i], f32_to_f16(f[i], mode), "mode {mode}: {:e} ({:#010x})", f[i], f[i].to_bits());
+        }
+    }
+    let back = as_f32(&out[6]);
+    let v4 = halves(&out[7]);
+    for i in 0..n {
+        let want = f16_to_f32(h[i]);
+        assert!(back[i].to_bits() == want.to_bits() || (back[i].is_nan() && want.is_nan()), "load {:#06x}", h[i]);
+        let w2 = f32_to_f16(want * 2.0, 0);
+        assert!(v4[i] == w2 || (want.is_nan() && v4[i] & 0x7c00 == 0x7c00), "v4 {:#06x}: {:#06x} vs {w2:#06x}", h[i], v4[i]);
     }
 }

@@ -198,7 +198,8 @@ impl Lowerer<'_> {
         if let Some(g) = self.m.globals.get(&id) {
             let v = match g.space {
                 Space::Local => {
-                    let off = *self.local_offsets.get(&id).ok_or(invalid("__local variable not in the kernel interface"))?;
+                    let off =
+                        *self.local_offsets.get(&id).ok_or(invalid("__local variable not in the kernel interface"))?;
                     self.f.push(self.prelude, Ty::Ptr(Space::Local), Op::LocalAddr { offset: off })
                 }
                 Space::Constant => {
@@ -274,14 +275,23 @@ impl Lowerer<'_> {
 
     /// Inlines function `fid` with `args`, starting at block `entry`; returns the block where
     /// execution continues after the call and the returned scalars.
-    pub fn inline(&mut self, fid: u32, args: Vec<Vec<Value>>, entry: BlockId) -> Result<(BlockId, Vec<Value>), CompileError> {
+    pub fn inline(
+        &mut self,
+        fid: u32,
+        args: Vec<Vec<Value>>,
+        entry: BlockId,
+    ) -> Result<(BlockId, Vec<Value>), CompileError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err("recursion (or calls nested deeper than 64)"));
         }
         let func = self.m.functions.get(&fid).ok_or(invalid(format!("call of unknown function %{fid}")))?.clone();
         if func.blocks.is_empty() {
-            let name = self.m.linkage_name(fid).or_else(|| self.m.names.get(&fid).cloned()).unwrap_or_else(|| format!("%{fid}"));
+            let name = self
+                .m
+                .linkage_name(fid)
+                .or_else(|| self.m.names.get(&fid).cloned())
+                .unwrap_or_else(|| format!("%{fid}"));
             // An import: inline the definition exported by another module of the program.
             let found = self.all.iter().enumerate().find_map(|(k, (other, _, _))| {
                 (k != self.mod_idx).then(|| other.exported(&name).map(|f| (k, f))).flatten()
@@ -382,9 +392,13 @@ impl Lowerer<'_> {
                 }
                 Ok(())
             }
-            S::NoLine | S::SelectionMerge | S::LoopMerge | S::LifetimeStart | S::LifetimeStop | S::Nop | S::MemoryBarrier => {
-                Ok(())
-            }
+            S::NoLine
+            | S::SelectionMerge
+            | S::LoopMerge
+            | S::LifetimeStart
+            | S::LifetimeStop
+            | S::Nop
+            | S::MemoryBarrier => Ok(()),
             S::Branch => {
                 let t = id_operand(i, 0)?;
                 self.branch_edge(fr, label, t, *cur);
@@ -676,12 +690,8 @@ impl Lowerer<'_> {
 /// Block indices of `func` in reverse post-order from the entry, then any unreachable blocks.
 fn block_order(func: &rspirv::dr::Function) -> Vec<usize> {
     let n = func.blocks.len();
-    let index: HashMap<u32, usize> = func
-        .blocks
-        .iter()
-        .enumerate()
-        .filter_map(|(k, b)| Some((b.label.as_ref()?.result_id?, k)))
-        .collect();
+    let index: HashMap<u32, usize> =
+        func.blocks.iter().enumerate().filter_map(|(k, b)| Some((b.label.as_ref()?.result_id?, k))).collect();
     let succs: Vec<Vec<usize>> = func
         .blocks
         .iter()
@@ -775,6 +785,42 @@ impl Lowerer<'_> {
             return Ok(());
         }
         use spirv::OpenclStd100Op as C;
+        // Literal operand k (rspirv decodes extended-instruction operands as ids).
+        let lit = |k: usize| match i.operands.get(k) {
+            Some(Operand::LiteralBit32(n)) | Some(Operand::IdRef(n)) => Some(*n),
+            _ => None,
+        };
+        let (vload_half, vloada_half) = (C::vload_half as u32, C::vloada_halfn as u32);
+        if code == vload_half || code == C::vload_halfn as u32 || code == vloada_half {
+            let off = self.get1(fr, id_operand(i, 2)?)?;
+            let p = self.get1(fr, id_operand(i, 3)?)?;
+            let n = if code == vload_half { 1 } else { lit(4).ok_or(invalid("vload_halfn without a size"))? };
+            let out = self.vload_half(b, off, p, n, code == vloada_half)?;
+            fr.vals.insert(r, out);
+            return Ok(());
+        }
+        let stores = [
+            (C::vstore_half, false, false),
+            (C::vstore_half_r, false, true),
+            (C::vstore_halfn, false, false),
+            (C::vstore_halfn_r, false, true),
+            (C::vstorea_halfn, true, false),
+            (C::vstorea_halfn_r, true, true),
+        ];
+        if let Some(&(_, aligned, rounded)) = stores.iter().find(|(c, _, _)| *c as u32 == code) {
+            let data = self.get(fr, id_operand(i, 2)?)?;
+            let off = self.get1(fr, id_operand(i, 3)?)?;
+            let p = self.get1(fr, id_operand(i, 4)?)?;
+            let mode = if rounded {
+                let m = lit(5).ok_or(invalid("vstore_half_r without a rounding mode"))?;
+                super::half::HalfRound::from_spirv(m).ok_or(invalid(format!("rounding mode {m}")))?
+            } else {
+                super::half::HalfRound::Rte
+            };
+            self.vstore_half(b, &data, off, p, aligned, mode)?;
+            fr.vals.insert(r, Vec::new());
+            return Ok(());
+        }
         if code == C::vloadn as u32 || code == C::vstoren as u32 {
             // vloadn(offset, p, n) / vstoren(data, offset, p): element-aligned vector access.
             let load = code == C::vloadn as u32;

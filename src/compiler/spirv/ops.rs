@@ -29,23 +29,44 @@ impl Lowerer<'_> {
     }
 
     /// Leafwise binary operation.
-    fn zip2(&mut self, b: BlockId, tys: &[Ty], x: &[Value], y: &[Value], op: impl Fn(Value, Value) -> Op) -> Result<Vec<Value>, CompileError> {
+    fn zip2(
+        &mut self,
+        b: BlockId,
+        tys: &[Ty],
+        x: &[Value],
+        y: &[Value],
+        op: impl Fn(Value, Value) -> Op,
+    ) -> Result<Vec<Value>, CompileError> {
         if x.len() != tys.len() || y.len() != tys.len() {
             return Err(invalid("operands of different shapes"));
         }
         Ok((0..tys.len()).map(|k| self.f.push(b, tys[k], op(x[k], y[k]))).collect())
     }
 
-    fn zip1(&mut self, b: BlockId, tys: &[Ty], x: &[Value], op: impl Fn(Value) -> Op) -> Result<Vec<Value>, CompileError> {
+    fn zip1(
+        &mut self,
+        b: BlockId,
+        tys: &[Ty],
+        x: &[Value],
+        op: impl Fn(Value) -> Op,
+    ) -> Result<Vec<Value>, CompileError> {
         if x.len() != tys.len() {
             return Err(invalid("operand of a different shape"));
         }
         Ok((0..tys.len()).map(|k| self.f.push(b, tys[k], op(x[k]))).collect())
     }
 
-    pub(super) fn lower_arith(&mut self, b: BlockId, i: &Instruction, ty: u32, a: &[Vec<Value>]) -> Result<Vec<Value>, CompileError> {
+    pub(super) fn lower_arith(
+        &mut self,
+        b: BlockId,
+        i: &Instruction,
+        ty: u32,
+        a: &[Vec<Value>],
+    ) -> Result<Vec<Value>, CompileError> {
         let op = i.class.opcode;
-        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> { a.get(k).ok_or(invalid(format!("{op:?}: missing operand"))) };
+        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
+            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
+        };
         macro_rules! bin {
             ($o:expr) => {{
                 let tys = self.leaf_types(ty)?;
@@ -154,8 +175,8 @@ impl Lowerer<'_> {
                 let x = arg(0)?.clone();
                 let inf = self.const_val(Ty::F32, f32::INFINITY.to_bits() as u64);
                 let mut out = Vec::new();
-                for k in 0..tys.len() {
-                    let ab = self.f.push(b, Ty::F32, Op::Un(UnOp::FAbs, x[k]));
+                for &xk in &x[..tys.len()] {
+                    let ab = self.f.push(b, Ty::F32, Op::Un(UnOp::FAbs, xk));
                     let c = if op == S::IsInf { CmpOp::FEq } else { CmpOp::FLt };
                     out.push(self.f.push(b, Ty::I1, Op::Cmp(c, ab, inf)));
                 }
@@ -164,8 +185,10 @@ impl Lowerer<'_> {
             S::IsNormal => {
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
-                let (min, inf) =
-                    (self.const_val(Ty::F32, f32::MIN_POSITIVE.to_bits() as u64), self.const_val(Ty::F32, f32::INFINITY.to_bits() as u64));
+                let (min, inf) = (
+                    self.const_val(Ty::F32, f32::MIN_POSITIVE.to_bits() as u64),
+                    self.const_val(Ty::F32, f32::INFINITY.to_bits() as u64),
+                );
                 let mut out = Vec::new();
                 for xv in x.iter().take(tys.len()) {
                     let ab = self.f.push(b, Ty::F32, Op::Un(UnOp::FAbs, *xv));
@@ -212,7 +235,9 @@ impl Lowerer<'_> {
                 let mut out = Vec::new();
                 for k in 0..tys.len() {
                     out.push(match op {
-                        S::ConvertFToU | S::ConvertFToS => self.float_to_int(b, x[k], tys[k], op == S::ConvertFToS, sat, mode),
+                        S::ConvertFToU | S::ConvertFToS => {
+                            self.float_to_int(b, x[k], tys[k], op == S::ConvertFToS, sat, mode)
+                        }
                         _ => self.int_to_float(b, x[k], op == S::ConvertSToF, mode),
                     });
                 }
@@ -313,15 +338,19 @@ impl Lowerer<'_> {
                 let idx = idx[0];
                 // A work-item vector (`get_global_id(d)` with a run-time `d`): dimensions past
                 // the vector give 0 for ids and offsets, 1 for sizes (OpenCL C §6.15.1).
-                let wi = self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(x[0])).and_then(|i| match i.op {
-                    Op::WorkItem(w, 0) => Some(w),
-                    _ => None,
-                });
+                let wi =
+                    self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(x[0])).and_then(|i| match i.op {
+                        Op::WorkItem(w, 0) => Some(w),
+                        _ => None,
+                    });
                 let (mut r, first) = match wi {
                     Some(w) => {
                         let one = matches!(
                             w,
-                            WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups
+                            WorkItem::GlobalSize
+                                | WorkItem::LocalSize
+                                | WorkItem::EnqueuedLocalSize
+                                | WorkItem::NumGroups
                         );
                         (self.const_val(t, one as u64), 0)
                     }
@@ -361,8 +390,16 @@ impl Lowerer<'_> {
                 let x = arg(0)?.clone();
                 self.zip1(b, &tys, &x, |p| Op::Un(UnOp::Popcount, p))
             }
-            S::AtomicIAdd | S::AtomicISub | S::AtomicExchange | S::AtomicSMin | S::AtomicSMax | S::AtomicUMin
-            | S::AtomicUMax | S::AtomicAnd | S::AtomicOr | S::AtomicXor => {
+            S::AtomicIAdd
+            | S::AtomicISub
+            | S::AtomicExchange
+            | S::AtomicSMin
+            | S::AtomicSMax
+            | S::AtomicUMin
+            | S::AtomicUMax
+            | S::AtomicAnd
+            | S::AtomicOr
+            | S::AtomicXor => {
                 let t = self.leaf_types(ty)?[0];
                 let o = match op {
                     S::AtomicIAdd => AtomicOp::Add,
@@ -466,7 +503,13 @@ impl Lowerer<'_> {
     }
 
     /// OpenCL.std extended instructions (elementwise over vectors).
-    pub(super) fn lower_ext(&mut self, b: BlockId, code: u32, ty: u32, a: &[Vec<Value>]) -> Result<Vec<Value>, CompileError> {
+    pub(super) fn lower_ext(
+        &mut self,
+        b: BlockId,
+        code: u32,
+        ty: u32,
+        a: &[Vec<Value>],
+    ) -> Result<Vec<Value>, CompileError> {
         use spirv::OpenclStd100Op as C;
         let op = C::from_u32(code).ok_or(invalid(format!("unknown OpenCL.std instruction {code}")))?;
         if let Some(r) = self.lower_math(b, op, ty, a)? {
@@ -479,8 +522,11 @@ impl Lowerer<'_> {
                 return Ok(vec![self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d))]);
             }
             C::distance | C::fast_distance => {
-                let diff: Vec<Value> =
-                    a[0].iter().zip(&a[1]).map(|(x, y)| self.f.push(b, Ty::F32, Op::Bin(BinOp::FSub, *x, *y))).collect();
+                let diff: Vec<Value> = a[0]
+                    .iter()
+                    .zip(&a[1])
+                    .map(|(x, y)| self.f.push(b, Ty::F32, Op::Bin(BinOp::FSub, *x, *y)))
+                    .collect();
                 let d = self.dot(b, &diff, &diff);
                 return Ok(vec![self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d))]);
             }
@@ -488,6 +534,29 @@ impl Lowerer<'_> {
                 let d = self.dot(b, &a[0], &a[0]);
                 let s = self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d));
                 return Ok(a[0].iter().map(|x| self.f.push(b, Ty::F32, Op::Bin(BinOp::FDiv, *x, s))).collect());
+            }
+            C::shuffle | C::shuffle2 => {
+                // Element i = (x ++ y)[mask[i] mod (2^k)], using only the low bits of each mask element.
+                let (src, mask): (Vec<Value>, &Vec<Value>) = match op {
+                    C::shuffle => (a[0].clone(), &a[1]),
+                    _ => (a[0].iter().chain(&a[1]).copied().collect(), &a[2]),
+                };
+                let n = src.len().next_power_of_two() as u64;
+                let mut out = Vec::with_capacity(mask.len());
+                for &m in mask {
+                    let mt = self.f.ty(m);
+                    let bits = self.const_val(mt, n - 1);
+                    let idx = self.f.push(b, mt, Op::Bin(BinOp::And, m, bits));
+                    let t = self.f.ty(src[0]);
+                    let mut r = src[0];
+                    for (k, v) in src.iter().enumerate().skip(1) {
+                        let c = self.const_val(mt, k as u64);
+                        let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx, c));
+                        r = self.f.push(b, t, Op::Select(eq, *v, r));
+                    }
+                    out.push(r);
+                }
+                return Ok(out);
             }
             C::cross => {
                 let (x, y) = (&a[0], &a[1]);
@@ -524,7 +593,14 @@ impl Lowerer<'_> {
         acc
     }
 
-    fn ext_scalar(&mut self, b: BlockId, op: spirv::OpenclStd100Op, t: Ty, x: &[Value], signed: bool) -> Result<Value, CompileError> {
+    fn ext_scalar(
+        &mut self,
+        b: BlockId,
+        op: spirv::OpenclStd100Op,
+        t: Ty,
+        x: &[Value],
+        signed: bool,
+    ) -> Result<Value, CompileError> {
         use spirv::OpenclStd100Op as C;
         let f = |s: &mut Self, o: Op| s.f.push(b, t, o);
         let cf = |s: &mut Self, v: f32| s.const_val(Ty::F32, v.to_bits() as u64);
