@@ -438,10 +438,35 @@ fn half_loads_and_stores_in_every_rounding_mode() {
         back[i] = vload_half(i, h);
         if (i % 4 == 0) vstore_half4(vload_half4(i / 4, h) * 2.0f, i / 4, v4);
     }";
+    #[allow(clippy::excessive_precision)] // exact f32 values (1 + 2^-10, …), written out in full
     let mut f: Vec<f32> = vec![
-        0.0, -0.0, 1.0, -1.0, 65504.0, 65519.99, 65520.0, 65536.0, 1e9, -1e9, f32::INFINITY, f32::NEG_INFINITY,
-        f32::NAN, -f32::NAN, 6.1035156e-5, 6.0e-5, 5.9604645e-8, 2.9802322e-8, 2.9802326e-8, 1e-10, -1e-10, 0.333333,
-        1.0009765625, 1.00048828125, 1.00146484375, -2.00048828125, 1e-45,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        65504.0,
+        65519.99,
+        65520.0,
+        65536.0,
+        1e9,
+        -1e9,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        6.1035156e-5,
+        6.0e-5,
+        5.9604645e-8,
+        2.9802322e-8,
+        2.9802326e-8,
+        1e-10,
+        -1e-10,
+        0.333333,
+        1.0009765625,
+        1.00048828125,
+        1.00146484375,
+        -2.00048828125,
+        1e-45,
     ];
     let mut seed = 0x1234_5678u32;
     while f.len() < 256 {
@@ -452,7 +477,8 @@ fn half_loads_and_stores_in_every_rounding_mode() {
     let n = f.len();
     let h: Vec<u16> = (0..n as u32).map(|k| (k.wrapping_mul(40_503) ^ (k << 9)) as u16).collect();
     let hb: Vec<u8> = h.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let args = [f32s(&f), zeros(2 * n), zeros(2 * n), zeros(2 * n), zeros(2 * n), A::Buf(hb), zeros(4 * n), zeros(2 * n)];
+    let args =
+        [f32s(&f), zeros(2 * n), zeros(2 * n), zeros(2 * n), zeros(2 * n), A::Buf(hb), zeros(4 * n), zeros(2 * n)];
     let out = run(src, "k", &[n as u32], &[64], &args);
     let halves = |b: &[u8]| b.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect::<Vec<_>>();
     for (mode, idx) in [(0, 1), (1, 2), (2, 3), (3, 4)] {
@@ -467,6 +493,50 @@ fn half_loads_and_stores_in_every_rounding_mode() {
         let want = f16_to_f32(h[i]);
         assert!(back[i].to_bits() == want.to_bits() || (back[i].is_nan() && want.is_nan()), "load {:#06x}", h[i]);
         let w2 = f32_to_f16(want * 2.0, 0);
-        assert!(v4[i] == w2 || (want.is_nan() && v4[i] & 0x7c00 == 0x7c00), "v4 {:#06x}: {:#06x} vs {w2:#06x}", h[i], v4[i]);
+        assert!(
+            v4[i] == w2 || (want.is_nan() && v4[i] & 0x7c00 == 0x7c00),
+            "v4 {:#06x}: {:#06x} vs {w2:#06x}",
+            h[i],
+            v4[i]
+        );
+    }
+}
+
+/// `async_work_group_copy` (global → local, float4 elements, more elements than work-items),
+/// `async_work_group_strided_copy` (local → global) and `wait_group_events`, in partial and full
+/// work-groups.
+#[test]
+fn async_work_group_copies() {
+    let src = "__kernel void k(__global const float4 *in, __global float4 *rot, __global float *strided, int n) {
+        __local float4 tile[100];
+        __local float flat[100];
+        int g = get_group_id(0), l = get_local_id(0), ls = get_local_size(0);
+        event_t e = async_work_group_copy(tile, in + g * n, n, 0);
+        wait_group_events(1, &e);
+        for (int j = l; j < n; j += ls) { rot[g * n + j] = tile[(j + 1) % n] * 2.0f; flat[j] = tile[j].y; }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        prefetch(in, 4);
+        event_t f = async_work_group_strided_copy(strided + g * 3 * n, flat, n, 3, 0);
+        wait_group_events(1, &f);
+    }";
+    let (n, groups, local) = (77usize, 3usize, 32usize);
+    let input: Vec<f32> = (0..4 * n * groups).map(|k| k as f32 * 0.25 - 9.0).collect();
+    let out = run(
+        src,
+        "k",
+        &[(groups * local) as u32],
+        &[local as u32],
+        &[f32s(&input), zeros(16 * n * groups), zeros(12 * n * groups), val_i32(n as i32)],
+    );
+    let (rot, strided) = (as_f32(&out[1]), as_f32(&out[2]));
+    for g in 0..groups {
+        for j in 0..n {
+            for c in 0..4 {
+                let want = input[4 * (g * n + (j + 1) % n) + c] * 2.0;
+                assert_eq!(rot[4 * (g * n + j) + c], want, "rot g={g} j={j} c={c}");
+            }
+            assert_eq!(strided[g * 3 * n + 3 * j], input[4 * (g * n + j) + 1], "strided g={g} j={j}");
+            assert_eq!(strided[g * 3 * n + 3 * j + 1], 0.0);
+        }
     }
 }

@@ -33,6 +33,9 @@ pub(super) struct Lowerer<'m> {
     /// printf call sites found in this kernel; their ids follow `printf_first_id`.
     pub printf_sites: Vec<crate::abi::printf::PrintfSite>,
     pub printf_first_id: u32,
+    /// Results of `OpPtrCastToGeneric`: only `wait_group_events`'s event list may use them (it
+    /// ignores it); any other use is reported as unsupported.
+    generic_ids: std::collections::HashSet<u32>,
 }
 
 /// Per-inlined-call state.
@@ -77,6 +80,7 @@ pub(super) fn lower_kernel(
         line: None,
         printf_sites: Vec::new(),
         printf_first_id: printf.sites.len() as u32,
+        generic_ids: Default::default(),
     };
     // Static __local variables of this kernel, in interface order.
     for id in iface {
@@ -184,6 +188,9 @@ impl Lowerer<'_> {
 
     /// The lowered scalars of an id: frame values, constants or module-scope variables.
     fn get(&mut self, fr: &Frame, id: u32) -> Result<Vec<Value>, CompileError> {
+        if self.generic_ids.contains(&id) {
+            return Err(self.err("generic address space pointers"));
+        }
         if let Some(v) = fr.vals.get(&id) {
             return Ok(v.clone());
         }
@@ -507,6 +514,26 @@ impl Lowerer<'_> {
                 }
                 let global = sem & (spirv::MemorySemantics::CROSS_WORKGROUP_MEMORY.bits()) != 0;
                 self.f.push_void(*cur, Op::Barrier { global });
+                Ok(())
+            }
+            S::GroupAsyncCopy => {
+                let (r, _) = self.result(i)?;
+                let dst_id = id_operand(i, 1)?;
+                let (dst, src) = (self.get1(fr, dst_id)?, self.get1(fr, id_operand(i, 2)?)?);
+                let (num, stride) = (self.get1(fr, id_operand(i, 3)?)?, self.get1(fr, id_operand(i, 4)?)?);
+                let (space, elem) = self.m.types.pointee(self.type_of(dst_id)?)?;
+                self.group_async_copy(cur, dst, src, num, stride, elem, space == Space::Local)?;
+                let event = self.const_val(Ty::I32, 0);
+                fr.vals.insert(r, vec![event]);
+                Ok(())
+            }
+            S::PtrCastToGeneric => {
+                let (r, _) = self.result(i)?;
+                self.generic_ids.insert(r);
+                Ok(())
+            }
+            S::GroupWaitEvents => {
+                self.f.push_void(*cur, Op::Barrier { global: true });
                 Ok(())
             }
             S::ExtInst => self.ext_inst(fr, *cur, i),

@@ -11,6 +11,7 @@ mod integer;
 mod lower;
 mod math;
 mod ops;
+mod async_copy;
 mod half;
 mod printf;
 pub mod types;

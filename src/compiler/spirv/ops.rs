@@ -535,6 +535,8 @@ impl Lowerer<'_> {
                 let s = self.f.push(b, Ty::F32, Op::Un(UnOp::FSqrt, d));
                 return Ok(a[0].iter().map(|x| self.f.push(b, Ty::F32, Op::Bin(BinOp::FDiv, *x, s))).collect());
             }
+            // A hint; our memory has no cache to warm.
+            C::prefetch => return Ok(Vec::new()),
             C::shuffle | C::shuffle2 => {
                 // Element i = (x ++ y)[mask[i] mod (2^k)], using only the low bits of each mask element.
                 let (src, mask): (Vec<Value>, &Vec<Value>) = match op {

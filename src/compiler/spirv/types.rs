@@ -10,13 +10,32 @@ use std::collections::HashMap;
 pub enum SType {
     Void,
     Bool,
-    Int { width: u32, signed: bool },
-    Float { width: u32 },
-    Vector { elem: u32, count: u32 },
-    Array { elem: u32, len: u32 },
-    RuntimeArray { elem: u32 },
-    Struct { members: Vec<u32>, packed: bool },
-    Pointer { space: Space, pointee: u32 },
+    Int {
+        width: u32,
+        signed: bool,
+    },
+    Float {
+        width: u32,
+    },
+    Vector {
+        elem: u32,
+        count: u32,
+    },
+    Array {
+        elem: u32,
+        len: u32,
+    },
+    RuntimeArray {
+        elem: u32,
+    },
+    Struct {
+        members: Vec<u32>,
+        packed: bool,
+    },
+    Pointer {
+        space: Space,
+        pointee: u32,
+    },
     Function,
     /// Opaque or unsupported (events, images, samplers…): carries the opcode name.
     Opaque(&'static str),
@@ -45,6 +64,8 @@ impl Types {
             SType::Float { width: 64 } => return Err(CompileError::unsupported("double-precision floating point")),
             SType::Float { width: 16 } => return Err(CompileError::unsupported("half-precision floating point")),
             SType::Pointer { space, .. } => Ty::Ptr(*space),
+            // `event_t` (async copies): a dummy 32-bit value.
+            SType::Opaque("event_t") => Ty::I32,
             other => return Err(CompileError::InvalidSpirv(format!("type {other:?} is not a scalar"))),
         })
     }
@@ -145,6 +166,7 @@ impl Types {
                     end.next_multiple_of(self.align(id)?)
                 }
             }
+            SType::Opaque("event_t") => 4,
             SType::RuntimeArray { .. } | SType::Void | SType::Function | SType::Opaque(_) => 0,
         })
     }
