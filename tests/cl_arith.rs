@@ -11,15 +11,11 @@ use clrun::*;
 /// 256 work-items in 4 groups: every char value once.
 const N: usize = 256;
 
-#[test]
-fn char_arithmetic_shifts_and_compares() {
-    char_arithmetic_shifts_and_compares_with("");
-}
-
-#[test]
-fn char_arithmetic_shifts_and_compares_unoptimized() {
-    char_arithmetic_shifts_and_compares_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    char_arithmetic_shifts_and_compares,
+    char_arithmetic_shifts_and_compares_unoptimized,
+    char_arithmetic_shifts_and_compares_with
+);
 
 fn char_arithmetic_shifts_and_compares_with(options: &str) {
     let src = "__kernel void k(__global const char *a, __global const char *b, __global char *out) {
@@ -357,15 +353,11 @@ fn float_comparisons_follow_ieee_including_nan() {
     }
 }
 
-#[test]
-fn int_and_float_conversions_truncate_and_round() {
-    int_and_float_conversions_truncate_and_round_with("");
-}
-
-#[test]
-fn int_and_float_conversions_truncate_and_round_unoptimized() {
-    int_and_float_conversions_truncate_and_round_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    int_and_float_conversions_truncate_and_round,
+    int_and_float_conversions_truncate_and_round_unoptimized,
+    int_and_float_conversions_truncate_and_round_with
+);
 
 fn int_and_float_conversions_truncate_and_round_with(options: &str) {
     let src = "__kernel void k(__global const float *f, __global const int *n, __global const uint *u,
@@ -402,15 +394,11 @@ fn int_and_float_conversions_truncate_and_round_with(options: &str) {
     }
 }
 
-#[test]
-fn small_integer_sign_and_zero_extension() {
-    small_integer_sign_and_zero_extension_with("");
-}
-
-#[test]
-fn small_integer_sign_and_zero_extension_unoptimized() {
-    small_integer_sign_and_zero_extension_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    small_integer_sign_and_zero_extension,
+    small_integer_sign_and_zero_extension_unoptimized,
+    small_integer_sign_and_zero_extension_with
+);
 
 fn small_integer_sign_and_zero_extension_with(options: &str) {
     let src = "__kernel void k(__global const char *c, __global const uchar *uc, __global const short *s,

@@ -11,15 +11,11 @@ mod cl;
 mod clrun;
 use clrun::*;
 
-#[test]
-fn tree_reduction_in_local_memory() {
-    tree_reduction_in_local_memory_with("");
-}
-
-#[test]
-fn tree_reduction_in_local_memory_unoptimized() {
-    tree_reduction_in_local_memory_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    tree_reduction_in_local_memory,
+    tree_reduction_in_local_memory_unoptimized,
+    tree_reduction_in_local_memory_with
+);
 
 fn tree_reduction_in_local_memory_with(options: &str) {
     let src = "__kernel void k(__global const int *in, __global int *sums, __global int *mins,
@@ -107,15 +103,7 @@ fn hillis_steele_scan_with_barriers_in_a_loop() {
     }
 }
 
-#[test]
-fn matmul_with_local_tiling() {
-    matmul_with_local_tiling_with("");
-}
-
-#[test]
-fn matmul_with_local_tiling_unoptimized() {
-    matmul_with_local_tiling_with("-cl-opt-disable");
-}
+both_opt_levels!(matmul_with_local_tiling, matmul_with_local_tiling_unoptimized, matmul_with_local_tiling_with);
 
 fn matmul_with_local_tiling_with(options: &str) {
     let src = "

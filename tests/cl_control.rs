@@ -121,15 +121,11 @@ fn do_while_and_for_loops_with_divergent_bounds() {
     }
 }
 
-#[test]
-fn switch_with_fallthrough_default_and_sparse_cases() {
-    switch_with_fallthrough_default_and_sparse_cases_with("");
-}
-
-#[test]
-fn switch_with_fallthrough_default_and_sparse_cases_unoptimized() {
-    switch_with_fallthrough_default_and_sparse_cases_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    switch_with_fallthrough_default_and_sparse_cases,
+    switch_with_fallthrough_default_and_sparse_cases_unoptimized,
+    switch_with_fallthrough_default_and_sparse_cases_with
+);
 
 fn switch_with_fallthrough_default_and_sparse_cases_with(options: &str) {
     let src = "__kernel void k(__global const int *a, __global int *out) {
@@ -178,15 +174,11 @@ fn switch_with_fallthrough_default_and_sparse_cases_with(options: &str) {
     }
 }
 
-#[test]
-fn divergent_break_and_continue_in_nested_loops() {
-    divergent_break_and_continue_in_nested_loops_with("");
-}
-
-#[test]
-fn divergent_break_and_continue_in_nested_loops_unoptimized() {
-    divergent_break_and_continue_in_nested_loops_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    divergent_break_and_continue_in_nested_loops,
+    divergent_break_and_continue_in_nested_loops_unoptimized,
+    divergent_break_and_continue_in_nested_loops_with
+);
 
 fn divergent_break_and_continue_in_nested_loops_with(options: &str) {
     let src = "__kernel void k(__global const int *a, __global int *out) {
@@ -229,15 +221,11 @@ fn divergent_break_and_continue_in_nested_loops_with(options: &str) {
     }
 }
 
-#[test]
-fn early_return_from_the_kernel_is_divergent() {
-    early_return_from_the_kernel_is_divergent_with("");
-}
-
-#[test]
-fn early_return_from_the_kernel_is_divergent_unoptimized() {
-    early_return_from_the_kernel_is_divergent_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    early_return_from_the_kernel_is_divergent,
+    early_return_from_the_kernel_is_divergent_unoptimized,
+    early_return_from_the_kernel_is_divergent_with
+);
 
 fn early_return_from_the_kernel_is_divergent_with(options: &str) {
     let src = "__kernel void k(__global const int *a, __global int *out, int n) {
@@ -300,15 +288,11 @@ fn return_from_inside_a_loop() {
     }
 }
 
-#[test]
-fn nested_divergence_inside_loops() {
-    nested_divergence_inside_loops_with("");
-}
-
-#[test]
-fn nested_divergence_inside_loops_unoptimized() {
-    nested_divergence_inside_loops_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    nested_divergence_inside_loops,
+    nested_divergence_inside_loops_unoptimized,
+    nested_divergence_inside_loops_with
+);
 
 fn nested_divergence_inside_loops_with(options: &str) {
     let src = "__kernel void k(__global const int *a, __global int *out) {
@@ -450,15 +434,11 @@ fn uniform_branches_and_loops_around_divergent_code() {
     }
 }
 
-#[test]
-fn helper_functions_with_private_and_global_pointers() {
-    helper_functions_with_private_and_global_pointers_with("");
-}
-
-#[test]
-fn helper_functions_with_private_and_global_pointers_unoptimized() {
-    helper_functions_with_private_and_global_pointers_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    helper_functions_with_private_and_global_pointers,
+    helper_functions_with_private_and_global_pointers_unoptimized,
+    helper_functions_with_private_and_global_pointers_with
+);
 
 fn helper_functions_with_private_and_global_pointers_with(options: &str) {
     let src = "

@@ -7,26 +7,6 @@ mod cl;
 mod clrun;
 use clrun::*;
 
-impl Elem for i64 {
-    const SIZE: usize = 8;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> Self {
-        i64::from_le_bytes(b.try_into().unwrap())
-    }
-}
-
-impl Elem for u64 {
-    const SIZE: usize = 8;
-    fn put(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> Self {
-        u64::from_le_bytes(b.try_into().unwrap())
-    }
-}
-
 /// Work-items per run (8 groups of 64).
 const N: usize = 512;
 
@@ -182,7 +162,7 @@ fn signed_division_and_remainder() {
 fn unsigned_division_and_remainder() {
     binop("ulong", 5, 3, "o[0] = x / y; o[1] = x % y; o[2] = x / 10 + x % 1000000007UL;", |x, y| {
         let (x, y) = (x as u64, y as u64);
-        let (q, r) = if y != 0 { (Some((x / y) as i64), Some((x % y) as i64)) } else { (None, None) };
+        let (q, r) = (x.checked_div(y).map(|q| q as i64), x.checked_rem(y).map(|r| r as i64));
         vec![q, r, Some((x / 10 + x % 1_000_000_007) as i64)]
     });
 }
@@ -772,10 +752,10 @@ fn long_in_private_and_local_memory() {
     let out = run1(src, "k", N, 64, &[buf(&a), zeros(8 * N), Arg::Local(8 * 64)]);
     let got: Vec<i64> = read(&out[1]);
     let p = |i: usize, j: usize| a[i].wrapping_mul(j as i64 + 1).wrapping_sub(j as i64);
-    for i in 0..N {
+    for (i, &g) in got.iter().enumerate() {
         let l = i % 64;
         let other = i - l + 63 - l;
-        assert_eq!(got[i], p(other, (other + 3) & 7).wrapping_add(p(i, i & 7)), "work-item {i}");
+        assert_eq!(g, p(other, (other + 3) & 7).wrapping_add(p(i, i & 7)), "work-item {i}");
     }
 }
 

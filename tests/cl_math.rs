@@ -9,14 +9,69 @@ mod clrun;
 use clrun::*;
 use std::f64::consts::PI;
 
-extern "C" {
-    fn remainder(x: f64, y: f64) -> f64;
-    fn remquo(x: f64, y: f64, q: *mut i32) -> f64;
-    fn frexp(x: f64, e: *mut i32) -> f64;
-    fn ldexp(x: f64, e: i32) -> f64;
-    fn logb(x: f64) -> f64;
-    fn nextafterf(x: f32, y: f32) -> f32;
+/// Safe wrappers of the host C library's (double-precision) math functions used as references.
+mod libm {
+    mod ffi {
+        extern "C" {
+            pub fn remainder(x: f64, y: f64) -> f64;
+            pub fn remquo(x: f64, y: f64, q: *mut i32) -> f64;
+            pub fn frexp(x: f64, e: *mut i32) -> f64;
+            pub fn ldexp(x: f64, e: i32) -> f64;
+            pub fn logb(x: f64) -> f64;
+            pub fn nextafterf(x: f32, y: f32) -> f32;
+            pub fn erf(x: f64) -> f64;
+            pub fn erfc(x: f64) -> f64;
+            pub fn tgamma(x: f64) -> f64;
+            pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+        }
+    }
+
+    /// Wraps C functions that take and return plain numbers.
+    macro_rules! pure {
+        ($($f:ident($($a:ident: $t:ty),*) -> $r:ty;)*) => {$(
+            pub fn $f($($a: $t),*) -> $r {
+                // SAFETY: a C99 math function of plain values: no pointers, defined for every
+                // input (NaNs and infinities included); it only may set errno.
+                unsafe { ffi::$f($($a),*) }
+            }
+        )*};
+    }
+    pure! {
+        remainder(x: f64, y: f64) -> f64;
+        ldexp(x: f64, e: i32) -> f64;
+        logb(x: f64) -> f64;
+        nextafterf(x: f32, y: f32) -> f32;
+        erf(x: f64) -> f64;
+        erfc(x: f64) -> f64;
+        tgamma(x: f64) -> f64;
+    }
+
+    /// `remquo`: the remainder and the low quotient bits (with the quotient's sign).
+    pub fn remquo(x: f64, y: f64) -> (f64, i32) {
+        let mut q = 0;
+        // SAFETY: `q` is a live local `int` the function writes the quotient bits to.
+        let r = unsafe { ffi::remquo(x, y, &mut q) };
+        (r, q)
+    }
+
+    /// `frexp`: the mantissa and the exponent.
+    pub fn frexp(x: f64) -> (f64, i32) {
+        let mut e = 0;
+        // SAFETY: `e` is a live local `int` the function writes the exponent to.
+        let m = unsafe { ffi::frexp(x, &mut e) };
+        (m, e)
+    }
+
+    /// `lgamma_r`: log|Γ(x)| and the sign of Γ(x).
+    pub fn lgamma_r(x: f64) -> (f64, i32) {
+        let mut s = 0;
+        // SAFETY: `s` is a live local `int` the function writes the sign to; the reentrant form
+        // touches no global state.
+        let l = unsafe { ffi::lgamma_r(x, &mut s) };
+        (l, s)
+    }
 }
+use libm::*;
 
 type Ref = fn(f32, f32, i32) -> f64;
 
@@ -164,7 +219,7 @@ fn check(cases: &[Case], a: &[f32], b: &[f32], n: &[i32]) {
             } else {
                 let d = ulps(g, w);
                 worst = worst.max(d);
-                d <= cs.ulp && (g == 0.0) == (w == 0.0) || d <= cs.ulp && w.abs() < f32::MIN_POSITIVE
+                d <= cs.ulp && ((g == 0.0) == (w == 0.0) || w.abs() < f32::MIN_POSITIVE)
             };
             if !ok && fails.len() < 40 {
                 fails.push(format!("{what}: got {g:e} ({:#x}), want {w:e} ({:#x})", g.to_bits(), w.to_bits()));
@@ -370,7 +425,7 @@ fn powr_ref(x: f64, y: f64) -> f64 {
     if x < 0.0 || x.is_nan() || y.is_nan() {
         return f64::NAN;
     }
-    if (x == 0.0 && y == 0.0) || (x.is_infinite() && y == 0.0) || (x == 1.0 && y.is_infinite()) {
+    if ((x == 0.0 || x.is_infinite()) && y == 0.0) || (x == 1.0 && y.is_infinite()) {
         return f64::NAN;
     }
     x.abs().powf(y)
@@ -527,11 +582,10 @@ fn remainders_and_exact_functions() {
     check(
         &[
             c("fmod(a, b)", 0, |a, b, _| d(a) % d(b)),
-            c("remainder(a, b)", 0, |a, b, _| unsafe { remainder(d(a), d(b)) }),
-            c("remquo(a, b, &ti)", 0, |a, b, _| unsafe { remainder(d(a), d(b)) }),
+            c("remainder(a, b)", 0, |a, b, _| remainder(d(a), d(b))),
+            c("remquo(a, b, &ti)", 0, |a, b, _| remainder(d(a), d(b))),
             c("(float)(abs(ti) & 7) * (ti < 0 ? -1.0f : 1.0f)", 0, |a, b, _| {
-                let mut q = 0;
-                let r = unsafe { remquo(d(a), d(b), &mut q) };
+                let (r, q) = remquo(d(a), d(b));
                 if r.is_nan() || d(b).is_infinite() {
                     return 0.0;
                 }
@@ -543,7 +597,7 @@ fn remainders_and_exact_functions() {
                 }
             }),
             c("hypot(a, b)", 4, |a, b, _| d(a).hypot(d(b))),
-            c("nextafter(a, b)", 0, |a, b, _| unsafe { nextafterf(a, b) } as f64),
+            c("nextafter(a, b)", 0, |a, b, _| nextafterf(a, b) as f64),
             c("maxmag(a, b)", 0, |a, b, _| {
                 if a.abs() > b.abs() {
                     d(a)
@@ -575,8 +629,8 @@ fn remainders_and_exact_functions() {
                     0.0
                 }
             }),
-            c("ldexp(a, n)", 0, |a, _, n| unsafe { ldexp(d(a), n) }),
-            c("ldexp(b, n - 150)", 0, |_, b, n| unsafe { ldexp(d(b), n - 150) }),
+            c("ldexp(a, n)", 0, |a, _, n| ldexp(d(a), n)),
+            c("ldexp(b, n - 150)", 0, |_, b, n| ldexp(d(b), n - 150)),
         ],
         &a,
         &b,
@@ -606,13 +660,9 @@ fn decomposition_functions() {
                 |a, _, _| if a.is_infinite() { d(0f32.copysign(a)) } else { d((a - a.trunc()).copysign(a)) },
             ),
             c("t0", 0, |a, _, _| d(a.trunc())),
-            c("frexp(a, &ti)", 0, |a, _, _| {
-                let mut e = 0;
-                unsafe { frexp(d(a), &mut e) }
-            }),
+            c("frexp(a, &ti)", 0, |a, _, _| frexp(d(a)).0),
             c("(float)ti", 0, |a, _, _| {
-                let mut e = 0;
-                unsafe { frexp(d(a), &mut e) };
+                let e = frexp(d(a)).1;
                 if a.is_finite() {
                     e as f64
                 } else {
@@ -625,10 +675,10 @@ fn decomposition_functions() {
                 } else if a == 0.0 {
                     i32::MIN as f64
                 } else {
-                    unsafe { logb(d(a)) }
+                    logb(d(a))
                 }
             }),
-            c("logb(a)", 0, |a, _, _| unsafe { logb(d(a)) }),
+            c("logb(a)", 0, |a, _, _| logb(d(a))),
         ],
         707,
     );
@@ -668,8 +718,8 @@ fn common_and_vector_forms() {
             assert_ulps(g(0), d(x).sin() as f32, 4, format!("sincos {w}"));
             assert_ulps(g(1), d(x).cos() as f32, 4, format!("sincos cos {w}"));
             assert_ulps(g(2), d(x).abs().powf(d(y)) as f32, 16, format!("pow {w}"));
-            let mut e = 0;
-            let m = unsafe { frexp(d(x), &mut e) } as f32;
+            let (m, e) = frexp(d(x));
+            let m = m as f32;
             assert_bits(g(3), m, format!("frexp {w}"));
             assert_eq!(ii[8 * i + l], e, "frexp exponent {w}");
             let t = ((x + 1.0) / 3.0).clamp(0.0, 1.0);
@@ -691,13 +741,6 @@ fn common_and_vector_forms() {
     }
 }
 
-extern "C" {
-    fn erf(x: f64) -> f64;
-    fn erfc(x: f64) -> f64;
-    fn tgamma(x: f64) -> f64;
-    fn lgamma_r(x: f64, sign: *mut i32) -> f64;
-}
-
 #[test]
 fn error_and_gamma_functions() {
     let mut a = unary_inputs(909);
@@ -710,9 +753,9 @@ fn error_and_gamma_functions() {
     let n = vec![0; a.len()];
     check(
         &[
-            c("erf(a)", 16, |a, _, _| unsafe { erf(d(a)) }),
-            c("erfc(a)", 16, |a, _, _| unsafe { erfc(d(a)) }),
-            c("tgamma(a)", 16, |a, _, _| unsafe { tgamma(d(a)) }),
+            c("erf(a)", 16, |a, _, _| erf(d(a))),
+            c("erfc(a)", 16, |a, _, _| erfc(d(a))),
+            c("tgamma(a)", 16, |a, _, _| tgamma(d(a))),
         ],
         &a,
         &b,
@@ -726,10 +769,9 @@ fn error_and_gamma_functions() {
         &n,
     );
     for (i, x) in a.iter().enumerate() {
-        let mut s = 0;
-        let w = unsafe { lgamma_r(d(*x), &mut s) };
-        for j in 0..2 {
-            let g = got[j][i] as f64;
+        let (w, s) = lgamma_r(d(*x));
+        for col in &got[..2] {
+            let g = col[i] as f64;
             let ok = if w.is_nan() {
                 g.is_nan()
             } else if w.is_infinite() || w as f32 == f32::INFINITY {
@@ -801,12 +843,12 @@ fn geometric_functions_avoid_overflow() {
         }
         let l4 = len(&v);
         let l3 = len(&v[..3]);
-        for k in 0..4 {
-            let want = if l4 == 0.0 { v[k] } else { v[k] / l4 };
+        for (k, &x) in v[..4].iter().enumerate() {
+            let want = if l4 == 0.0 { x } else { x / l4 };
             assert_ulps(g(6 + k), want as f32, 4, format!("normalize4 lane {k} {what}"));
         }
-        for k in 0..3 {
-            let want = if l3 == 0.0 { v[k] } else { v[k] / l3 };
+        for (k, &x) in v[..3].iter().enumerate() {
+            let want = if l3 == 0.0 { x } else { x / l3 };
             assert_ulps(g(10 + k), want as f32, 4, format!("normalize3 lane {k} {what}"));
         }
         if w.iter().all(|x| x.abs() < 1e18 && x.abs() > 1e-18) {
@@ -878,7 +920,7 @@ fn relational_functions_on_special_values() {
                 x >= y,
                 x < y,
                 x <= y,
-                x < y || x > y,
+                x.partial_cmp(&y).is_some_and(|o| o.is_ne()), // islessgreater: ordered, unequal
             ];
             for (k, w) in want.iter().enumerate() {
                 assert_eq!(v[56 * i + 4 * k + l], if *w { -1 } else { 0 }, "vector relational {k} of x={x} y={y}");

@@ -157,15 +157,11 @@ fn program_scope_constant_arrays() {
     }
 }
 
-#[test]
-fn private_array_insertion_sort_with_dynamic_indices() {
-    private_array_insertion_sort_with_dynamic_indices_with("");
-}
-
-#[test]
-fn private_array_insertion_sort_with_dynamic_indices_unoptimized() {
-    private_array_insertion_sort_with_dynamic_indices_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    private_array_insertion_sort_with_dynamic_indices,
+    private_array_insertion_sort_with_dynamic_indices_unoptimized,
+    private_array_insertion_sort_with_dynamic_indices_with
+);
 
 fn private_array_insertion_sort_with_dynamic_indices_with(options: &str) {
     let src = "__kernel void k(__global const int *in, __global int *out) {
@@ -225,15 +221,11 @@ fn private_arrays_of_small_types_and_floats() {
     }
 }
 
-#[test]
-fn private_structs_with_array_members() {
-    private_structs_with_array_members_with("");
-}
-
-#[test]
-fn private_structs_with_array_members_unoptimized() {
-    private_structs_with_array_members_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    private_structs_with_array_members,
+    private_structs_with_array_members_unoptimized,
+    private_structs_with_array_members_with
+);
 
 fn private_structs_with_array_members_with(options: &str) {
     let src = "
@@ -282,15 +274,11 @@ fn private_structs_with_array_members_with(options: &str) {
     }
 }
 
-#[test]
-fn struct_by_value_kernel_argument() {
-    struct_by_value_kernel_argument_with("");
-}
-
-#[test]
-fn struct_by_value_kernel_argument_unoptimized() {
-    struct_by_value_kernel_argument_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    struct_by_value_kernel_argument,
+    struct_by_value_kernel_argument_unoptimized,
+    struct_by_value_kernel_argument_with
+);
 
 fn struct_by_value_kernel_argument_with(options: &str) {
     let src = "
@@ -311,15 +299,11 @@ fn struct_by_value_kernel_argument_with(options: &str) {
     }
 }
 
-#[test]
-fn nested_struct_by_value_and_global_struct_arrays() {
-    nested_struct_by_value_and_global_struct_arrays_with("");
-}
-
-#[test]
-fn nested_struct_by_value_and_global_struct_arrays_unoptimized() {
-    nested_struct_by_value_and_global_struct_arrays_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    nested_struct_by_value_and_global_struct_arrays,
+    nested_struct_by_value_and_global_struct_arrays_unoptimized,
+    nested_struct_by_value_and_global_struct_arrays_with
+);
 
 fn nested_struct_by_value_and_global_struct_arrays_with(options: &str) {
     let src = "

@@ -10,15 +10,11 @@ use clrun::*;
 
 const N: usize = 128;
 
-#[test]
-fn float4_arithmetic_and_swizzles() {
-    float4_arithmetic_and_swizzles_with("");
-}
-
-#[test]
-fn float4_arithmetic_and_swizzles_unoptimized() {
-    float4_arithmetic_and_swizzles_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    float4_arithmetic_and_swizzles,
+    float4_arithmetic_and_swizzles_unoptimized,
+    float4_arithmetic_and_swizzles_with
+);
 
 fn float4_arithmetic_and_swizzles_with(options: &str) {
     let src = "__kernel void k(__global const float4 *a, __global const float4 *b, __global float4 *out) {
@@ -51,15 +47,11 @@ fn float4_arithmetic_and_swizzles_with(options: &str) {
     }
 }
 
-#[test]
-fn three_element_vectors_have_four_element_storage() {
-    three_element_vectors_have_four_element_storage_with("");
-}
-
-#[test]
-fn three_element_vectors_have_four_element_storage_unoptimized() {
-    three_element_vectors_have_four_element_storage_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    three_element_vectors_have_four_element_storage,
+    three_element_vectors_have_four_element_storage_unoptimized,
+    three_element_vectors_have_four_element_storage_with
+);
 
 fn three_element_vectors_have_four_element_storage_with(options: &str) {
     let src = "__kernel void k(__global const int3 *in, __global int3 *out3, __global int *flat, __global float3 *f3) {
@@ -83,15 +75,11 @@ fn three_element_vectors_have_four_element_storage_with(options: &str) {
     }
 }
 
-#[test]
-fn sixteen_and_eight_element_vectors() {
-    sixteen_and_eight_element_vectors_with("");
-}
-
-#[test]
-fn sixteen_and_eight_element_vectors_unoptimized() {
-    sixteen_and_eight_element_vectors_with("-cl-opt-disable");
-}
+both_opt_levels!(
+    sixteen_and_eight_element_vectors,
+    sixteen_and_eight_element_vectors_unoptimized,
+    sixteen_and_eight_element_vectors_with
+);
 
 fn sixteen_and_eight_element_vectors_with(options: &str) {
     let src = "__kernel void k(__global const int16 *a, __global int16 *out, __global float8 *f) {

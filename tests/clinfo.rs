@@ -101,7 +101,10 @@ fn clinfo_list_shows_ours_beside_another_platform() {
     assert!(platforms.iter().any(|l| l.contains("Portable Computing Language")), "{out}");
     assert!(out.contains("Device #0: Ventus GPGPU device"), "{out}");
     let full = clinfo_with(&[], &dir);
-    assert!(full.lines().any(|l| l.trim_start().starts_with("Number of platforms") && l.trim_end().ends_with('2')), "{full}");
+    assert!(
+        full.lines().any(|l| l.trim_start().starts_with("Number of platforms") && l.trim_end().ends_with('2')),
+        "{full}"
+    );
     // No error marker anywhere in the Ventus platform's part of the output.
     let ours = full.split("Platform Name").find(|s| s.trim_start().starts_with("Ventus")).unwrap_or("");
     assert!(error_lines(ours).is_empty(), "{ours}");

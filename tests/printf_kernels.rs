@@ -7,7 +7,6 @@
 //! `CL_DEVICE_PRINTF_BUFFER_SIZE`; a tiny buffer reports lost records instead of crashing.
 
 #[path = "common/cl.rs"]
-#[allow(dead_code)]
 mod cl;
 use cl::*;
 use std::ffi::{c_char, c_void, CStr, CString};

@@ -223,7 +223,8 @@ pub fn link_image(kernel_asm: &str, kernels: &[KernelInfo]) -> Result<ElfImage, 
 
 /// As [`link_image`], with `.rodata` contents (addressed by the code through [`RODATA_SYMBOL`]).
 pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: &[u8]) -> Result<ElfImage, LinkError> {
-    let rodata_bytes = u32::try_from(rodata.len()).map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: rodata.len() as u64 }))?;
+    let rodata_bytes = u32::try_from(rodata.len())
+        .map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: rodata.len() as u64 }))?;
     // Pass A: sizes (every layout-dependent expansion has a fixed size; see `assemble`).
     let provisional = Layout::new(4, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
     let crt0 = assemble_crt0(&provisional)?;

@@ -216,7 +216,7 @@ mod tests {
             attributes: "reqd_work_group_size(64,1,1)".into(),
             ..Default::default()
         };
-        let bytes = encode(&[k.clone()]);
+        let bytes = encode(std::slice::from_ref(&k));
         assert_eq!(decode(&bytes).unwrap(), vec![k]);
         for n in 0..bytes.len() {
             assert!(decode(&bytes[..n]).is_err());

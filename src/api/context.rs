@@ -40,10 +40,10 @@ fn printf_config(props: &[cl_context_properties], user_data: *mut c_void) -> Pri
                 // as this property's value (validated non-null).
                 let f: PrintfCallback = unsafe { std::mem::transmute::<usize, PrintfCallback>(pair[1] as usize) };
                 config.sink = Some(Box::new(move |text: &[u8]| {
-                    // SAFETY: the extension's contract: a buffer of `length` bytes valid for the
-                    // call (we also NUL-terminate it), `final` = 0, and the context's user_data.
                     let mut buf = text.to_vec();
                     buf.push(0);
+                    // SAFETY: the extension's contract: a buffer of `length` bytes valid for the
+                    // call (we also NUL-terminate it), `final` = 0, and the context's user_data.
                     unsafe { f(buf.as_ptr().cast(), text.len(), 0, user as *mut c_void) };
                 }));
             }

@@ -19,9 +19,11 @@ use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
-use crate::core::program::{self as prog, BuildError, BuildOptions, BuildOutput, Executable, OptionsFor, Origin, Program};
-use prog as build;
+use crate::core::program::{
+    self as prog, BuildError, BuildOptions, BuildOutput, Executable, OptionsFor, Origin, Program,
+};
 use libc::size_t;
+use prog as build;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
@@ -76,7 +78,6 @@ fn install(p: &Program, out: BuildOutput) -> CLResult<(bool, String)> {
         Err(BuildError::Failed) => Ok((false, out.log)),
     }
 }
-
 
 pub extern "C" fn clCreateProgramWithSource(
     context: cl_context,
@@ -202,7 +203,11 @@ pub extern "C" fn clBuildProgram(
             Origin::Source(src) => build::build_source(src, &opts, &[]),
             Origin::Il(il) => match prog::spirv_words(il) {
                 Some(words) => build::build_spirv(&words, &opts),
-                None => BuildOutput { result: Err(BuildError::Failed), log: "error: not a SPIR-V module\n".into(), spirv: None },
+                None => BuildOutput {
+                    result: Err(BuildError::Failed),
+                    log: "error: not a SPIR-V module\n".into(),
+                    spirv: None,
+                },
             },
             Origin::Linked => return Err(CL_INVALID_OPERATION),
         };
@@ -265,7 +270,11 @@ pub extern "C" fn clCompileProgram(
             Origin::Source(src) => build::compile_source(src, &opts, &headers),
             Origin::Il(il) => match prog::spirv_words(il) {
                 Some(words) => BuildOutput { result: Ok(Vec::new()), log: String::new(), spirv: Some(words) },
-                None => BuildOutput { result: Err(BuildError::Failed), log: "error: not a SPIR-V module\n".into(), spirv: None },
+                None => BuildOutput {
+                    result: Err(BuildError::Failed),
+                    log: "error: not a SPIR-V module\n".into(),
+                    spirv: None,
+                },
             },
             _ => return Err(CL_INVALID_OPERATION),
         };

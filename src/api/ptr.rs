@@ -81,8 +81,10 @@ pub fn wait_list(n: cl_uint, list: *const cl_event, context: &Ref<Context>) -> C
         return Err(CL_INVALID_EVENT_WAIT_LIST);
     }
     let handles = slice(list, n as usize, CL_INVALID_EVENT_WAIT_LIST)?;
-    let events: Vec<Ref<Event>> =
-        handles.iter().map(|&h| Obj::<Event>::get(h).map_err(|_| CL_INVALID_EVENT_WAIT_LIST)).collect::<Result<_, _>>()?;
+    let events: Vec<Ref<Event>> = handles
+        .iter()
+        .map(|&h| Obj::<Event>::get(h).map_err(|_| CL_INVALID_EVENT_WAIT_LIST))
+        .collect::<Result<_, _>>()?;
     if events.iter().any(|e| !std::sync::Arc::ptr_eq(&e.context, context)) {
         return Err(CL_INVALID_CONTEXT);
     }

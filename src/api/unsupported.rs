@@ -6,7 +6,16 @@ use crate::cl::*;
 use libc::{intptr_t, size_t};
 use std::ffi::{c_char, c_void};
 
-pub extern "C" fn clCreateImage2D(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_width: size_t, image_height: size_t, image_row_pitch: size_t, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateImage2D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_width: size_t,
+    image_height: size_t,
+    image_row_pitch: size_t,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -14,7 +23,18 @@ pub extern "C" fn clCreateImage2D(context: cl_context, flags: cl_mem_flags, imag
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateImage3D(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_width: size_t, image_height: size_t, image_depth: size_t, image_row_pitch: size_t, image_slice_pitch: size_t, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateImage3D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_width: size_t,
+    image_height: size_t,
+    image_depth: size_t,
+    image_row_pitch: size_t,
+    image_slice_pitch: size_t,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -22,15 +42,34 @@ pub extern "C" fn clCreateImage3D(context: cl_context, flags: cl_mem_flags, imag
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clGetSupportedImageFormats(context: cl_context, flags: cl_mem_flags, image_type: cl_mem_object_type, num_entries: cl_uint, image_formats: *mut cl_image_format, num_image_formats: *mut cl_uint) -> cl_int {
+pub extern "C" fn clGetSupportedImageFormats(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_type: cl_mem_object_type,
+    num_entries: cl_uint,
+    image_formats: *mut cl_image_format,
+    num_image_formats: *mut cl_uint,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clGetImageInfo(image: cl_mem, param_name: cl_image_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub extern "C" fn clGetImageInfo(
+    image: cl_mem,
+    param_name: cl_image_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateSampler(context: cl_context, normalized_coords: cl_bool, addressing_mode: cl_addressing_mode, filter_mode: cl_filter_mode, errcode_ret: *mut cl_int) -> cl_sampler {
+pub extern "C" fn clCreateSampler(
+    context: cl_context,
+    normalized_coords: cl_bool,
+    addressing_mode: cl_addressing_mode,
+    filter_mode: cl_filter_mode,
+    errcode_ret: *mut cl_int,
+) -> cl_sampler {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -46,31 +85,104 @@ pub extern "C" fn clReleaseSampler(sampler: cl_sampler) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clGetSamplerInfo(sampler: cl_sampler, param_name: cl_sampler_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub extern "C" fn clGetSamplerInfo(
+    sampler: cl_sampler,
+    param_name: cl_sampler_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueReadImage(command_queue: cl_command_queue, image: cl_mem, blocking_read: cl_bool, origin: *const size_t, region: *const size_t, row_pitch: size_t, slice_pitch: size_t, ptr: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueReadImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    blocking_read: cl_bool,
+    origin: *const size_t,
+    region: *const size_t,
+    row_pitch: size_t,
+    slice_pitch: size_t,
+    ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueWriteImage(command_queue: cl_command_queue, image: cl_mem, blocking_write: cl_bool, origin: *const size_t, region: *const size_t, input_row_pitch: size_t, input_slice_pitch: size_t, ptr: *const c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueWriteImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    blocking_write: cl_bool,
+    origin: *const size_t,
+    region: *const size_t,
+    input_row_pitch: size_t,
+    input_slice_pitch: size_t,
+    ptr: *const c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueCopyImage(command_queue: cl_command_queue, src_image: cl_mem, dst_image: cl_mem, src_origin: *const size_t, dst_origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueCopyImage(
+    command_queue: cl_command_queue,
+    src_image: cl_mem,
+    dst_image: cl_mem,
+    src_origin: *const size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueCopyImageToBuffer(command_queue: cl_command_queue, src_image: cl_mem, dst_buffer: cl_mem, src_origin: *const size_t, region: *const size_t, dst_offset: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueCopyImageToBuffer(
+    command_queue: cl_command_queue,
+    src_image: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const size_t,
+    region: *const size_t,
+    dst_offset: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueCopyBufferToImage(command_queue: cl_command_queue, src_buffer: cl_mem, dst_image: cl_mem, src_offset: size_t, dst_origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueCopyBufferToImage(
+    command_queue: cl_command_queue,
+    src_buffer: cl_mem,
+    dst_image: cl_mem,
+    src_offset: size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueMapImage(command_queue: cl_command_queue, image: cl_mem, blocking_map: cl_bool, map_flags: cl_map_flags, origin: *const size_t, region: *const size_t, image_row_pitch: *mut size_t, image_slice_pitch: *mut size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event, errcode_ret: *mut cl_int) -> *mut c_void {
+pub extern "C" fn clEnqueueMapImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    blocking_map: cl_bool,
+    map_flags: cl_map_flags,
+    origin: *const size_t,
+    region: *const size_t,
+    image_row_pitch: *mut size_t,
+    image_slice_pitch: *mut size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -78,7 +190,12 @@ pub extern "C" fn clEnqueueMapImage(command_queue: cl_command_queue, image: cl_m
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromGLBuffer(context: cl_context, flags: cl_mem_flags, bufobj: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromGLBuffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    bufobj: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -86,7 +203,14 @@ pub extern "C" fn clCreateFromGLBuffer(context: cl_context, flags: cl_mem_flags,
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromGLTexture2D(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromGLTexture2D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    target: cl_GLenum,
+    miplevel: cl_GLint,
+    texture: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -94,7 +218,14 @@ pub extern "C" fn clCreateFromGLTexture2D(context: cl_context, flags: cl_mem_fla
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromGLTexture3D(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromGLTexture3D(
+    context: cl_context,
+    flags: cl_mem_flags,
+    target: cl_GLenum,
+    miplevel: cl_GLint,
+    texture: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -102,7 +233,12 @@ pub extern "C" fn clCreateFromGLTexture3D(context: cl_context, flags: cl_mem_fla
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromGLRenderbuffer(context: cl_context, flags: cl_mem_flags, renderbuffer: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromGLRenderbuffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    renderbuffer: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -110,31 +246,74 @@ pub extern "C" fn clCreateFromGLRenderbuffer(context: cl_context, flags: cl_mem_
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clGetGLObjectInfo(memobj: cl_mem, gl_object_type: *mut cl_gl_object_type, gl_object_name: *mut cl_GLuint) -> cl_int {
+pub extern "C" fn clGetGLObjectInfo(
+    memobj: cl_mem,
+    gl_object_type: *mut cl_gl_object_type,
+    gl_object_name: *mut cl_GLuint,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clGetGLTextureInfo(memobj: cl_mem, param_name: cl_gl_texture_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub extern "C" fn clGetGLTextureInfo(
+    memobj: cl_mem,
+    param_name: cl_gl_texture_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueAcquireGLObjects(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueAcquireGLObjects(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueReleaseGLObjects(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueReleaseGLObjects(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clGetGLContextInfoKHR(properties: *const cl_context_properties, param_name: cl_gl_context_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub extern "C" fn clGetGLContextInfoKHR(
+    properties: *const cl_context_properties,
+    param_name: cl_gl_context_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clGetDeviceIDsFromD3D10KHR(platform: cl_platform_id, d3d_device_source: cl_d3d10_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d10_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub extern "C" fn clGetDeviceIDsFromD3D10KHR(
+    platform: cl_platform_id,
+    d3d_device_source: cl_d3d10_device_source_khr,
+    d3d_object: *mut c_void,
+    d3d_device_set: cl_d3d10_device_set_khr,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateFromD3D10BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromD3D10BufferKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D10Buffer_ptr,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -142,7 +321,13 @@ pub extern "C" fn clCreateFromD3D10BufferKHR(context: cl_context, flags: cl_mem_
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromD3D10Texture2DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Texture2D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromD3D10Texture2DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D10Texture2D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -150,7 +335,13 @@ pub extern "C" fn clCreateFromD3D10Texture2DKHR(context: cl_context, flags: cl_m
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromD3D10Texture3DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D10Texture3D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromD3D10Texture3DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D10Texture3D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -158,15 +349,35 @@ pub extern "C" fn clCreateFromD3D10Texture3DKHR(context: cl_context, flags: cl_m
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueReleaseD3D10ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateSubDevicesEXT(in_device: cl_device_id, properties: *const cl_device_partition_property_ext, num_entries: cl_uint, out_devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub extern "C" fn clCreateSubDevicesEXT(
+    in_device: cl_device_id,
+    properties: *const cl_device_partition_property_ext,
+    num_entries: cl_uint,
+    out_devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
@@ -178,7 +389,11 @@ pub extern "C" fn clReleaseDeviceEXT(device: cl_device_id) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateEventFromGLsyncKHR(context: cl_context, sync: cl_GLsync, errcode_ret: *mut cl_int) -> cl_event {
+pub extern "C" fn clCreateEventFromGLsyncKHR(
+    context: cl_context,
+    sync: cl_GLsync,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -186,7 +401,14 @@ pub extern "C" fn clCreateEventFromGLsyncKHR(context: cl_context, sync: cl_GLsyn
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateImage(context: cl_context, flags: cl_mem_flags, image_format: *const cl_image_format, image_desc: *const cl_image_desc, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateImage(
+    context: cl_context,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -194,11 +416,27 @@ pub extern "C" fn clCreateImage(context: cl_context, flags: cl_mem_flags, image_
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clEnqueueFillImage(command_queue: cl_command_queue, image: cl_mem, fill_color: *const c_void, origin: *const size_t, region: *const size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueFillImage(
+    command_queue: cl_command_queue,
+    image: cl_mem,
+    fill_color: *const c_void,
+    origin: *const size_t,
+    region: *const size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateFromGLTexture(context: cl_context, flags: cl_mem_flags, target: cl_GLenum, miplevel: cl_GLint, texture: cl_GLuint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromGLTexture(
+    context: cl_context,
+    flags: cl_mem_flags,
+    target: cl_GLenum,
+    miplevel: cl_GLint,
+    texture: cl_GLuint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -206,11 +444,24 @@ pub extern "C" fn clCreateFromGLTexture(context: cl_context, flags: cl_mem_flags
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clGetDeviceIDsFromD3D11KHR(platform: cl_platform_id, d3d_device_source: cl_d3d11_device_source_khr, d3d_object: *mut c_void, d3d_device_set: cl_d3d11_device_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub extern "C" fn clGetDeviceIDsFromD3D11KHR(
+    platform: cl_platform_id,
+    d3d_device_source: cl_d3d11_device_source_khr,
+    d3d_object: *mut c_void,
+    d3d_device_set: cl_d3d11_device_set_khr,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateFromD3D11BufferKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Buffer_ptr, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromD3D11BufferKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D11Buffer_ptr,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -218,7 +469,13 @@ pub extern "C" fn clCreateFromD3D11BufferKHR(context: cl_context, flags: cl_mem_
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromD3D11Texture2DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Texture2D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromD3D11Texture2DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D11Texture2D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -226,7 +483,13 @@ pub extern "C" fn clCreateFromD3D11Texture2DKHR(context: cl_context, flags: cl_m
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromD3D11Texture3DKHR(context: cl_context, flags: cl_mem_flags, resource: ID3D11Texture3D_ptr, subresource: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromD3D11Texture3DKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    resource: ID3D11Texture3D_ptr,
+    subresource: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -234,7 +497,14 @@ pub extern "C" fn clCreateFromD3D11Texture3DKHR(context: cl_context, flags: cl_m
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreateFromDX9MediaSurfaceKHR(context: cl_context, flags: cl_mem_flags, adapter_type: cl_dx9_media_adapter_type_khr, surface_info: *mut c_void, plane: cl_uint, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromDX9MediaSurfaceKHR(
+    context: cl_context,
+    flags: cl_mem_flags,
+    adapter_type: cl_dx9_media_adapter_type_khr,
+    surface_info: *mut c_void,
+    plane: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -242,27 +512,71 @@ pub extern "C" fn clCreateFromDX9MediaSurfaceKHR(context: cl_context, flags: cl_
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueReleaseD3D11ObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(platform: cl_platform_id, num_media_adapters: cl_uint, media_adapter_type: *mut cl_dx9_media_adapter_type_khr, media_adapters: *mut c_void, media_adapter_set: cl_dx9_media_adapter_set_khr, num_entries: cl_uint, devices: *mut cl_device_id, num_devices: *mut cl_uint) -> cl_int {
+pub extern "C" fn clGetDeviceIDsFromDX9MediaAdapterKHR(
+    platform: cl_platform_id,
+    num_media_adapters: cl_uint,
+    media_adapter_type: *mut cl_dx9_media_adapter_type_khr,
+    media_adapters: *mut c_void,
+    media_adapter_set: cl_dx9_media_adapter_set_khr,
+    num_entries: cl_uint,
+    devices: *mut cl_device_id,
+    num_devices: *mut cl_uint,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueAcquireDX9MediaSurfacesKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueReleaseDX9MediaSurfacesKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateFromEGLImageKHR(context: cl_context, egldisplay: CLeglDisplayKHR, eglimage: CLeglImageKHR, flags: cl_mem_flags, properties: *const cl_egl_image_properties_khr, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateFromEGLImageKHR(
+    context: cl_context,
+    egldisplay: CLeglDisplayKHR,
+    eglimage: CLeglImageKHR,
+    flags: cl_mem_flags,
+    properties: *const cl_egl_image_properties_khr,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -270,15 +584,34 @@ pub extern "C" fn clCreateFromEGLImageKHR(context: cl_context, egldisplay: CLegl
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clEnqueueAcquireEGLObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueAcquireEGLObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueReleaseEGLObjectsKHR(command_queue: cl_command_queue, num_objects: cl_uint, mem_objects: *const cl_mem, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueReleaseEGLObjectsKHR(
+    command_queue: cl_command_queue,
+    num_objects: cl_uint,
+    mem_objects: *const cl_mem,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateEventFromEGLSyncKHR(context: cl_context, sync: CLeglSyncKHR, display: CLeglDisplayKHR, errcode_ret: *mut cl_int) -> cl_event {
+pub extern "C" fn clCreateEventFromEGLSyncKHR(
+    context: cl_context,
+    sync: CLeglSyncKHR,
+    display: CLeglDisplayKHR,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -286,7 +619,14 @@ pub extern "C" fn clCreateEventFromEGLSyncKHR(context: cl_context, sync: CLeglSy
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clCreatePipe(context: cl_context, flags: cl_mem_flags, pipe_packet_size: cl_uint, pipe_max_packets: cl_uint, properties: *const cl_pipe_properties, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreatePipe(
+    context: cl_context,
+    flags: cl_mem_flags,
+    pipe_packet_size: cl_uint,
+    pipe_max_packets: cl_uint,
+    properties: *const cl_pipe_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -294,39 +634,101 @@ pub extern "C" fn clCreatePipe(context: cl_context, flags: cl_mem_flags, pipe_pa
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clGetPipeInfo(pipe: cl_mem, param_name: cl_pipe_info, param_value_size: size_t, param_value: *mut c_void, param_value_size_ret: *mut size_t) -> cl_int {
+pub extern "C" fn clGetPipeInfo(
+    pipe: cl_mem,
+    param_name: cl_pipe_info,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clSVMAlloc(context: cl_context, flags: cl_svm_mem_flags, size: size_t, alignment: cl_uint) -> *mut c_void {
+pub extern "C" fn clSVMAlloc(
+    context: cl_context,
+    flags: cl_svm_mem_flags,
+    size: size_t,
+    alignment: cl_uint,
+) -> *mut c_void {
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clSVMFree(context: cl_context, svm_pointer: *mut c_void) {
-    
-}
+pub extern "C" fn clSVMFree(context: cl_context, svm_pointer: *mut c_void) {}
 
-pub extern "C" fn clEnqueueSVMFree(command_queue: cl_command_queue, num_svm_pointers: cl_uint, svm_pointers: *mut *mut c_void, pfn_free_func: Option<             unsafe extern "C" fn(                 queue: cl_command_queue, num_svm_pointers: cl_uint, svm_pointers: *mut *mut c_void, user_data: *mut c_void, ), >, user_data: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueSVMFree(
+    command_queue: cl_command_queue,
+    num_svm_pointers: cl_uint,
+    svm_pointers: *mut *mut c_void,
+    pfn_free_func: Option<
+        unsafe extern "C" fn(
+            queue: cl_command_queue,
+            num_svm_pointers: cl_uint,
+            svm_pointers: *mut *mut c_void,
+            user_data: *mut c_void,
+        ),
+    >,
+    user_data: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueSVMMemcpy(command_queue: cl_command_queue, blocking_copy: cl_bool, dst_ptr: *mut c_void, src_ptr: *const c_void, size: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueSVMMemcpy(
+    command_queue: cl_command_queue,
+    blocking_copy: cl_bool,
+    dst_ptr: *mut c_void,
+    src_ptr: *const c_void,
+    size: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueSVMMemFill(command_queue: cl_command_queue, svm_ptr: *mut c_void, pattern: *const c_void, pattern_size: size_t, size: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueSVMMemFill(
+    command_queue: cl_command_queue,
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: size_t,
+    size: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueSVMMap(command_queue: cl_command_queue, blocking_map: cl_bool, flags: cl_map_flags, svm_ptr: *mut c_void, size: size_t, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueSVMMap(
+    command_queue: cl_command_queue,
+    blocking_map: cl_bool,
+    flags: cl_map_flags,
+    svm_ptr: *mut c_void,
+    size: size_t,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clEnqueueSVMUnmap(command_queue: cl_command_queue, svm_ptr: *mut c_void, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueSVMUnmap(
+    command_queue: cl_command_queue,
+    svm_ptr: *mut c_void,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateSamplerWithProperties(context: cl_context, sampler_properties: *const cl_sampler_properties, errcode_ret: *mut cl_int) -> cl_sampler {
+pub extern "C" fn clCreateSamplerWithProperties(
+    context: cl_context,
+    sampler_properties: *const cl_sampler_properties,
+    errcode_ret: *mut cl_int,
+) -> cl_sampler {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -334,15 +736,36 @@ pub extern "C" fn clCreateSamplerWithProperties(context: cl_context, sampler_pro
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clEnqueueSVMMigrateMem(command_queue: cl_command_queue, num_svm_pointers: cl_uint, svm_pointers: *mut *const c_void, sizes: *const size_t, flags: cl_mem_migration_flags, num_events_in_wait_list: cl_uint, event_wait_list: *const cl_event, event: *mut cl_event) -> cl_int {
+pub extern "C" fn clEnqueueSVMMigrateMem(
+    command_queue: cl_command_queue,
+    num_svm_pointers: cl_uint,
+    svm_pointers: *mut *const c_void,
+    sizes: *const size_t,
+    flags: cl_mem_migration_flags,
+    num_events_in_wait_list: cl_uint,
+    event_wait_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clSetDefaultDeviceCommandQueue(context: cl_context, device: cl_device_id, command_queue: cl_command_queue) -> cl_int {
+pub extern "C" fn clSetDefaultDeviceCommandQueue(
+    context: cl_context,
+    device: cl_device_id,
+    command_queue: cl_command_queue,
+) -> cl_int {
     CL_INVALID_OPERATION
 }
 
-pub extern "C" fn clCreateImageWithProperties(context: cl_context, properties: *const cl_mem_properties, flags: cl_mem_flags, image_format: *const cl_image_format, image_desc: *const cl_image_desc, host_ptr: *mut c_void, errcode_ret: *mut cl_int) -> cl_mem {
+pub extern "C" fn clCreateImageWithProperties(
+    context: cl_context,
+    properties: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    image_format: *const cl_image_format,
+    image_desc: *const cl_image_desc,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
     if !errcode_ret.is_null() {
         // SAFETY: the application passes a valid pointer or NULL.
         unsafe { *errcode_ret = CL_INVALID_OPERATION };
@@ -350,6 +773,13 @@ pub extern "C" fn clCreateImageWithProperties(context: cl_context, properties: *
     std::ptr::null_mut()
 }
 
-pub extern "C" fn clGetKernelSuggestedLocalWorkSize(command_queue: cl_command_queue, kernel: cl_kernel, work_dim: cl_uint, global_work_offset: *const usize, global_work_size: *const usize, suggested_local_work_size: *mut usize) -> cl_int {
+pub extern "C" fn clGetKernelSuggestedLocalWorkSize(
+    command_queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    suggested_local_work_size: *mut usize,
+) -> cl_int {
     CL_INVALID_OPERATION
 }

@@ -88,8 +88,12 @@ static REGISTRY: Lazy<RwLock<HashMap<usize, Entry>>> = Lazy::new(|| RwLock::new(
 impl<T: ClObject> Obj<T> {
     /// Creates an object with an application reference count of 1 and registers its handle.
     pub fn new(inner: T) -> Ref<T> {
-        let obj =
-            Arc::new(Obj { dispatch: DISPATCH.load(Ordering::Acquire), api_refs: AtomicU32::new(1), kind: T::KIND, inner });
+        let obj = Arc::new(Obj {
+            dispatch: DISPATCH.load(Ordering::Acquire),
+            api_refs: AtomicU32::new(1),
+            kind: T::KIND,
+            inner,
+        });
         let addr = Arc::as_ptr(&obj) as usize;
         REGISTRY.write().insert(addr, Entry { kind: T::KIND, obj: obj.clone() });
         obj

@@ -31,7 +31,9 @@ use std::sync::Arc;
 handle_type!(Program, Program, cl_program, CL_INVALID_PROGRAM);
 
 /// Builds run by the compiler (re-exported so the API layer reaches the compiler through `core`).
-pub use crate::compiler::build::{build_source, build_spirv, build_spirv_modules, compile_source, BuildError, BuildOutput};
+pub use crate::compiler::build::{
+    build_source, build_spirv, build_spirv_modules, compile_source, BuildError, BuildOutput,
+};
 
 /// How a program object was created.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -60,7 +60,8 @@ pub fn run_group<T: Tracer>(
         }
     }
     if let Some(wi) = &p.work_items {
-        let gid = [g % p.num_groups[0], (g / p.num_groups[0]) % p.num_groups[1], g / (p.num_groups[0] * p.num_groups[1])];
+        let gid =
+            [g % p.num_groups[0], (g / p.num_groups[0]) % p.num_groups[1], g / (p.num_groups[0] * p.num_groups[1])];
         for (w, warp) in pool.warps.iter_mut().enumerate() {
             warp.mask = wi.lane_mask(gid, w as u32, p.threads_per_warp);
         }

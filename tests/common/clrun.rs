@@ -72,7 +72,7 @@ macro_rules! elem {
         }
     )*};
 }
-elem!(i8, u8, i16, u16, i32, u32, f32);
+elem!(i8, u8, i16, u16, i32, u32, i64, u64, f32);
 
 /// The bytes of `v`.
 pub fn bytes<T: Elem>(v: &[T]) -> Vec<u8> {
@@ -325,6 +325,28 @@ pub fn run_source(
     }
     out
 }
+
+/// Build options that turn the optimizer off (clang `-O0`: every local variable in memory).
+pub const NO_OPT: &str = "-cl-opt-disable";
+
+/// Declares two tests that call `$with(options: &str)`: `$opt` with default options and `$unopt`
+/// with [`NO_OPT`].
+#[allow(unused_macros)] // not every corpus file has tests at both optimization levels
+macro_rules! both_opt_levels {
+    ($opt:ident, $unopt:ident, $with:ident) => {
+        #[test]
+        fn $opt() {
+            $with("");
+        }
+
+        #[test]
+        fn $unopt() {
+            $with($crate::clrun::NO_OPT);
+        }
+    };
+}
+#[allow(unused_imports)] // likewise
+pub(crate) use both_opt_levels;
 
 /// [`run_source`] without options or offset, in 1D.
 #[track_caller]

@@ -198,7 +198,9 @@ pub enum Op {
     /// Undefined value (any bits).
     Undef,
     /// A value of the result type loaded from the kernel-argument buffer at this byte offset.
-    ArgWord { offset: u32 },
+    ArgWord {
+        offset: u32,
+    },
     Bin(BinOp, Value, Value),
     Un(UnOp, Value),
     Cmp(CmpOp, Value, Value),
@@ -210,28 +212,49 @@ pub enum Op {
     /// Load of the result type from `ptr`.
     Load(Value),
     /// Store `value` (its type gives the width) at `ptr`.
-    Store { ptr: Value, value: Value },
+    Store {
+        ptr: Value,
+        value: Value,
+    },
     /// Atomic read-modify-write returning the old value.
-    Atomic { op: AtomicOp, ptr: Value, value: Value },
+    Atomic {
+        op: AtomicOp,
+        ptr: Value,
+        value: Value,
+    },
     /// Atomic compare-exchange returning the old value.
-    CmpXchg { ptr: Value, expected: Value, desired: Value },
+    CmpXchg {
+        ptr: Value,
+        expected: Value,
+        desired: Value,
+    },
     WorkItem(WorkItem, u32),
     /// A Ventus CSR read (`tid`, `gidx`…): uniform across the warp.
     Csr(u16),
     /// A word of the kernel metadata buffer (at `CSR_KNL`): uniform.
-    MetaWord { offset: u32 },
+    MetaWord {
+        offset: u32,
+    },
     /// The work-group-local linear id of each lane (`CSR_TID + vid`): divergent.
     LaneId,
     /// Work-group barrier; `global` also orders global memory.
-    Barrier { global: bool },
+    Barrier {
+        global: bool,
+    },
     /// Sets `CSR_PRINT`: this warp has committed printf records for the host to drain.
     PrintNotify,
     /// Address of a kernel-scope `__local` variable: byte offset in the static local area.
-    LocalAddr { offset: u32 },
+    LocalAddr {
+        offset: u32,
+    },
     /// Address of program-scope constant data: byte offset in `.rodata`.
-    ConstAddr { offset: u32 },
+    ConstAddr {
+        offset: u32,
+    },
     /// Private (per work-item) address: byte offset in the work-item's frame.
-    PrivateAddr { offset: u32 },
+    PrivateAddr {
+        offset: u32,
+    },
     /// SSA φ: one incoming value per predecessor.
     Phi(Vec<(BlockId, Value)>),
     /// A copy (introduced by passes).

@@ -94,12 +94,9 @@ impl DomTree {
 pub fn dominators(f: &Func) -> DomTree {
     let preds = f.preds();
     let n = f.blocks.len();
-    compute(
-        n,
-        0,
-        &|b| f.blocks[b].term.successors().iter().map(|s| s.0 as usize).collect(),
-        &|b| preds[b].iter().map(|p| p.0 as usize).collect(),
-    )
+    compute(n, 0, &|b| f.blocks[b].term.successors().iter().map(|s| s.0 as usize).collect(), &|b| {
+        preds[b].iter().map(|p| p.0 as usize).collect()
+    })
 }
 
 /// Post-dominators; node `blocks.len()` is the virtual exit (successor of every `ret` /
@@ -123,8 +120,7 @@ pub fn post_dominators(f: &Func) -> PostDom {
     let n = f.blocks.len();
     let exit = n;
     let preds = f.preds();
-    let exits: Vec<usize> =
-        (0..n).filter(|&b| matches!(f.blocks[b].term, Term::Ret | Term::Unreachable)).collect();
+    let exits: Vec<usize> = (0..n).filter(|&b| matches!(f.blocks[b].term, Term::Ret | Term::Unreachable)).collect();
     // Reverse graph: successors = CFG predecessors; the exit's successors are the exit blocks.
     let rsucc = |b: usize| -> Vec<usize> {
         if b == exit {

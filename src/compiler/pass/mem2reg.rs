@@ -239,11 +239,11 @@ fn rename(f: &mut Func, slots: &[Slot]) {
         }
         f.blocks[b].insts = kept;
         for s in f.blocks[b].term.successors() {
-            for k in 0..slots.len() {
+            for (k, &v) in cur.iter().enumerate() {
                 if let Some(&phi) = phis.get(&(s.0 as usize, k)) {
                     let list = incoming.entry(phi).or_default();
                     if !list.iter().any(|(p, _)| p.0 as usize == b) {
-                        list.push((BlockId(b as u32), cur[k]));
+                        list.push((BlockId(b as u32), v));
                     }
                 }
             }

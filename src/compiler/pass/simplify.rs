@@ -121,7 +121,10 @@ fn fold_op(f: &Func, op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<u6
                 CmpOp::GtU => x > y,
                 CmpOp::GeU => x >= y,
                 CmpOp::FEq => fx == fy,
-                CmpOp::FNe => fx < fy || fx > fy,
+                // Ordered not-equal: false when either is NaN (so not `fx != fy`).
+                CmpOp::FNe => {
+                    matches!(fx.partial_cmp(&fy), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Greater))
+                }
                 CmpOp::FLt => fx < fy,
                 CmpOp::FLe => fx <= fy,
                 CmpOp::FGt => fx > fy,

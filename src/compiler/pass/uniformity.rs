@@ -102,10 +102,15 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
             let r2 = region(f, else_, p);
             for x in 0..n {
                 let from = |side: &Vec<bool>, s: BlockId| {
-                    preds[x].iter().filter(|q| side[q.0 as usize] || (q.0 as usize == bi && s.0 as usize == x)).copied().collect::<Vec<_>>()
+                    preds[x]
+                        .iter()
+                        .filter(|q| side[q.0 as usize] || (q.0 as usize == bi && s.0 as usize == x))
+                        .copied()
+                        .collect::<Vec<_>>()
                 };
                 let (a, c) = (from(&r1, then_), from(&r2, else_));
-                let joined = a.iter().any(|p1| c.iter().any(|p2| p1 != p2)) || (x == p.0 as usize && (!a.is_empty() || !c.is_empty()));
+                let joined = a.iter().any(|p1| c.iter().any(|p2| p1 != p2))
+                    || (x == p.0 as usize && (!a.is_empty() || !c.is_empty()));
                 if joined && !join_div[x] {
                     join_div[x] = true;
                     changed = true;

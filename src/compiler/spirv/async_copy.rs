@@ -34,8 +34,11 @@ impl Lowerer<'_> {
         let num = to_i32(self, *cur, num)?;
         let stride = to_i32(self, *cur, stride)?;
         let lid = self.work_item(WorkItem::LocalLinearId, 0);
-        let (sx, sy, sz) =
-            (self.work_item(WorkItem::LocalSize, 0), self.work_item(WorkItem::LocalSize, 1), self.work_item(WorkItem::LocalSize, 2));
+        let (sx, sy, sz) = (
+            self.work_item(WorkItem::LocalSize, 0),
+            self.work_item(WorkItem::LocalSize, 1),
+            self.work_item(WorkItem::LocalSize, 2),
+        );
         let entry = *cur;
         let sxy = self.f.push(entry, Ty::I32, Op::Bin(BinOp::Mul, sx, sy));
         let step = self.f.push(entry, Ty::I32, Op::Bin(BinOp::Mul, sxy, sz));

@@ -168,7 +168,14 @@ impl Lowerer<'_> {
 
     /// `vload_half[n]` / `vloada_half[n]`: `n` halves at `p + offset × stride` (stride = n, or 4
     /// for the aligned 3-element form) as floats.
-    pub(super) fn vload_half(&mut self, b: BlockId, off: Value, p: Value, n: u32, aligned: bool) -> Result<Vec<Value>, CompileError> {
+    pub(super) fn vload_half(
+        &mut self,
+        b: BlockId,
+        off: Value,
+        p: Value,
+        n: u32,
+        aligned: bool,
+    ) -> Result<Vec<Value>, CompileError> {
         let stride = if aligned && n == 3 { 4 } else { n };
         let pty = self.f.ty(p);
         let off = match self.f.ty(off) {

@@ -6,13 +6,13 @@
 //! [`CompileError::Unsupported`] naming the construct (and source line when the module has
 //! `OpLine`).
 
+mod async_copy;
 mod convert;
+mod half;
 mod integer;
 mod lower;
 mod math;
 mod ops;
-mod async_copy;
-mod half;
 mod printf;
 pub mod types;
 
@@ -133,7 +133,9 @@ impl Module {
         match spv.memory_model.as_ref().and_then(|mm| mm.operands.first()) {
             Some(Operand::AddressingModel(spirv::AddressingModel::Physical32)) => {}
             Some(Operand::AddressingModel(a)) => {
-                return Err(CompileError::unsupported(&format!("addressing model {a:?} (Ventus is 32-bit: Physical32)")))
+                return Err(CompileError::unsupported(&format!(
+                    "addressing model {a:?} (Ventus is 32-bit: Physical32)"
+                )))
             }
             _ => return Err(invalid("missing OpMemoryModel")),
         }
@@ -167,16 +169,25 @@ impl Module {
             }
         }
         for e in &spv.entry_points {
-            if let (Some(Operand::ExecutionModel(spirv::ExecutionModel::Kernel)), Ok(f), Some(Operand::LiteralString(n))) =
-                (e.operands.first(), id_operand(e, 1), e.operands.get(2))
+            if let (
+                Some(Operand::ExecutionModel(spirv::ExecutionModel::Kernel)),
+                Ok(f),
+                Some(Operand::LiteralString(n)),
+            ) = (e.operands.first(), id_operand(e, 1), e.operands.get(2))
             {
-                let iface = e.operands[3..].iter().filter_map(|o| if let Operand::IdRef(x) = o { Some(*x) } else { None }).collect();
+                let iface = e.operands[3..]
+                    .iter()
+                    .filter_map(|o| if let Operand::IdRef(x) = o { Some(*x) } else { None })
+                    .collect();
                 m.entry_points.push((f, n.clone(), iface));
             }
         }
         for e in &spv.execution_modes {
             if let (Ok(f), Some(Operand::ExecutionMode(mode))) = (id_operand(e, 0), e.operands.get(1)) {
-                let lits = e.operands[2..].iter().filter_map(|o| if let Operand::LiteralBit32(x) = o { Some(*x) } else { None }).collect();
+                let lits = e.operands[2..]
+                    .iter()
+                    .filter_map(|o| if let Operand::LiteralBit32(x) = o { Some(*x) } else { None })
+                    .collect();
                 m.execution_modes.push((f, *mode, lits));
             }
         }
@@ -349,7 +360,10 @@ impl Module {
                     self.constant_bytes(id_operand(c, k)?, *m, out)?;
                 }
             }
-            (Op::ConstantComposite | Op::SpecConstantComposite, SType::Vector { elem, .. } | SType::Array { elem, .. }) => {
+            (
+                Op::ConstantComposite | Op::SpecConstantComposite,
+                SType::Vector { elem, .. } | SType::Array { elem, .. },
+            ) => {
                 let stride = if matches!(self.types.get(ty)?, SType::Vector { .. }) {
                     self.types.size(elem)?
                 } else {
@@ -370,7 +384,8 @@ impl Module {
     /// literals) for `.rodata`.
     pub fn const_data(&self) -> Result<ConstData, CompileError> {
         let mut d = ConstData::default();
-        let mut ids: Vec<_> = self.globals.iter().filter(|(_, g)| g.space == Space::Constant).map(|(k, _)| *k).collect();
+        let mut ids: Vec<_> =
+            self.globals.iter().filter(|(_, g)| g.space == Space::Constant).map(|(k, _)| *k).collect();
         ids.sort();
         for id in ids {
             let g = &self.globals[&id];
@@ -387,7 +402,13 @@ impl Module {
     }
 
     /// Argument reflection for kernel `name` (entry function `f`).
-    fn kernel_info(&self, name: &str, f: &dr::Function, local_bytes: u32, private_bytes: u32) -> Result<KernelInfo, CompileError> {
+    fn kernel_info(
+        &self,
+        name: &str,
+        f: &dr::Function,
+        local_bytes: u32,
+        private_bytes: u32,
+    ) -> Result<KernelInfo, CompileError> {
         let type_names = self.kernel_strings("kernel_arg_type", name);
         let quals = self.kernel_strings("kernel_arg_type_qual", name);
         let mut args = Vec::new();
@@ -408,7 +429,9 @@ impl Module {
                         (s, 4)
                     }
                 }
-                SType::Opaque(what) => return Err(CompileError::unsupported(&format!("kernel arguments of type {what}"))),
+                SType::Opaque(what) => {
+                    return Err(CompileError::unsupported(&format!("kernel arguments of type {what}")))
+                }
                 _ => (AddressSpace::Private, self.types.size(ty)?),
             };
             let q = quals.get(k).map(String::as_str).unwrap_or("");
@@ -462,7 +485,10 @@ impl Module {
         self.decorations.get(&id).is_some_and(|ds| {
             ds.iter().any(|(d, ops)| {
                 *d == Decoration::FuncParamAttr
-                    && matches!(ops.first(), Some(Operand::FunctionParameterAttribute(spirv::FunctionParameterAttribute::ByVal)))
+                    && matches!(
+                        ops.first(),
+                        Some(Operand::FunctionParameterAttribute(spirv::FunctionParameterAttribute::ByVal))
+                    )
             })
         })
     }

@@ -102,7 +102,8 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
                     o.regext(ext);
                     let aux = if fl.rm { inst.imm as u8 } else { 0 };
                     let imm = if fl.rm { 0 } else { inst.imm as i32 };
-                    let i = Inst { op: *op, rd: rd & 31, rs1: rs1 & 31, rs2: rs2 & 31, rs3: rs3 & 31, imm, vm: true, aux };
+                    let i =
+                        Inst { op: *op, rd: rd & 31, rs1: rs1 & 31, rs2: rs2 & 31, rs3: rs3 & 31, imm, vm: true, aux };
                     if crate::isa::encode(&i).is_err() {
                         return Err(CompileError::Internal(format!("cannot encode {i:?}")));
                     }

@@ -27,10 +27,8 @@ struct Sel<'a> {
 fn ci(x: u64, t: Ty) -> i64 {
     // Sign-extend constant bits of type t to i64 (pointers/i32 as 32-bit).
     let b = t.bits().min(64);
-    if b >= 64 {
-        x as i64
-    } else if t == Ty::I1 || b < 32 {
-        x as i64 // narrow constants are zero-extended in registers
+    if b >= 64 || t == Ty::I1 || b < 32 {
+        x as i64 // 64-bit as is; narrow constants are zero-extended in registers
     } else {
         ((x as u32) as i32) as i64
     }
@@ -120,7 +118,6 @@ impl Sel<'_> {
         m.imm = imm;
         self.push(m);
     }
-
 
     fn li(&mut self, rd: Reg, v: i64) {
         let mut m = MInst::new(MOp::Li);

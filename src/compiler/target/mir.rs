@@ -79,7 +79,17 @@ impl MInst {
                 let fmt = op.desc().fmt;
                 let writes_rd = !matches!(
                     fmt,
-                    Fmt::Store | Fmt::B | Fmt::VBranch | Fmt::Join | Fmt::X3 | Fmt::Barrier | Fmt::PStore | Fmt::VStore12 | Fmt::Bare | Fmt::Fence | Fmt::Prefix
+                    Fmt::Store
+                        | Fmt::B
+                        | Fmt::VBranch
+                        | Fmt::Join
+                        | Fmt::X3
+                        | Fmt::Barrier
+                        | Fmt::PStore
+                        | Fmt::VStore12
+                        | Fmt::Bare
+                        | Fmt::Fence
+                        | Fmt::Prefix
                 ) && !matches!(op, Op::Vse32V | Op::Vsse32V | Op::Vsuxei32V | Op::Vsoxei32V);
                 if writes_rd {
                     self.rd.into_iter().collect()

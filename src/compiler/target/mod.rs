@@ -1,6 +1,6 @@
 //! The Ventus back end: instruction selection, register allocation and encoding.
 
-pub mod isel;
 pub mod emit;
+pub mod isel;
 pub mod mir;
 pub mod regalloc;

@@ -117,7 +117,12 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
     v
 }
 
-fn scan(ints: &[Interval], pool: &[u8], vector: bool, next_slot: &mut dyn FnMut() -> Result<i64, CompileError>) -> Result<HashMap<Reg, Loc>, CompileError> {
+fn scan(
+    ints: &[Interval],
+    pool: &[u8],
+    vector: bool,
+    next_slot: &mut dyn FnMut() -> Result<i64, CompileError>,
+) -> Result<HashMap<Reg, Loc>, CompileError> {
     let mut free: Vec<u8> = pool.iter().rev().copied().collect();
     let mut active: Vec<(Interval, u8)> = Vec::new();
     let mut out = HashMap::new();
@@ -136,7 +141,8 @@ fn scan(ints: &[Interval], pool: &[u8], vector: bool, next_slot: &mut dyn FnMut(
             continue;
         }
         // Spill the interval that ends last.
-        let (k, _) = active.iter().enumerate().max_by_key(|(_, (a, _))| a.end).expect("non-empty when no register is free");
+        let (k, _) =
+            active.iter().enumerate().max_by_key(|(_, (a, _))| a.end).expect("non-empty when no register is free");
         if active[k].0.end > it.end {
             let (victim, r) = active.remove(k);
             out.insert(victim.reg, Loc::Slot(next_slot()?));
@@ -167,12 +173,20 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
     let mut next_v = || -> Result<i64, CompileError> {
         vslot += 4;
         if vslot > 1020 {
-            return Err(CompileError::Resources("too many live vector values (spill slots exceed the 1 KiB private window)".into()));
+            return Err(CompileError::Resources(
+                "too many live vector values (spill slots exceed the 1 KiB private window)".into(),
+            ));
         }
         Ok(vslot - 4)
     };
     let vmap = scan(&ints, &vector_pool(), true, &mut next_v)?;
-    let loc = |r: Reg| -> Option<&Loc> { if r.is_vector() { vmap.get(&r) } else { smap.get(&r) } };
+    let loc = |r: Reg| -> Option<&Loc> {
+        if r.is_vector() {
+            vmap.get(&r)
+        } else {
+            smap.get(&r)
+        }
+    };
     for blk in &mut m.blocks {
         let mut out = Vec::with_capacity(blk.insts.len());
         for mut inst in std::mem::take(&mut blk.insts) {

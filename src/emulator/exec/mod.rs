@@ -275,8 +275,16 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         Op::ScW => alu!(1),
         // AMOs act per lane on vector registers (vd, vs2, (vs1)), the semantics of the
         // simulator's `feature/vector-amo` branch, which is what Ventus LLVM emits them for.
-        Op::AmoswapW | Op::AmoaddW | Op::AmoxorW | Op::AmoandW | Op::AmoorW | Op::AmominW | Op::AmomaxW
-        | Op::AmominuW | Op::AmomaxuW | Op::AmocasW => {
+        Op::AmoswapW
+        | Op::AmoaddW
+        | Op::AmoxorW
+        | Op::AmoandW
+        | Op::AmoorW
+        | Op::AmominW
+        | Op::AmomaxW
+        | Op::AmominuW
+        | Op::AmomaxuW
+        | Op::AmocasW => {
             need_v!();
             memops::vector_amo(w, ctx.mem, t, d, op)?;
         }

@@ -48,7 +48,10 @@ fn forms(o: BinOp) -> BinForms {
 }
 
 fn is_fp_rm(op: I) -> bool {
-    matches!(op, I::FaddS | I::FsubS | I::FmulS | I::FdivS | I::FsqrtS | I::FcvtWS | I::FcvtWuS | I::FcvtSW | I::FcvtSWu)
+    matches!(
+        op,
+        I::FaddS | I::FsubS | I::FmulS | I::FdivS | I::FsqrtS | I::FcvtWS | I::FcvtWuS | I::FcvtSW | I::FcvtSWu
+    )
 }
 
 impl Sel<'_> {
@@ -176,19 +179,22 @@ impl Sel<'_> {
         } else {
             let (adiv, bdiv) = (self.div(a), self.div(b));
             let prep = |s: &mut Self, _v: Value, r: Reg| if signed_narrow { s.sext(r, at) } else { r };
-            if adiv && !bdiv && fm.vx.is_some() && !signed_narrow {
+            // The .vx forms when one operand is divergent and the other uniform (no sign extension needed).
+            let vx = fm.vx.filter(|_| adiv && !bdiv && !signed_narrow);
+            let rev_vx = fm.rev_vx.filter(|_| !adiv && bdiv && !signed_narrow);
+            if let Some(vx) = vx {
                 let va = self.v(a)?;
                 let k = self.konst(b);
                 if let (Some(vi), Some(k)) = (fm.vi, k.filter(|k| (-16..16).contains(k))) {
                     self.vxop(d, vi, va, None, k);
                 } else {
                     let sb = self.s(b)?;
-                    self.vxop(d, fm.vx.expect("vx"), va, Some(sb), 0);
+                    self.vxop(d, vx, va, Some(sb), 0);
                 }
-            } else if !adiv && bdiv && fm.rev_vx.is_some() && !signed_narrow {
+            } else if let Some(rev_vx) = rev_vx {
                 let vb = self.v(b)?;
                 let sa = self.s(a)?;
-                self.vxop(d, fm.rev_vx.expect("rev"), vb, Some(sa), 0);
+                self.vxop(d, rev_vx, vb, Some(sa), 0);
             } else {
                 let va = self.v(a)?;
                 let vb = self.v(b)?;
@@ -197,7 +203,18 @@ impl Sel<'_> {
                 self.vvop(d, fm.vv, va, vb);
             }
         }
-        if matches!(o, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl | BinOp::ShrA | BinOp::DivS | BinOp::RemS | BinOp::MinS | BinOp::MaxS) {
+        if matches!(
+            o,
+            BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Shl
+                | BinOp::ShrA
+                | BinOp::DivS
+                | BinOp::RemS
+                | BinOp::MinS
+                | BinOp::MaxS
+        ) {
             self.norm(d, t);
         }
         Ok(())
@@ -336,7 +353,8 @@ impl Sel<'_> {
             s.li(r, k);
             r
         };
-        let (m1, m2, m4, h01) = (konst(self, 0x5555_5555), konst(self, 0x3333_3333), konst(self, 0x0f0f_0f0f), konst(self, 0x0101_0101));
+        let (m1, m2, m4, h01) =
+            (konst(self, 0x5555_5555), konst(self, 0x3333_3333), konst(self, 0x0f0f_0f0f), konst(self, 0x0101_0101));
         let (t, u) = (new(self), new(self));
         if vec {
             self.vxop(t, I::VsrlVi, x, None, 1);
