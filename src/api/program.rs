@@ -194,12 +194,9 @@ pub extern "C" fn clBuildProgram(
         // completed."
         check(p.begin_build(&opts), CL_INVALID_OPERATION)?;
         let out = match &p.origin {
-            Origin::Binary => {
-                let exec = p.binary();
-                let names = exec.as_ref().map(|e| e.kernel_names()).unwrap_or_default();
-                let log = format!("ventus-icd: Ventus ELF executable; kernels: {}", names.replace(';', ", "));
-                BuildOutput { result: Ok(Vec::new()), log, spirv: None }
-            }
+            // A loaded executable needs no work; an empty log (tools such as pyopencl warn about
+            // any non-empty log of a successful build).
+            Origin::Binary => BuildOutput { result: Ok(Vec::new()), log: String::new(), spirv: None },
             Origin::Source(src) => build::build_source(src, &opts, &[]),
             Origin::Il(il) => match prog::spirv_words(il) {
                 Some(words) => build::build_spirv(&words, &opts),
