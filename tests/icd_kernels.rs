@@ -443,7 +443,8 @@ fn programs_from_binaries_answer_every_query() {
     assert_eq!(build_info(p, CL_PROGRAM_BUILD_STATUS), CL_BUILD_SUCCESS.to_ne_bytes());
     assert_eq!(build_info(p, CL_PROGRAM_BUILD_OPTIONS), b"-cl-std=CL3.0 -D N=4 -cl-mad-enable\0");
     assert_eq!(build_info(p, CL_PROGRAM_BINARY_TYPE), CL_PROGRAM_BINARY_TYPE_EXECUTABLE.to_ne_bytes());
-    assert!(String::from_utf8_lossy(&build_info(p, CL_PROGRAM_BUILD_LOG)).contains("scratch"));
+    // Loading an executable needs no work: the log is empty (tools warn about non-empty logs).
+    assert_eq!(build_info(p, CL_PROGRAM_BUILD_LOG), b"\0");
     assert_eq!(build_info(p, CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE), 0usize.to_ne_bytes());
     // The returned binary makes a new, working program.
     let p2 = env.program(&bin);

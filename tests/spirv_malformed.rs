@@ -3,8 +3,8 @@
 //! Deterministic companion of the `fuzz/` cargo-fuzz target `spirv_frontend`: every reproducer in
 //! `tests/fixtures/spirv-crashers/` (minimised fuzzer findings) and a few thousand seeded random
 //! mutations (inline xorshift, fixed seed) of the seed modules in `fuzz/seeds/` go through
-//! `compile_spirv`. The inputs run on a worker thread that the test thread watches with a
-//! per-input deadline, so a hang fails the test (naming the input) instead of stalling CI.
+//! `compile_spirv`. Each input runs on a thread named after it, which the test thread watches
+//! with a per-input deadline, so a hang fails the test (naming the input) instead of stalling CI.
 //! A failing mutated input is written to the temp directory so that it can be replayed with
 //! `cargo fuzz run spirv_frontend FILE`.
 
@@ -166,30 +166,29 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "<non-string panic payload>".into())
 }
 
-/// Runs every input through `compile_spirv` on a watched worker thread; returns the failures.
+/// Runs every input through `compile_spirv`, each on its own thread named after the input (so even
+/// a stack overflow, which aborts the process, names it: "thread '<input>' has overflowed its
+/// stack"), watched with a deadline; returns the failures.
 fn run_all(inputs: Vec<(String, Vec<u32>)>) -> Vec<String> {
-    let (tx, rx) = mpsc::channel::<(usize, Option<String>)>();
-    let labels: Vec<(String, Vec<u32>)> = inputs.clone();
-    let n = inputs.len();
-    std::thread::Builder::new()
-        .name("spirv-malformed-worker".into())
-        .spawn(move || {
-            for (i, (_, words)) in inputs.into_iter().enumerate() {
-                let r = catch_unwind(AssertUnwindSafe(|| {
-                    let _ = compile_spirv(&words);
-                }));
-                let _ = tx.send((i, r.err().map(|p| panic_message(&*p))));
-            }
-        })
-        .expect("spawn worker");
     let mut failures = Vec::new();
-    for expect in 0..n {
+    for (label, words) in inputs {
+        let (tx, rx) = mpsc::channel::<Option<String>>();
+        let w = words.clone();
+        std::thread::Builder::new()
+            .name(label.clone())
+            .spawn(move || {
+                let r = catch_unwind(AssertUnwindSafe(|| {
+                    let _ = compile_spirv(&w);
+                }));
+                let _ = tx.send(r.err().map(|p| panic_message(&*p)));
+            })
+            .expect("spawn worker");
         match rx.recv_timeout(PER_INPUT_DEADLINE) {
-            Ok((i, None)) => assert_eq!(i, expect),
-            Ok((i, Some(msg))) => failures.push(report(&labels[i], &format!("panicked: {msg}"))),
+            Ok(None) => {}
+            Ok(Some(msg)) => failures.push(report(&(label, words), &format!("panicked: {msg}"))),
             Err(_) => {
-                failures.push(report(&labels[expect], &format!("no result within {PER_INPUT_DEADLINE:?} (hang?)")));
-                break; // the worker is stuck; it is abandoned and dies with the process
+                failures.push(report(&(label, words), &format!("no result within {PER_INPUT_DEADLINE:?} (hang?)")));
+                break; // that thread is stuck; it is abandoned and dies with the process
             }
         }
     }
@@ -198,8 +197,9 @@ fn run_all(inputs: Vec<(String, Vec<u32>)>) -> Vec<String> {
 
 fn report((label, words): &(String, Vec<u32>), what: &str) -> String {
     let mut s = format!("{label}: {what}");
-    if !label.ends_with(".spv") {
-        let file = std::env::temp_dir().join(format!("spirv-malformed-{}.spv", label.replace(['/', ' ', '#'], "_")));
+    if label.starts_with("mutation") {
+        let file = std::env::temp_dir()
+            .join(format!("spirv-malformed-{}.spv", label.trim_end_matches(".spv").replace(['/', ' ', '#'], "_")));
         if std::fs::write(&file, bytes_of(words)).is_ok() {
             s.push_str(&format!(" [input saved to {}]", file.display()));
         }

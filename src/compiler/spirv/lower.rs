@@ -369,6 +369,10 @@ impl Lowerer<'_> {
         let mut results = Vec::new();
         if !matches!(self.m.types.get(ret_ty), Ok(SType::Void)) && !fr.rets.is_empty() {
             let leaves = self.m.types.leaves(ret_ty)?;
+            if fr.rets.iter().any(|(_, v)| v.len() != leaves.len()) {
+                self.depth -= 1;
+                return Err(invalid("a function returns a value that does not match its result type"));
+            }
             for (k, (_, t)) in leaves.iter().enumerate() {
                 if fr.rets.len() == 1 {
                     results.push(fr.rets[0].1[k]);
@@ -703,11 +707,14 @@ impl Lowerer<'_> {
             B::GlobalLinearId => WorkItem::GlobalLinearId,
             other => return Err(self.err(&format!("built-in {other:?}"))),
         };
-        let n = self.m.types.leaf_count(ty)?;
+        let leaves = self.m.types.leaves(ty)?;
+        if leaves.is_empty() || leaves.len() > 3 {
+            return Err(invalid("a work-item built-in variable of more than 3 components"));
+        }
         let mut out = Vec::new();
-        for d in 0..n as u32 {
+        for d in 0..leaves.len() as u32 {
             let v = self.work_item(w, d);
-            let t = self.m.types.leaves(ty)?[d as usize].1;
+            let t = leaves[d as usize].1;
             out.push(if t == Ty::I32 { v } else { return Err(self.err("64-bit work-item values (spir64)")) });
         }
         Ok(out)

@@ -101,10 +101,35 @@ fn space_of(sc: StorageClass) -> Result<Space, CompileError> {
     })
 }
 
+/// Checks the instruction framing before rspirv decodes it (its decoder slices past the end of
+/// the stream when an instruction's word count does: a panic, not an error): after the 5-word
+/// header, every instruction's word count is at least 1 and stays inside the module.
+fn check_instruction_stream(words: &[u32]) -> Result<(), CompileError> {
+    if words.len() < 5 {
+        return Err(invalid("shorter than the 5-word header".to_string()));
+    }
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            return Err(invalid(format!(
+                "the instruction at word {at} (word count {count}) runs past the end of the module"
+            )));
+        }
+        at += count;
+    }
+    Ok(())
+}
+
 impl Module {
     /// Parses and scans a module.
     pub fn parse(words: &[u32]) -> Result<Module, CompileError> {
-        let spv = rspirv::dr::load_words(words).map_err(|e| invalid(format!("cannot parse: {e}")))?;
+        check_instruction_stream(words)?;
+        // rspirv's decoder can still panic on some malformed inputs; never let that reach the
+        // application (the words are only read).
+        let spv = std::panic::catch_unwind(|| rspirv::dr::load_words(words))
+            .map_err(|_| invalid("cannot parse: malformed instruction stream".to_string()))?
+            .map_err(|e| invalid(format!("cannot parse: {e}")))?;
         let mut m = Module {
             types: Types::default(),
             constants: HashMap::new(),
@@ -214,6 +239,40 @@ impl Module {
         Ok(m)
     }
 
+    /// A composite type may only use types declared before it (so the type graph has no cycles
+    /// apart from pointers, whose pointee is never walked), and vectors have 2, 3, 4, 8 or 16
+    /// scalar components.
+    fn check_type(&self, t: &SType) -> Result<(), CompileError> {
+        let defined =
+            |id: u32| self.types.map.get(&id).ok_or(invalid(format!("type %{id} used before it is declared")));
+        match t {
+            SType::Vector { elem, count } => {
+                if !matches!(defined(*elem)?, SType::Int { .. } | SType::Float { .. } | SType::Bool) {
+                    return Err(invalid("a vector of non-scalar components".to_string()));
+                }
+                if ![2, 3, 4, 8, 16].contains(count) {
+                    return Err(invalid(format!("a vector of {count} components")));
+                }
+            }
+            SType::Array { elem, .. } | SType::RuntimeArray { elem } => {
+                defined(*elem)?;
+            }
+            SType::Struct { members, .. } => {
+                for m in members {
+                    defined(*m)?;
+                }
+            }
+            SType::Int { width, .. } if ![8, 16, 32, 64].contains(width) => {
+                return Err(invalid(format!("a {width}-bit integer type")));
+            }
+            SType::Float { width } if ![16, 32, 64].contains(width) => {
+                return Err(invalid(format!("a {width}-bit float type")));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     fn scan_global(&mut self, i: &Instruction) -> Result<(), CompileError> {
         let r = i.result_id;
         let t = match i.class.opcode {
@@ -253,6 +312,7 @@ impl Module {
         };
         if let Some(t) = t {
             let r = r.ok_or(invalid("type without id"))?;
+            self.check_type(&t)?;
             self.types.map.insert(r, t);
             return Ok(());
         }
