@@ -17,7 +17,7 @@ use ventus_icd::compiler::compile_spirv;
 
 const MAGIC: u32 = 0x0723_0203;
 /// How many mutated modules to try in total (spread over the seeds).
-const MUTATIONS: usize = 3000;
+const MUTATIONS: usize = 5000;
 /// A single input that takes longer than this is reported as a hang.
 const PER_INPUT_DEADLINE: Duration = Duration::from_secs(10);
 

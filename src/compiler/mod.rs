@@ -14,7 +14,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-7";
+pub const BACKEND_REVISION: &str = "ventus-cc-8";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,6 +81,19 @@ pub fn compile_spirv(words: &[u32]) -> Result<Compiled, CompileError> {
 
 /// Several SPIR-V modules (compiled objects) → one Ventus ELF.
 pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
+    // Malformed input must never take the application down: a compiler panic (a bug, or an
+    // unchecked assumption about the SPIR-V) becomes a build error.
+    std::panic::catch_unwind(|| compile_spirv_modules_inner(modules)).unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| p.downcast_ref::<&str>().copied())
+            .unwrap_or("panic");
+        Err(CompileError::Internal(format!("the compiler stopped on this input: {what}")))
+    })
+}
+
+fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
     let prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();

@@ -130,6 +130,15 @@ impl Module {
         let spv = std::panic::catch_unwind(|| rspirv::dr::load_words(words))
             .map_err(|_| invalid("cannot parse: malformed instruction stream".to_string()))?
             .map_err(|e| invalid(format!("cannot parse: {e}")))?;
+        // Result ids are unique (a redefinition could, e.g., make a type contain itself).
+        let mut ids = std::collections::HashSet::new();
+        for i in spv.all_inst_iter() {
+            if let Some(r) = i.result_id {
+                if !ids.insert(r) {
+                    return Err(invalid(format!("id %{r} is defined more than once")));
+                }
+            }
+        }
         let mut m = Module {
             types: Types::default(),
             constants: HashMap::new(),
@@ -591,7 +600,9 @@ fn vec_type_hint(code: u32) -> String {
 
 /// Lowers every kernel of a SPIR-V module.
 pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
-    lower_modules(&[words.to_vec()])
+    // As in `compiler::compile_spirv_modules`: a panic on malformed input becomes an error.
+    std::panic::catch_unwind(|| lower_modules(&[words.to_vec()]))
+        .unwrap_or_else(|_| Err(CompileError::Internal("the compiler stopped on this input".into())))
 }
 
 /// Lowers the kernels of several modules linked together (imports resolved by name).

@@ -231,6 +231,9 @@ impl Lowerer<'_> {
             S::ConvertFToU | S::ConvertFToS | S::ConvertSToF | S::ConvertUToF => {
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
+                if x.len() != tys.len() {
+                    return Err(invalid("a conversion whose operand and result have different component counts"));
+                }
                 let (sat, mode) = self.conv_mods(i);
                 let mut out = Vec::new();
                 for k in 0..tys.len() {
@@ -246,6 +249,9 @@ impl Lowerer<'_> {
             S::UConvert | S::SConvert | S::SatConvertSToU | S::SatConvertUToS => {
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
+                if x.len() != tys.len() {
+                    return Err(invalid("a conversion whose operand and result have different component counts"));
+                }
                 let (sat, _) = self.conv_mods(i);
                 let sat = sat || matches!(op, S::SatConvertSToU | S::SatConvertUToS);
                 let src_signed = matches!(op, S::SConvert | S::SatConvertSToU);

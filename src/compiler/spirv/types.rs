@@ -41,6 +41,9 @@ pub enum SType {
     Opaque(&'static str),
 }
 
+/// Largest size of a type (larger ones cannot fit the device's memory windows).
+pub const MAX_TYPE_BYTES: u32 = 1 << 28;
+
 /// The module's type table.
 #[derive(Default)]
 pub struct Types {
@@ -153,11 +156,15 @@ impl Types {
             SType::Int { width, .. } | SType::Float { width } => width / 8,
             SType::Pointer { .. } => 4,
             SType::Vector { elem, count } => self.size(elem)? * if count == 3 { 4 } else { count },
-            SType::Array { elem, len } => self.stride(elem)? * len,
+            SType::Array { elem, len } => self
+                .stride(elem)?
+                .checked_mul(len)
+                .filter(|n| *n <= MAX_TYPE_BYTES)
+                .ok_or(CompileError::Resources(format!("an array type of {len} elements is too large")))?,
             SType::Struct { members, packed } => {
                 let offs = self.member_offsets(id)?;
                 let end = match members.last() {
-                    Some(m) => offs[offs.len() - 1] + self.size(*m)?,
+                    Some(m) => offs[offs.len() - 1].saturating_add(self.size(*m)?),
                     None => 0,
                 };
                 if packed {
@@ -208,7 +215,10 @@ impl Types {
                 off = off.next_multiple_of(self.align(m)?);
             }
             out.push(off);
-            off += self.size(m)?;
+            off = off
+                .checked_add(self.size(m)?)
+                .filter(|n| *n <= MAX_TYPE_BYTES)
+                .ok_or(CompileError::Resources("a struct type is too large".into()))?;
         }
         Ok(out)
     }
