@@ -16,8 +16,7 @@ const MAGIC: u32 = 0x0723_0203;
 const HEADER: [u32; 5] = [MAGIC, 0x0001_0000, 0x0006_000e, 0x0000_1000, 0];
 
 fuzz_target!(|data: &[u8]| {
-    let words: Vec<u32> =
-        data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let words: Vec<u32> = data.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     let _ = ventus_icd::compiler::compile_spirv(&words);
     if words.first() != Some(&MAGIC) {
         let mut with_header = HEADER.to_vec();
