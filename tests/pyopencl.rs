@@ -6,7 +6,6 @@
 //! if it is missing the test fails and says how to install it.
 
 #[path = "common/cl.rs"]
-#[allow(dead_code)]
 mod cl;
 
 use std::process::Command;

@@ -51,14 +51,11 @@ impl Lowerer<'_> {
         let more = self.f.push(header, Ty::I1, Op::Cmp(CmpOp::LtU, i, num));
         self.f.block_mut(header).term = Term::CondBr { cond: more, then_: body, else_: exit };
         // body: copy element i
-        let esize = self.const_val(Ty::I32, size as u64);
         let strided = self.f.push(body, Ty::I32, Op::Bin(BinOp::Mul, i, stride));
         let (di, si) = if dst_local { (i, strided) } else { (strided, i) };
-        let doff = self.f.push(body, Ty::I32, Op::Bin(BinOp::Mul, di, esize));
-        let soff = self.f.push(body, Ty::I32, Op::Bin(BinOp::Mul, si, esize));
         let (dt, st) = (self.f.ty(dst), self.f.ty(src));
-        let d = self.f.push(body, dt, Op::Bin(BinOp::Add, dst, doff));
-        let s = self.f.push(body, st, Op::Bin(BinOp::Add, src, soff));
+        let d = self.index(body, dst, di, size, dt)?;
+        let s = self.index(body, src, si, size, st)?;
         let vals = self.load_leaves(body, s, elem_ty)?;
         self.store_leaves(body, d, elem_ty, &vals)?;
         self.f.block_mut(body).insts.push(Inst { result: Some(next), op: Op::Bin(BinOp::Add, i, step) });

@@ -178,14 +178,7 @@ impl Lowerer<'_> {
     ) -> Result<Vec<Value>, CompileError> {
         let stride = if aligned && n == 3 { 4 } else { n };
         let pty = self.f.ty(p);
-        let off = match self.f.ty(off) {
-            Ty::I32 => off,
-            Ty::I64 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, off)),
-            _ => return Err(CompileError::InvalidSpirv("vload_half offset is not an integer".into())),
-        };
-        let s = self.k(2 * stride);
-        let scaled = self.bin32(b, BinOp::Mul, off, s);
-        let base = self.f.push(b, pty, Op::Bin(BinOp::Add, p, scaled));
+        let base = self.index(b, p, off, 2 * stride, pty)?;
         let mut out = Vec::new();
         for k in 0..n {
             let a = self.offset_ptr(b, base, 2 * k);
@@ -209,14 +202,7 @@ impl Lowerer<'_> {
         let n = data.len() as u32;
         let stride = if aligned && n == 3 { 4 } else { n };
         let pty = self.f.ty(p);
-        let off = match self.f.ty(off) {
-            Ty::I32 => off,
-            Ty::I64 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, off)),
-            _ => return Err(CompileError::InvalidSpirv("vstore_half offset is not an integer".into())),
-        };
-        let s = self.k(2 * stride);
-        let scaled = self.bin32(b, BinOp::Mul, off, s);
-        let base = self.f.push(b, pty, Op::Bin(BinOp::Add, p, scaled));
+        let base = self.index(b, p, off, 2 * stride, pty)?;
         for (k, &v) in data.iter().enumerate() {
             if self.f.ty(v) != Ty::F32 {
                 return Err(CompileError::unsupported("vstore_half of double values"));

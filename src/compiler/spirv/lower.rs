@@ -654,7 +654,14 @@ impl Lowerer<'_> {
     }
 
     /// `p + idx * stride`.
-    fn index(&mut self, b: BlockId, p: Value, idx: Value, stride: u32, pty: Ty) -> Result<Value, CompileError> {
+    pub(super) fn index(
+        &mut self,
+        b: BlockId,
+        p: Value,
+        idx: Value,
+        stride: u32,
+        pty: Ty,
+    ) -> Result<Value, CompileError> {
         let idx = match self.f.ty(idx) {
             Ty::I32 => idx,
             Ty::I64 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, idx)),
