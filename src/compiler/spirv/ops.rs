@@ -349,26 +349,14 @@ impl Lowerer<'_> {
                         Op::WorkItem(w, 0) => Some(w),
                         _ => None,
                     });
-                let (mut r, first) = match wi {
-                    Some(w) => {
-                        let one = matches!(
-                            w,
-                            WorkItem::GlobalSize
-                                | WorkItem::LocalSize
-                                | WorkItem::EnqueuedLocalSize
-                                | WorkItem::NumGroups
-                        );
-                        (self.const_val(t, one as u64), 0)
-                    }
-                    None => (x[0], 1),
-                };
-                for (k, v) in x.iter().enumerate().skip(first) {
-                    let it = self.f.ty(idx);
-                    let c = self.const_val(it, k as u64);
-                    let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx, c));
-                    r = self.f.push(b, t, Op::Select(eq, *v, r));
-                }
-                Ok(vec![r])
+                let default = wi.map(|w| {
+                    let one = matches!(
+                        w,
+                        WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups
+                    );
+                    self.const_val(t, one as u64)
+                });
+                Ok(vec![self.select_element(b, &x, idx, default)])
             }
             S::VectorInsertDynamic => {
                 let (x, comp, idx) = (arg(0)?.clone(), arg(1)?.clone(), arg(2)?.clone());
@@ -433,6 +421,23 @@ impl Lowerer<'_> {
             }
             other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
         }
+    }
+
+    /// `elems[idx]` for a run-time `idx`, as a chain of selects; an index outside `elems` gives
+    /// `default` (or `elems[0]` without one).
+    fn select_element(&mut self, b: BlockId, elems: &[Value], idx: Value, default: Option<Value>) -> Value {
+        let t = self.f.ty(elems[0]);
+        let it = self.f.ty(idx);
+        let (mut r, first) = match default {
+            Some(d) => (d, 0),
+            None => (elems[0], 1),
+        };
+        for (k, v) in elems.iter().enumerate().skip(first) {
+            let c = self.const_val(it, k as u64);
+            let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx, c));
+            r = self.f.push(b, t, Op::Select(eq, *v, r));
+        }
+        r
     }
 
     /// Same-size reinterpretation, including vectors of different element counts.
@@ -555,14 +560,7 @@ impl Lowerer<'_> {
                     let mt = self.f.ty(m);
                     let bits = self.const_val(mt, n - 1);
                     let idx = self.f.push(b, mt, Op::Bin(BinOp::And, m, bits));
-                    let t = self.f.ty(src[0]);
-                    let mut r = src[0];
-                    for (k, v) in src.iter().enumerate().skip(1) {
-                        let c = self.const_val(mt, k as u64);
-                        let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, idx, c));
-                        r = self.f.push(b, t, Op::Select(eq, *v, r));
-                    }
-                    out.push(r);
+                    out.push(self.select_element(b, &src, idx, None));
                 }
                 return Ok(out);
             }
