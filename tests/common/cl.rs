@@ -176,7 +176,10 @@ pub fn icd_library() -> PathBuf {
 pub fn vendors_dir() -> PathBuf {
     let dir = profile_dir().join("ventus-icd-vendors");
     std::fs::create_dir_all(&dir).expect("creating the vendors directory");
-    let tmp = dir.join(format!(".ventus.icd.{}", std::process::id()));
+    // Unique per call: threads of one test process may write concurrently.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".ventus.icd.{}.{n}", std::process::id()));
     std::fs::write(&tmp, format!("{}\n", icd_library().display())).expect("writing ventus.icd");
     std::fs::rename(&tmp, dir.join("ventus.icd")).expect("renaming ventus.icd");
     dir
