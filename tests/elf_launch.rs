@@ -1,17 +1,47 @@
 //! An official Ventus ELF (clang-16 era `vecadd.riscv`, crt0 variant B) launched through the crate's
-//! own ELF launch path (metadata per driver-abi §2, pocl argument packing).
+//! own ELF launch path (metadata per driver-abi §2, pocl argument packing). Its kernel ends with
+//! `printf("ddd%d 1", 2)` through the 2023 libclc printf library: as compiled it traps (as in the
+//! reference); with the library's entry installed as a host call it prints.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use ventus_icd::abi::elf::VentusElf;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::abi::printf::legacy;
 use ventus_icd::device::{launch, DeviceError, KernelLaunch};
-use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, Program, RunOptions, TrapMode};
+use ventus_icd::emulator::hostcall::HostCall;
+use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, PrintHook, Program, RunOptions, TrapMode};
+
+/// Collects host-call text per (work-group, warp).
+#[derive(Default)]
+struct Collect(Mutex<Vec<(u32, u32, Vec<u8>)>>);
+
+impl PrintHook for Collect {
+    fn on_print(&self, _: u32, _: u32, _: u32) {}
+    fn on_text(&self, work_group: u32, warp: u32, text: &[u8]) {
+        self.0.lock().unwrap().push((work_group, warp, text.to_vec()));
+    }
+}
 
 fn vecadd(trap_mode: TrapMode, threads: usize) -> (Result<u64, DeviceError>, Vec<f32>, Vec<f32>) {
+    vecadd_with(trap_mode, threads, None)
+}
+
+fn vecadd_with(
+    trap_mode: TrapMode,
+    threads: usize,
+    legacy_printf: Option<Arc<Collect>>,
+) -> (Result<u64, DeviceError>, Vec<f32>, Vec<f32>) {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ventus-official/vsw-vecadd-elf/vecadd.riscv");
     let elf = VentusElf::parse(&std::fs::read(path).unwrap()).unwrap();
-    let prog = Program::from_elf(&elf).unwrap();
+    let mut prog = Program::from_elf(&elf).unwrap();
+    let print_hook = legacy_printf.map(|hook| {
+        let pc = legacy::detect(&elf).expect("vecadd.riscv links the legacy printf library");
+        assert_eq!(pc, elf.symbol("printf").unwrap().addr);
+        assert!(prog.install_host_call(pc, HostCall::LegacyPrintf));
+        hook as Arc<dyn PrintHook>
+    });
     let entry = elf.kernel_entry("vectorAdd").unwrap();
     let mem = DeviceMemory::new();
     let print = mem.alloc(1 << 20).unwrap();
@@ -33,7 +63,8 @@ fn vecadd(trap_mode: TrapMode, threads: usize) -> (Result<u64, DeviceError>, Vec
         print: (print.base(), print.size()),
         work_items: None,
     };
-    let r = launch(&mem, &l, &RunOptions { threads, trap_mode, ..Default::default() }).map(|s| s.instructions);
+    let r =
+        launch(&mem, &l, &RunOptions { threads, trap_mode, print_hook, ..Default::default() }).map(|s| s.instructions);
     let mut out = vec![0u8; 4 * n];
     mem.read(ra.base(), &mut out).unwrap();
     let got = out.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
@@ -71,4 +102,28 @@ fn vecadd_riscv_in_spike_compatible_trap_mode_completes() {
     let (r, got, want) = vecadd(TrapMode::EndWorkGroup, 1);
     assert!(r.unwrap() > 100);
     assert_eq!(got, want);
+}
+
+#[test]
+fn vecadd_riscv_prints_when_its_printf_library_runs_on_the_host() {
+    for threads in [1, 2] {
+        let hook = Arc::new(Collect::default());
+        let (r, got, want) = vecadd_with(TrapMode::Fault, threads, Some(hook.clone()));
+        assert!(r.unwrap() > 100);
+        assert_eq!(got, want);
+        // 32 work-items = 4 warps of 8 lanes; each warp's call prints one line per active lane.
+        let mut calls = hook.0.lock().unwrap().clone();
+        calls.sort();
+        let warps: Vec<(u32, u32)> = calls.iter().map(|c| (c.0, c.1)).collect();
+        assert_eq!(warps, [(0, 0), (0, 1), (0, 2), (0, 3)]);
+        for (_, _, text) in calls {
+            assert_eq!(String::from_utf8(text).unwrap(), "ddd2 1".repeat(8));
+        }
+    }
+}
+
+#[test]
+fn legacy_printf_detection_needs_the_library_symbols() {
+    let elf = VentusElf::parse(&ventus_icd::abi::crt0::link(".globl k\nk:\n    ret\n", &[]).unwrap()).unwrap();
+    assert_eq!(legacy::detect(&elf), None);
 }

@@ -9,8 +9,10 @@ use ventus_icd::abi::crt0::{link, parse_kernel_decls};
 use ventus_icd::abi::elf::VentusElf;
 use ventus_icd::abi::image::LaunchImage;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::abi::printf::legacy;
 use ventus_icd::device::{launch, launch_traced, DeviceError, KernelLaunch};
 use ventus_icd::emulator::commit_log::{write_record, CommitRecord};
+use ventus_icd::emulator::hostcall::HostCall;
 use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, Program, RunOptions, TrapMode};
 use ventus_icd::isa::disasm::disassemble;
 
@@ -391,7 +393,10 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     let entry = elf
         .kernel_entry(&kernel)
         .ok_or_else(|| usage(format!("{file}: no kernel {kernel:?} (kernels: {})", elf.kernel_names().join(", "))))?;
-    let prog = Program::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))?;
+    let mut prog = Program::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))?;
+    if let Some(pc) = legacy::detect(&elf).filter(|_| ventus_icd::emulator::config::Config::get().legacy_printf) {
+        prog.install_host_call(pc, HostCall::LegacyPrintf);
+    }
     let mem = DeviceMemory::new();
     let print = mem.alloc(1 << 20).map_err(|e| usage(e.to_string()))?;
     let mut kargs = Vec::new();

@@ -11,9 +11,10 @@
 //!   work-group size), preferring multiples of the warp width in dimension 0 — always uniform.
 //! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time. The
 //!   command runs the emulator on its own device thread while the queue thread drains the
-//!   `CSR_PRINT` channel ([`PrintRecord`]): for programs with printf call sites each notification
-//!   drains the launch's [`PrintBuffer`] and writes the text (stdout, or the context's
-//!   `cl_arm_printf` callback) while the kernel still runs; afterwards every buffer argument gets
+//!   print channel ([`PrintEvent`]): for programs with printf call sites each `CSR_PRINT`
+//!   notification drains the launch's [`PrintBuffer`] and writes the text (stdout, or the context's
+//!   `cl_arm_printf` callback) while the kernel still runs; text formatted by a host call (legacy
+//!   printf of official binaries) is written the same way as it arrives; afterwards every buffer argument gets
 //!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
 //! * A launch that faults (or hits the watchdog, or cannot be staged) fails only its own event,
 //!   with `CL_OUT_OF_RESOURCES`, and the context's error callback receives a message naming the
@@ -81,21 +82,27 @@ pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32) 
     local
 }
 
-/// One `CSR_PRINT` write observed while a kernel ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PrintRecord {
-    pub work_group: u32,
-    pub warp: u32,
-    pub value: u32,
+/// Printing observed while a kernel ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrintEvent {
+    /// A `CSR_PRINT` write: records are waiting in the print buffer.
+    Csr { work_group: u32, warp: u32, value: u32 },
+    /// Text already formatted by a host call (the 2023 libclc printf of official binaries).
+    Text(Vec<u8>),
 }
 
-/// Forwards `CSR_PRINT` writes from emulator threads to the queue thread.
-struct ChannelHook(Sender<PrintRecord>);
+/// Forwards print events from emulator threads to the queue thread.
+struct ChannelHook(Sender<PrintEvent>);
 
 impl PrintHook for ChannelHook {
+    // A closed channel only means the queue thread stopped listening; nothing to do.
     fn on_print(&self, work_group: u32, warp: u32, value: u32) {
-        // A closed channel only means the queue thread stopped listening; nothing to do.
-        let _ = self.0.send(PrintRecord { work_group, warp, value });
+        let _ = self.0.send(PrintEvent::Csr { work_group, warp, value });
+    }
+    fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
+        if !text.is_empty() {
+            let _ = self.0.send(PrintEvent::Text(text.to_vec()));
+        }
     }
 }
 
@@ -106,10 +113,7 @@ fn emit_print(context: &super::context::Context, text: &[u8]) {
         return;
     }
     if !context.printf_callback(text) {
-        use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        // A closed stdout cannot be reported anywhere better; the kernel is unaffected.
-        let _ = out.write_all(text).and_then(|_| out.flush());
+        crate::emulator::hostcall::write_stdout(text);
     }
 }
 
@@ -167,14 +171,15 @@ impl Launch {
                 .spawn_scoped(s, work)
                 .map_err(|_| LaunchFailure::NoThread)?;
             let mut text = Vec::new();
-            for r in rx.iter() {
-                log::trace!(
-                    "kernel {}: CSR_PRINT = {:#x} (work-group {}, warp {})",
-                    k.name(),
-                    r.value,
-                    r.work_group,
-                    r.warp
-                );
+            for event in rx.iter() {
+                let (value, work_group, warp) = match event {
+                    PrintEvent::Csr { work_group, warp, value } => (value, work_group, warp),
+                    PrintEvent::Text(t) => {
+                        emit_print(context, &t);
+                        continue;
+                    }
+                };
+                log::trace!("kernel {}: CSR_PRINT = {value:#x} (work-group {work_group}, warp {warp})", k.name());
                 if let Some(p) = printer.as_mut() {
                     p.drain(&mut text);
                     emit_print(context, &text);

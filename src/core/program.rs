@@ -22,6 +22,8 @@ use crate::abi::elf::{ElfError, ResourceUsage, VentusElf};
 use crate::abi::kernel_info::{self, KernelInfo, KernelInfoError};
 use crate::cl::object::{handle_type, Ref};
 use crate::cl::*;
+use crate::emulator::config::Config;
+use crate::emulator::hostcall::HostCall;
 use crate::emulator::program::ProgramError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -101,7 +103,11 @@ impl Executable {
         if elf.entry != crate::abi::PROGRAM_BASE {
             return Err(LoadError::Entry(elf.entry));
         }
-        let code = crate::emulator::Program::from_elf(&elf).map_err(LoadError::Program)?;
+        let mut code = crate::emulator::Program::from_elf(&elf).map_err(LoadError::Program)?;
+        if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| Config::get().legacy_printf) {
+            // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
+            code.install_host_call(pc, HostCall::LegacyPrintf);
+        }
         let infos = match elf.sections.iter().find(|(n, _, _)| n == kernel_info::SECTION) {
             Some((_, _, data)) => kernel_info::decode(data).map_err(LoadError::KernelInfo)?,
             None => Vec::new(),

@@ -8,6 +8,7 @@
 //! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp (official stack's variable) | 32 |
 //! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot (official stack's variable) | 8 |
 //! | `VENTUS_PRINTF_BUFFER_SIZE` | bytes of printf records per launch (`CL_DEVICE_PRINTF_BUFFER_SIZE`), 64 B–256 MiB | 1 MiB |
+//! | `VENTUS_LEGACY_PRINTF` | `1`: the 2023 libclc `printf` in official binaries runs on the host (it prints); `0`: its code runs as compiled (and traps, as in the reference) | `1` |
 
 use super::TrapMode;
 use once_cell::sync::OnceCell;
@@ -21,6 +22,7 @@ pub struct Config {
     pub threads_per_warp: u32,
     pub warps_per_group: u32,
     pub printf_buffer_size: u32,
+    pub legacy_printf: bool,
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
@@ -69,6 +71,7 @@ impl Config {
             threads_per_warp: numt,
             warps_per_group: var::<u32>(&["VENTUS_NUM_WARP", "NUM_WARP"]).filter(|&n| n > 0).unwrap_or(8),
             printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
+            legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
         }
     }
 }

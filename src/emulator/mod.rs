@@ -11,6 +11,7 @@ pub mod commit_log;
 pub mod config;
 pub mod exec;
 pub mod fault;
+pub mod hostcall;
 pub mod images;
 pub mod memory;
 pub mod program;
@@ -91,9 +92,16 @@ pub enum TrapMode {
     EndWorkGroup,
 }
 
-/// Receives `CSR_PRINT` writes while the kernel runs (called on the emulator thread).
+/// Receives `CSR_PRINT` writes and host-formatted text while the kernel runs (called on the
+/// emulator thread).
 pub trait PrintHook: Send + Sync {
     fn on_print(&self, work_group: u32, warp: u32, value: u32);
+    /// Text printed by a host call ([`hostcall`]) of warp `warp` of `work_group`; by default it
+    /// goes to standard output.
+    fn on_text(&self, work_group: u32, warp: u32, text: &[u8]) {
+        let _ = (work_group, warp);
+        hostcall::write_stdout(text);
+    }
 }
 
 /// How to run.

@@ -7,6 +7,7 @@
 //! index `i` therefore selects `ext[prefix.next_ext]` — the word at `i+1` decoded with the extension —
 //! for the warp's next step; a jump that lands on `i+1` directly uses the plain entry.
 
+use super::hostcall::HostCall;
 use crate::abi::{self, elf::VentusElf, image::LaunchImage};
 use crate::isa::{self, Fmt, Op};
 
@@ -29,6 +30,9 @@ pub struct Decoded {
     pub word: u32,
     /// For prefixes: index into the extended table of the following instruction's variant.
     pub next_ext: u32,
+    /// A host call installed here: index + 1 into the program's host calls (0 = none). Such an
+    /// entry has `op == None`, so only the illegal-instruction path looks at it.
+    pub host_call: u8,
 }
 
 /// Accumulated prefix state.
@@ -81,10 +85,11 @@ pub struct Program {
     ops: Vec<Decoded>,
     ext: Vec<Decoded>,
     segments: Vec<LoadSegment>,
+    host_calls: Vec<HostCall>,
 }
 
 fn illegal(word: u32) -> Decoded {
-    Decoded { op: None, rd: 0, rs1: 0, rs2: 0, rs3: 0, imm: 0, vm: true, aux: 0, word, next_ext: NO_EXT }
+    Decoded { op: None, rd: 0, rs1: 0, rs2: 0, rs3: 0, imm: 0, vm: true, aux: 0, word, next_ext: NO_EXT, host_call: 0 }
 }
 
 /// Decodes `word` under prefix state `e`.
@@ -104,6 +109,7 @@ fn decode_with(word: u32, e: Ext) -> Decoded {
         aux: i.aux,
         word,
         next_ext: NO_EXT,
+        host_call: 0,
     };
     if e == Ext::default() {
         return d;
@@ -171,7 +177,7 @@ impl Program {
         for (idx, op) in ops.iter_mut().enumerate() {
             Self::link_prefix(&words, op, idx, Ext::default(), &mut ext);
         }
-        Ok(Program { text_base: lo, ops, ext, segments })
+        Ok(Program { text_base: lo, ops, ext, segments, host_calls: Vec::new() })
     }
 
     /// If `d` is a prefix, creates the extended variant of the following word (recursively for
@@ -242,6 +248,21 @@ impl Program {
     #[inline(always)]
     pub fn extended(&self, idx: u32) -> &Decoded {
         &self.ext[idx as usize]
+    }
+    /// Makes the function at `pc` a host call (see [`super::hostcall`]): a warp reaching `pc`
+    /// runs `call` natively and returns to its `ra`. `false` (nothing changed) if `pc` is not an
+    /// aligned text address or 255 host calls are installed already.
+    pub fn install_host_call(&mut self, pc: u32, call: HostCall) -> bool {
+        let off = pc.wrapping_sub(self.text_base);
+        let Some(d) = self.ops.get_mut((off >> 2) as usize).filter(|_| off & 3 == 0) else { return false };
+        let Ok(id) = u8::try_from(self.host_calls.len() + 1) else { return false };
+        self.host_calls.push(call);
+        *d = Decoded { op: None, host_call: id, ..illegal(d.word) };
+        true
+    }
+    /// The host call of a [`Decoded::host_call`] marker.
+    pub fn host_call(&self, id: u8) -> Option<HostCall> {
+        self.host_calls.get(usize::from(id).checked_sub(1)?).copied()
     }
     /// Number of predecoded text words.
     pub fn len(&self) -> usize {

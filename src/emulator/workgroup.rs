@@ -118,8 +118,19 @@ pub fn run_group<T: Tracer>(
         instructions += 1;
         lane_instructions += w.mask.count_ones() as u64;
         w.csr.instret += 1;
+        // A host call runs here, with the hook and the work-group context at hand.
+        let result = match result {
+            Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
+                Some(call) => {
+                    let hook = opts.print_hook.as_deref();
+                    super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32).map(|()| Flow::Next)
+                }
+                None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
+            },
+            r => r,
+        };
         match result {
-            Ok(Flow::Next) => {}
+            Ok(Flow::Next) | Ok(Flow::HostCall(_)) => {}
             Ok(Flow::Barrier) => {
                 if flags[wi] == 0 {
                     nonzero += 1;

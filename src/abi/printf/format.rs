@@ -138,33 +138,67 @@ fn parse_spec(fmt: &[u8], start: usize) -> Option<(Spec, usize)> {
     valid.then_some((spec, i + 1))
 }
 
+/// One piece of a format string.
+enum Piece<'a> {
+    /// Ordinary text, printed as is.
+    Text(&'a [u8]),
+    /// `%%`.
+    Percent,
+    /// A `%` that does not start a valid conversion spec: printed literally, consumes nothing.
+    Stray,
+    /// A valid conversion spec and its text (from the `%`).
+    Conv(Spec, &'a [u8]),
+}
+
+/// The pieces of `fmt` up to its first NUL (see the module documentation for the grammar).
+fn pieces(fmt: &[u8]) -> impl Iterator<Item = Piece<'_>> {
+    let fmt = &fmt[..fmt.iter().position(|&b| b == 0).unwrap_or(fmt.len())];
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if i >= fmt.len() {
+            return None;
+        }
+        if fmt[i] != b'%' {
+            let end = fmt[i..].iter().position(|&b| b == b'%').map_or(fmt.len(), |p| i + p);
+            let text = &fmt[i..end];
+            i = end;
+            return Some(Piece::Text(text));
+        }
+        if fmt.get(i + 1) == Some(&b'%') {
+            i += 2;
+            return Some(Piece::Percent);
+        }
+        match parse_spec(fmt, i + 1) {
+            Some((spec, end)) => {
+                let text = &fmt[i..end];
+                i = end;
+                Some(Piece::Conv(spec, text))
+            }
+            None => {
+                i += 1;
+                Some(Piece::Stray)
+            }
+        }
+    })
+}
+
 /// Formats one record's argument bytes (the bytes after the header) per `site`, appending to
 /// `out`. See the module documentation for the exact semantics and the handling of bad input.
 pub fn format_record(site: &PrintfSite, args: &[u8], out: &mut Vec<u8>) {
-    let fmt = &site.format;
-    let fmt = &fmt[..fmt.iter().position(|&b| b == 0).unwrap_or(fmt.len())];
     let mut next_arg = 0usize;
     let mut offset = 0usize;
-    let mut i = 0;
-    while i < fmt.len() {
-        if fmt[i] != b'%' {
-            let end = fmt[i..].iter().position(|&b| b == b'%').map_or(fmt.len(), |p| i + p);
-            out.extend_from_slice(&fmt[i..end]);
-            i = end;
-            continue;
-        }
-        if fmt.get(i + 1) == Some(&b'%') {
-            out.push(b'%');
-            i += 2;
-            continue;
-        }
-        let Some((spec, end)) = parse_spec(fmt, i + 1) else {
-            out.push(b'%');
-            i += 1;
-            continue;
+    for piece in pieces(&site.format) {
+        let (spec, text) = match piece {
+            Piece::Text(t) => {
+                out.extend_from_slice(t);
+                continue;
+            }
+            Piece::Percent | Piece::Stray => {
+                out.push(b'%');
+                continue;
+            }
+            Piece::Conv(spec, text) => (spec, text),
         };
-        let text = &fmt[i..end];
-        i = end;
         let Some(arg) = site.args.get(next_arg) else {
             out.extend_from_slice(text);
             continue;
@@ -178,6 +212,43 @@ pub fn format_record(site: &PrintfSite, args: &[u8], out: &mut Vec<u8>) {
             out.extend_from_slice(text);
         }
     }
+}
+
+/// The argument each conversion of `format` consumes when the values are passed the C way
+/// (variadic default promotions, OpenCL C type sizes): integer conversions and `%c` take an
+/// `int` (4 bytes), or a `long` (8 bytes) with `l`; float conversions take a `double`; a vector
+/// conversion takes the vector its length modifier names (`hh` char, `h` short/half, `hl`
+/// int/float, `l` long/double elements); `%p` a pointer and `%s` a string pointer (returned as an
+/// empty [`PrintfArg::Str`] for the caller to fill in). Invalid specs take nothing.
+pub fn vararg_types(format: &[u8]) -> Vec<PrintfArg> {
+    pieces(format)
+        .filter_map(|p| match p {
+            Piece::Conv(spec, _) => Some(spec),
+            _ => None,
+        })
+        .map(|spec| {
+            let float = is_float_conv(spec.conv);
+            match (spec.conv, spec.vector) {
+                (b's', _) => PrintfArg::Str(Vec::new()),
+                (b'p', _) => PrintfArg::Ptr,
+                (_, None) if float => PrintfArg::Float { bytes: 8, lanes: 1 },
+                (_, None) => PrintfArg::Int { bytes: if spec.length == Length::L { 8 } else { 4 }, lanes: 1 },
+                (_, Some(lanes)) => {
+                    let bytes = match spec.length {
+                        Length::Hh => 1,
+                        Length::H => 2,
+                        Length::L => 8,
+                        Length::Hl | Length::None => 4,
+                    };
+                    if float {
+                        PrintfArg::Float { bytes, lanes }
+                    } else {
+                        PrintfArg::Int { bytes, lanes }
+                    }
+                }
+            }
+        })
+        .collect()
 }
 
 /// Formats one conversion of `arg` (whose record bytes are `bytes`); `false` if they do not fit

@@ -24,7 +24,8 @@
 mod format;
 mod table;
 
-pub use format::{format_record, format_unknown, MAX_FIELD};
+pub use format::{format_record, format_unknown, vararg_types, MAX_FIELD};
+pub mod legacy;
 
 use std::fmt;
 

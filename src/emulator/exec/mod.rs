@@ -26,6 +26,8 @@ pub enum Flow {
     Endprg,
     /// `CSR_PRINT` was written.
     Print(u32),
+    /// The warp reached a host call ([`Decoded::host_call`] id); the pc is unchanged.
+    HostCall(u8),
 }
 
 /// Read-only launch facts an instruction may need.
@@ -68,10 +70,20 @@ pub fn fetch<'p>(w: &mut Warp, prog: &'p Program) -> Result<&'p Decoded, Trap> {
     })
 }
 
+/// The entry has no operation: a host call, else an illegal instruction.
+#[cold]
+fn not_an_op(d: &Decoded) -> Result<Flow, Trap> {
+    if d.host_call != 0 {
+        Ok(Flow::HostCall(d.host_call))
+    } else {
+        Err(Trap::illegal(d.word))
+    }
+}
+
 /// Executes `d` for warp `w` (whose pc is `d`'s address).
 #[inline(always)]
 pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Result<Flow, Trap> {
-    let Some(op) = d.op else { return Err(Trap::illegal(d.word)) };
+    let Some(op) = d.op else { return not_an_op(d) };
     let pc = w.pc;
     let mut next = pc.wrapping_add(4);
     let (rd, rs1, rs2) = (d.rd, d.rs1, d.rs2);
