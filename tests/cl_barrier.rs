@@ -245,3 +245,57 @@ fn two_dimensional_work_groups_share_a_local_tile() {
         }
     }
 }
+
+both_opt_levels!(
+    interleaved_reduction_with_a_barrier_after_a_divergent_if,
+    interleaved_reduction_with_a_barrier_after_a_divergent_if_unoptimized,
+    interleaved_reduction_with_a_barrier_after_a_divergent_if_with
+);
+
+/// The classic interleaved-addressing reduction: at -O2 clang rotates the loop so that the barrier
+/// heads a cycle entered from both sides of the divergent `if` — every lane reaches it together,
+/// but the φ of the stride looks divergent to the analysis. It must build (with a warning) and run.
+fn interleaved_reduction_with_a_barrier_after_a_divergent_if_with(options: &str) {
+    let src = "__kernel void k(__global const int *in, __global int *out, __local int *sdata) {
+        unsigned int tid = get_local_id(0);
+        sdata[tid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (unsigned int s = 1; s < get_local_size(0); s *= 2) {
+            if ((tid % (2 * s)) == 0) sdata[tid] += sdata[tid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (tid == 0) out[get_group_id(0)] = sdata[0];
+    }";
+    let (n, local) = (512, 128);
+    let a = Rng(7).i32s(n, -1000, 1000);
+    let out =
+        run_source(src, options, "k", &[n], Some(&[local]), None, &[buf(&a), zeros(4 * 4), Arg::Local(4 * local)]);
+    let sums: Vec<i32> = read(&out[1]);
+    for g in 0..n / local {
+        assert_eq!(sums[g], a[g * local..(g + 1) * local].iter().sum::<i32>(), "group {g}");
+    }
+}
+
+#[test]
+fn barrier_under_a_condition_on_a_long_field_of_a_by_value_struct() {
+    // Rodinia lavaMD's shape: the condition reads a by-value struct argument (uniform) whose
+    // 64-bit field is loaded from the argument copy in private memory.
+    let src = "typedef struct { int a; long number_boxes; } dim_str;
+    __kernel void k(dim_str d, __global int *out) {
+        __local int s[64];
+        if (get_group_id(0) < d.number_boxes) {
+            s[get_local_id(0)] = get_global_id(0);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            out[get_global_id(0)] = s[63 - get_local_id(0)];
+        }
+    }";
+    let log = build_only(src, "");
+    assert!(!log.contains("warning: kernel"), "the condition is uniform: {log}");
+    let d = Packer::new().push(1i32).align(8).push(3i64).finish(8);
+    let out = run_source(src, "", "k", &[256], Some(&[64]), None, &[val_vec(&d), filled(256, -1i32)]);
+    let got: Vec<i32> = read(&out[1]);
+    for i in 0..256 {
+        let want = if i / 64 < 3 { (i / 64 * 64 + 63 - i % 64) as i32 } else { -1 };
+        assert_eq!(got[i], want, "i={i}");
+    }
+}

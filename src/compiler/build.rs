@@ -47,12 +47,21 @@ fn header_dir(headers: &[(String, String)]) -> std::io::Result<Option<PathBuf>> 
     Ok(Some(d))
 }
 
+/// Appends the compiler's warnings to the build log.
+fn warnings_to_log(c: &super::Compiled, log: &mut String) {
+    for w in &c.warnings {
+        log.push_str(w);
+        log.push('\n');
+    }
+}
+
 fn back_end(spirv: &[u32], log: &mut String) -> Result<Vec<u8>, BuildError> {
     match compile_spirv(spirv) {
         Ok(c) => {
             if std::env::var_os("VENTUS_DUMP_ASM").is_some() {
                 eprintln!("{}", c.asm);
             }
+            warnings_to_log(&c, log);
             Ok(c.elf)
         }
         Err(e) => {
@@ -201,7 +210,10 @@ pub fn describe(e: &CompileError) -> String {
 pub fn build_spirv_modules(modules: &[Vec<u32>]) -> BuildOutput {
     let mut log = String::new();
     let result = match super::compile_spirv_modules(modules) {
-        Ok(c) => Ok(c.elf),
+        Ok(c) => {
+            warnings_to_log(&c, &mut log);
+            Ok(c.elf)
+        }
         Err(e) => {
             log.push_str(&format!("{e}\n"));
             Err(BuildError::Failed)

@@ -14,7 +14,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-9";
+pub const BACKEND_REVISION: &str = "ventus-cc-10";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +67,8 @@ pub struct Compiled {
     pub kernels: Vec<crate::abi::kernel_info::KernelInfo>,
     /// The generated assembly (for `VENTUS_DUMP_ASM` and tests).
     pub asm: String,
+    /// Warnings for the build log, one line each.
+    pub warnings: Vec<String>,
 }
 
 fn label_prefix(name: &str, k: usize) -> String {
@@ -97,6 +99,7 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
     let prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();
+    let mut warnings = Vec::new();
     for (k, mut kernel) in prog.kernels.into_iter().enumerate() {
         let f = &mut kernel.func;
         pass::run(f)?;
@@ -104,6 +107,13 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
         pass::split_edges::split_critical_edges(f);
         ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
         let u = pass::uniformity::analyze(f)?;
+        if u.barrier_in_divergent_flow {
+            warnings.push(format!(
+                "warning: kernel `{}`: a barrier may be reached in divergent control flow; this is only \
+                 correct if every work-item of a work-group reaches it, as OpenCL C requires",
+                kernel.info.name
+            ));
+        }
         if std::env::var_os("VENTUS_DUMP_IR").is_some() {
             let div: Vec<u32> = (0..f.types.len() as u32).filter(|v| u.divergent[*v as usize]).collect();
             eprintln!("{}divergent: {div:?}\nbranches: {:?}", ir::print::print(f), u.branches);
@@ -125,7 +135,7 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
         return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
     }
     let elf = link(&asm, &kernels, &prog.rodata, &prog.printf)?;
-    Ok(Compiled { elf, kernels, asm })
+    Ok(Compiled { elf, kernels, asm, warnings })
 }
 
 /// Links the generated assembly with crt0 into an ELF.

@@ -1,6 +1,7 @@
 //! The front half: finding clang + llvm-spirv, validating and translating build options, running
-//! the two tools as subprocesses (stdin → stdout pipes, a timeout), `-O2` with an `-O0` retry when
-//! the translator rejects optimised IR, and the build log.
+//! the two tools as subprocesses (stdin → stdout pipes, a timeout), `-O2` with retries when the
+//! translator rejects optimised IR (for `freeze`: -O2 with LLVM's pass pipeline cut before the
+//! pass that inserted it; otherwise, or if that fails, -O0), and the build log.
 //!
 //! Discovery order: `VENTUS_CLANG` + `VENTUS_LLVM_SPIRV` (both set), then `clang-15` +
 //! `llvm-spirv-15`, then `clang-14` + `llvm-spirv-14`, searched on `PATH` and in
@@ -313,30 +314,116 @@ impl Toolchain {
         headers: Option<&Path>,
     ) -> Result<FrontOutput, (ToolError, String)> {
         let mut log = String::new();
-        for level in ["-O2", "-O0"] {
-            let (ok, bc, err) = run_piped(&mut self.clang_command(opts, level, headers), "clang", source.as_bytes())
-                .map_err(|e| (e, log.clone()))?;
-            if level == "-O2" {
-                log.push_str(&err.replace("<stdin>", "<source>"));
-            }
-            if !ok {
-                return Err((ToolError::CompileFailed, log));
-            }
-            let mut tr = Command::new(&self.llvm_spirv);
-            tr.args(["--preserve-ocl-kernel-arg-type-metadata-through-string", "-", "-o", "-"]);
-            let (ok, spv, err) = run_piped(&mut tr, "llvm-spirv", &bc).map_err(|e| (e, log.clone()))?;
-            if ok && spv.len() % 4 == 0 && !spv.is_empty() {
-                let spirv = spv.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let clang = |extra: &[String], level: &str| {
+            let mut c = self.clang_command(opts, level, headers);
+            c.args(extra);
+            run_piped(&mut c, "clang", source.as_bytes())
+        };
+        // -O2 first.
+        let (ok, bc, err) = clang(&[], "-O2").map_err(|e| (e, log.clone()))?;
+        log.push_str(&err.replace("<stdin>", "<source>"));
+        if !ok {
+            return Err((ToolError::CompileFailed, log));
+        }
+        let first = self.translate(&bc).map_err(|e| (e, log.clone()))?;
+        let reason = match first {
+            Ok(spirv) => return Ok(FrontOutput { spirv, log }),
+            Err(reason) => reason,
+        };
+        log.push_str(&format!("note: llvm-spirv rejected the -O2 module ({reason}); "));
+        // llvm-spirv 15 cannot translate `freeze`, which a few late optimisation passes insert
+        // (DivRemPairs when it splits a remainder into div/mul/sub): keep -O2 but stop LLVM's
+        // pass pipeline before the first pass that leaves a freeze behind.
+        if reason.contains("freeze") {
+            if let Some((limit, spirv)) = self.without_late_passes(&clang).map_err(|e| (e, log.clone()))? {
+                log.push_str(&format!(
+                    "retried at -O2 with LLVM's passes after #{limit} skipped (-opt-bisect-limit)\n"
+                ));
                 return Ok(FrontOutput { spirv, log });
             }
-            log.push_str(&format!("note: llvm-spirv rejected the {level} module ({}); ", err.trim()));
-            if level == "-O2" {
-                log.push_str("retrying at -O0\n");
+        }
+        log.push_str("retrying at -O0\n");
+        let (ok, bc, _) = clang(&[], "-O0").map_err(|e| (e, log.clone()))?;
+        if ok {
+            match self.translate(&bc).map_err(|e| (e, log.clone()))? {
+                Ok(spirv) => return Ok(FrontOutput { spirv, log }),
+                Err(reason) => log.push_str(&format!("note: llvm-spirv rejected the -O0 module ({reason})\n")),
             }
         }
         Err((ToolError::TranslateFailed, log))
     }
+
+    /// LLVM bitcode → SPIR-V words, or llvm-spirv's complaint.
+    fn translate(&self, bc: &[u8]) -> Result<Result<Vec<u32>, String>, ToolError> {
+        let mut tr = Command::new(&self.llvm_spirv);
+        tr.args(["--preserve-ocl-kernel-arg-type-metadata-through-string", "-", "-o", "-"]);
+        let (ok, spv, err) = run_piped(&mut tr, "llvm-spirv", bc)?;
+        if ok && spv.len() % 4 == 0 && !spv.is_empty() {
+            return Ok(Ok(spv.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()));
+        }
+        Ok(Err(err.trim().to_string()))
+    }
+
+    /// -O2 with LLVM's pass pipeline cut short (`-opt-bisect-limit`): first just before the first
+    /// pass known to insert `freeze`, then (if that is not enough) the longest prefix found by
+    /// bisection that llvm-spirv accepts. `None` when no prefix works.
+    fn without_late_passes(&self, clang: &ClangRun) -> Result<Option<(u32, Vec<u32>)>, ToolError> {
+        let limit_args = |k: u32| vec!["-mllvm".to_string(), format!("-opt-bisect-limit={k}")];
+        // The pass list: with limit -1 every pass runs and is announced on stderr as
+        // "BISECT: running pass (N) Name on ...".
+        let (ok, _, listing) = clang(&["-mllvm".into(), "-opt-bisect-limit=-1".into()], "-O2")?;
+        if !ok {
+            return Ok(None);
+        }
+        let passes: Vec<(u32, &str)> = listing
+            .lines()
+            .filter_map(|l| {
+                let rest = l.strip_prefix("BISECT: running pass (")?;
+                let (n, rest) = rest.split_once(") ")?;
+                Some((n.parse().ok()?, rest.split_whitespace().next()?))
+            })
+            .collect();
+        let total = passes.iter().map(|p| p.0).max().unwrap_or(0);
+        let attempt = |k: u32| -> Result<Option<Vec<u32>>, ToolError> {
+            let (ok, bc, _) = clang(&limit_args(k), "-O2")?;
+            if !ok {
+                return Ok(None);
+            }
+            Ok(self.translate(&bc)?.ok())
+        };
+        let known = passes.iter().find(|(_, name)| FREEZE_PASSES.contains(name)).map(|p| p.0.saturating_sub(1));
+        if let Some(k) = known {
+            if let Some(spirv) = attempt(k)? {
+                return Ok(Some((k, spirv)));
+            }
+        }
+        // Bisection for the longest accepted prefix (at most ~log2(total) + 1 attempts).
+        let (mut lo, mut hi) = (0u32, known.unwrap_or(total));
+        let mut best = None;
+        while lo <= hi {
+            let mid = lo + (hi - lo) / 2;
+            match attempt(mid)? {
+                Some(spirv) => {
+                    best = Some((mid, spirv));
+                    lo = mid + 1;
+                }
+                None if mid == 0 => break,
+                None => hi = mid - 1,
+            }
+        }
+        Ok(best)
+    }
 }
+
+/// What a tool run produced: success, standard output, standard error.
+type ToolRun = (bool, Vec<u8>, String);
+
+/// Runs clang on the source with extra arguments at an optimisation level.
+type ClangRun<'a> = dyn Fn(&[String], &str) -> Result<ToolRun, ToolError> + 'a;
+
+/// LLVM 15 passes that insert `freeze` (which llvm-spirv 15 cannot translate) in -O2 pipelines.
+/// (Others, e.g. non-trivial loop unswitching, are found by the bisection.)
+const FREEZE_PASSES: [&str; 1] = ["DivRemPairsPass"];
 
 #[cfg(test)]
 mod tests {

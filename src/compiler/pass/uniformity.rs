@@ -11,8 +11,13 @@
 //! point.
 //!
 //! It also reports each divergent branch with its reconvergence block (immediate post-dominator,
-//! or the exit block) and rejects barriers in divergent control flow, which the Ventus SIMT stack
-//! cannot execute correctly.
+//! or the exit block), and whether a barrier lies between a divergent branch and its
+//! reconvergence point. Such a barrier is accepted: the analysis is conservative (e.g. a φ that
+//! receives the same value along both sides of a branch through a loop counts as divergent), and
+//! OpenCL C requires every work-item of a work-group to reach each barrier, so in a valid program
+//! the lanes do not actually diverge there and the generated code runs the barrier with the whole
+//! warp. The compiler warns about it in the build log; should the lanes really diverge (an
+//! invalid program), the barrier counts the warp once, which cannot hang the device.
 
 use super::super::ir::*;
 use super::super::CompileError;
@@ -24,6 +29,8 @@ pub struct Uniformity {
     pub branches: Vec<(BlockId, BlockId)>,
     /// Blocks that start with a `join`.
     pub joins: Vec<bool>,
+    /// A barrier lies between a divergent branch and its reconvergence point.
+    pub barrier_in_divergent_flow: bool,
 }
 
 /// Blocks reachable from `start` without entering `stop`.
@@ -150,6 +157,7 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
     }
     let mut branches = Vec::new();
     let mut joins = vec![false; n];
+    let mut barrier_in_divergent_flow = false;
     for (bi, blk) in f.blocks.iter().enumerate() {
         let Term::CondBr { cond, then_, else_ } = blk.term else { continue };
         if !div[cond.0 as usize] {
@@ -158,17 +166,13 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
         let p = pdom.ipdom(BlockId(bi as u32)).unwrap_or(exit_block);
         branches.push((BlockId(bi as u32), p));
         joins[p.0 as usize] = true;
-        // Barriers between the branch and its reconvergence point would deadlock.
-        for side in [region(f, then_, p), region(f, else_, p)] {
-            for (x, inside) in side.iter().enumerate() {
-                if *inside && f.blocks[x].insts.iter().any(|i| matches!(i.op, Op::Barrier { .. })) {
-                    return Err(CompileError::Unsupported {
-                        construct: "barrier() in divergent control flow (work-items of a work-group take different paths to it)".into(),
-                        location: None,
-                    });
-                }
-            }
+        if !barrier_in_divergent_flow {
+            barrier_in_divergent_flow = [region(f, then_, p), region(f, else_, p)].iter().any(|side| {
+                side.iter()
+                    .enumerate()
+                    .any(|(x, inside)| *inside && f.blocks[x].insts.iter().any(|i| matches!(i.op, Op::Barrier { .. })))
+            });
         }
     }
-    Ok(Uniformity { divergent: div, branches, joins })
+    Ok(Uniformity { divergent: div, branches, joins, barrier_in_divergent_flow })
 }

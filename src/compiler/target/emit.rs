@@ -1,6 +1,13 @@
 //! Emission: allocated machine IR → Ventus assembly text in our assembler's (llvm-objdump) syntax.
 //! Registers above 31 get an explicit `regext` prefix with the extension of each operand slot
 //! (rd = bits 2:0, rs1 = 5:3, rs2 = 8:6, rs3 = 11:9, as Ventus LLVM's `VentusRegextInsertion`).
+//!
+//! Conditional branches (scalar `bXX` and divergent `vbXX`) reach only ±4 KiB. A branch whose
+//! target may lie farther away — judged with an upper bound of every instruction's size
+//! ([`upper_words`]), so the real distance is never larger — is emitted through a trampoline:
+//! `bXX a, b, .Lfar; j .Lnear; .Lfar: j target; .Lnear:`. Lanes (or the warp) that take the
+//! branch land on `.Lfar` and jump on; for a divergent branch `.Lfar` is simply the else-path pc
+//! the SIMT stack records, so reconvergence is unchanged.
 
 use super::mir::*;
 use crate::compiler::CompileError;
@@ -40,14 +47,41 @@ impl Out {
     }
 }
 
+/// The most words `inst` can take once emitted (prefixes and pseudo-instruction expansions
+/// included; a branch counted in its long, trampoline form).
+fn upper_words(inst: &MInst) -> u32 {
+    let wide = |r: Option<Reg>| matches!(r, Some(Reg::X(n) | Reg::PV(n)) if n >= 32);
+    match inst.op {
+        MOp::Jump => 1,
+        MOp::LaBlock => 2,
+        MOp::Li | MOp::LaRodata => 2 + if wide(inst.rd) { 2 } else { 0 },
+        MOp::Branch(_) => 4,
+        MOp::I(_) => 2,
+    }
+}
+
+/// Largest branch distance (bytes) emitted in the short form; a B-type offset reaches
+/// -4096..=4094.
+const SHORT_BRANCH_REACH: i64 = 4000;
+
 /// Emits one kernel (a global symbol `name`) as assembly.
 pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
     let mut o = Out { text: String::new() };
     let _ = writeln!(o.text, ".globl {}\n{}:", m.name, m.name);
     let label = |b: u32| format!(".L{label_prefix}_{b}");
+    // Upper bounds of every block's start, in bytes from the function's start.
+    let mut block_start = Vec::with_capacity(m.blocks.len());
+    let mut at = 0i64;
+    for blk in &m.blocks {
+        block_start.push(at);
+        at += 4 * blk.insts.iter().map(|i| i64::from(upper_words(i))).sum::<i64>();
+    }
+    let mut far_branches = 0u32;
     for (bi, blk) in m.blocks.iter().enumerate() {
         let _ = writeln!(o.text, "{}:", label(bi as u32));
+        let mut here = block_start[bi];
         for inst in &blk.insts {
+            here += 4 * i64::from(upper_words(inst));
             match &inst.op {
                 MOp::Jump => {
                     let t = inst.target.ok_or(CompileError::Internal("jump without target".into()))?;
@@ -80,12 +114,24 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
                     let rs1 = num(inst.rs1.unwrap_or(ZERO))?;
                     let rs2 = num(inst.rs2.unwrap_or(ZERO))?;
                     o.regext([0, rs1 >> 5, rs2 >> 5, 0]);
+                    let to = block_start.get(t as usize).copied().unwrap_or(0);
+                    // `here` is past this branch's upper-bound end; measure from its start.
+                    let near = (to - (here - 16)).abs() <= SHORT_BRANCH_REACH;
+                    let dest = if near { label(t) } else { format!(".L{label_prefix}_far{far_branches}") };
                     let text = if op.desc().fmt == Fmt::VBranch {
-                        format!("{} v{}, v{}, {}", op.mnemonic(), rs2 & 31, rs1 & 31, label(t))
+                        format!("{} v{}, v{}, {}", op.mnemonic(), rs2 & 31, rs1 & 31, dest)
                     } else {
-                        format!("{} {}, {}, {}", op.mnemonic(), xname(rs1), xname(rs2), label(t))
+                        format!("{} {}, {}, {}", op.mnemonic(), xname(rs1), xname(rs2), dest)
                     };
                     o.line(&text);
+                    if !near {
+                        let skip = format!(".L{label_prefix}_near{far_branches}");
+                        o.line(&format!("j {skip}"));
+                        let _ = writeln!(o.text, "{dest}:");
+                        o.line(&format!("j {}", label(t)));
+                        let _ = writeln!(o.text, "{skip}:");
+                        far_branches += 1;
+                    }
                 }
                 MOp::I(op) => {
                     let r = |x: Option<Reg>| -> Result<u8, CompileError> { x.map(num).unwrap_or(Ok(0)) };

@@ -53,8 +53,17 @@ pub fn select(f: &Func, u: &Uniformity) -> Result<MFunc, CompileError> {
     for b in &f.blocks {
         for i in &b.insts {
             if let Some(r) = i.result {
-                if let Op::Const(c) = i.op {
-                    s.consts.insert(r, c);
+                match i.op {
+                    Op::Const(c) => {
+                        s.consts.insert(r, c);
+                    }
+                    // An undefined value may be anything: zero, materialised where it is used.
+                    // (Left without a definition, its register would be live from the kernel's
+                    // entry to every use — at -O0 that exhausts the register file.)
+                    Op::Undef => {
+                        s.consts.insert(r, 0);
+                    }
+                    _ => {}
                 }
                 s.defs.insert(r, i.op.clone());
             }
@@ -240,23 +249,62 @@ impl Sel<'_> {
         Ok(())
     }
 
-    /// Copies `srcs` into the registers of `dests` as if simultaneously.
+    /// Copies the sources into the registers of the destinations as if simultaneously
+    /// (φ resolution). The copies are sequentialised: a copy runs once no pending copy still
+    /// reads its destination; a cycle (e.g. a swap) is broken by moving one source into a
+    /// fresh temporary. So only cycles cost an extra register, not every copy.
     fn parallel_copy(&mut self, pairs: &[(Value, Value)]) -> Result<(), CompileError> {
-        let mut temps = Vec::new();
+        enum Src {
+            Val(Value),
+            Tmp(Reg),
+        }
+        // (destination register, source, the source's register if it has one)
+        let mut pending: Vec<(Reg, Src, Option<Reg>)> = Vec::new();
         for &(d, src) in pairs {
             let dr = self.reg(d);
-            let t = if dr.is_vector() { self.m.new_v() } else { self.m.new_s() };
-            self.copy_to(t, src)?;
-            temps.push((dr, t));
+            let sr = if self.konst(src).is_some() { None } else { Some(self.reg(src)) };
+            if sr == Some(dr) {
+                continue; // already in place
+            }
+            pending.push((dr, Src::Val(src), sr));
         }
-        for (dr, t) in temps {
-            if dr.is_vector() {
-                self.emit_rr(I::VaddVx, dr, ZERO, t, 0);
-            } else {
-                self.emit_rr(I::Addi, dr, t, ZERO, 0);
+        while !pending.is_empty() {
+            let ready = (0..pending.len()).find(|&k| {
+                let dr = pending[k].0;
+                !pending.iter().enumerate().any(|(j, p)| j != k && p.2 == Some(dr))
+            });
+            match ready {
+                Some(k) => {
+                    let (dr, src, _) = pending.remove(k);
+                    match src {
+                        Src::Val(v) => self.copy_to(dr, v)?,
+                        Src::Tmp(t) => self.move_reg(dr, t),
+                    }
+                }
+                None => {
+                    // Every destination is still read by another copy: a cycle. Park the first
+                    // copy's destination value (which others read) in a temporary.
+                    let dr = pending[0].0;
+                    let t = if dr.is_vector() { self.m.new_v() } else { self.m.new_s() };
+                    self.move_reg(t, dr);
+                    for p in pending.iter_mut().filter(|p| p.2 == Some(dr)) {
+                        // The source value now lives in `t` (same class as `dr`, which held it).
+                        p.1 = Src::Tmp(t);
+                        p.2 = Some(t);
+                    }
+                }
             }
         }
         Ok(())
+    }
+
+    /// `d = s` for two registers of the same class... or a scalar into a vector (broadcast).
+    fn move_reg(&mut self, d: Reg, s: Reg) {
+        match (d.is_vector(), s.is_vector()) {
+            (true, true) => self.emit_rr(I::VaddVx, d, ZERO, s, 0),
+            (true, false) => self.emit_rr(I::VmvVX, d, s, ZERO, 0),
+            _ => self.emit_rr(I::Addi, d, s, ZERO, 0),
+        }
     }
 
     /// `(base, imm)` for an address: folds `base + const` when the constant fits `bits`.

@@ -20,11 +20,15 @@ fn scalar_pool() -> Vec<u8> {
     v
 }
 const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
-/// v0 is the zero vector; v1–v3 are spill scratch.
+/// v0 is the zero vector; v1–v3 are spill scratch; v4–v6 hold 1024, 2048 and 3072 (the bases of
+/// spill slots beyond the 11-bit offset of `vlw.v`/`vsw.v`, set at entry when used).
 fn vector_pool() -> Vec<u8> {
-    (4..=255).collect()
+    (7..=255).collect()
 }
 const VECTOR_SCRATCH: [u8; 3] = [1, 2, 3];
+const VECTOR_SLOT_BASES: [u8; 3] = [4, 5, 6];
+/// Bytes of private memory one slot base register reaches.
+const SLOT_WINDOW: i64 = 1024;
 
 #[derive(Debug, Clone, Copy)]
 struct Interval {
@@ -117,15 +121,13 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
     v
 }
 
-fn scan(
-    ints: &[Interval],
-    pool: &[u8],
-    vector: bool,
-    next_slot: &mut dyn FnMut() -> Result<i64, CompileError>,
-) -> Result<HashMap<Reg, Loc>, CompileError> {
+/// Linear scan of the intervals of one register class over `pool`. Spilled intervals are
+/// returned separately (their slots are assigned by [`assign_slots`]).
+fn scan(ints: &[Interval], pool: &[u8], vector: bool) -> (HashMap<Reg, Loc>, Vec<Interval>) {
     let mut free: Vec<u8> = pool.iter().rev().copied().collect();
     let mut active: Vec<(Interval, u8)> = Vec::new();
     let mut out = HashMap::new();
+    let mut spilled = Vec::new();
     for it in ints.iter().filter(|i| i.reg.is_vector() == vector) {
         active.retain(|(a, r)| {
             if a.end < it.start {
@@ -145,41 +147,66 @@ fn scan(
             active.iter().enumerate().max_by_key(|(_, (a, _))| a.end).expect("non-empty when no register is free");
         if active[k].0.end > it.end {
             let (victim, r) = active.remove(k);
-            out.insert(victim.reg, Loc::Slot(next_slot()?));
+            spilled.push(victim);
             active.push((*it, r));
             out.insert(it.reg, Loc::Reg(if vector { Reg::PV(r) } else { Reg::X(r) }));
         } else {
-            out.insert(it.reg, Loc::Slot(next_slot()?));
+            spilled.push(*it);
         }
     }
-    Ok(out)
+    (out, spilled)
+}
+
+/// Gives every spilled interval a 4-byte slot `base + 4k`; intervals that do not overlap share
+/// slots (as registers do). Returns the slots and the end of the slot area.
+fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i64) {
+    spilled.sort_by_key(|i| (i.start, i.end));
+    let mut free: Vec<i64> = Vec::new();
+    let mut active: Vec<(usize, i64)> = Vec::new();
+    let mut next = base;
+    let mut out = HashMap::new();
+    for it in spilled {
+        active.retain(|&(end, slot)| {
+            if end < it.start {
+                free.push(slot);
+                false
+            } else {
+                true
+            }
+        });
+        free.sort_unstable_by(|a, b| b.cmp(a));
+        let slot = free.pop().unwrap_or_else(|| {
+            next += 4;
+            next - 4
+        });
+        active.push((it.end, slot));
+        out.insert(it.reg, slot);
+    }
+    (out, next)
 }
 
 /// Allocates registers in place; returns the private bytes per work-item used (IR frame plus
 /// vector spill slots).
 pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
     let ints = intervals(m);
-    let mut sslot = 0i64;
-    let mut next_s = || -> Result<i64, CompileError> {
-        sslot += 4;
-        if sslot > 1020 {
-            return Err(CompileError::Resources("too many live scalar values (the warp stack is 1 KiB)".into()));
-        }
-        Ok(sslot - 4)
-    };
-    let smap = scan(&ints, &scalar_pool(), false, &mut next_s)?;
+    let (mut smap, sspill) = scan(&ints, &scalar_pool(), false);
+    let (sslots, send) = assign_slots(sspill, 0);
+    if send > 1020 {
+        return Err(CompileError::Resources("too many live scalar values (the warp stack is 1 KiB)".into()));
+    }
+    smap.extend(sslots.into_iter().map(|(r, o)| (r, Loc::Slot(o))));
     let private_base = (m.private_bytes as i64 + 3) & !3;
-    let mut vslot = private_base;
-    let mut next_v = || -> Result<i64, CompileError> {
-        vslot += 4;
-        if vslot > 1020 {
-            return Err(CompileError::Resources(
-                "too many live vector values (spill slots exceed the 1 KiB private window)".into(),
-            ));
-        }
-        Ok(vslot - 4)
-    };
-    let vmap = scan(&ints, &vector_pool(), true, &mut next_v)?;
+    let (mut vmap, vspill) = scan(&ints, &vector_pool(), true);
+    let (vslots, vend) = assign_slots(vspill, private_base);
+    if vend > i64::from(crate::abi::PRIVATE_BYTES_PER_THREAD) {
+        return Err(CompileError::Resources(format!(
+            "too many live vector values: {} bytes of private memory per work-item (limit {})",
+            vend,
+            crate::abi::PRIVATE_BYTES_PER_THREAD
+        )));
+    }
+    vmap.extend(vslots.into_iter().map(|(r, o)| (r, Loc::Slot(o))));
+    let vslot = vend;
     let loc = |r: Reg| -> Option<&Loc> {
         if r.is_vector() {
             vmap.get(&r)
@@ -239,6 +266,22 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
         }
         blk.insts = out;
     }
+    // Slot base registers for spill slots past the first KiB, set once at entry (only scratch
+    // registers are involved, nothing is live there yet).
+    let bases = ((vslot - 1).max(0) / SLOT_WINDOW) as usize;
+    if let Some(entry) = m.blocks.first_mut() {
+        let mut init = Vec::new();
+        for (k, &v) in VECTOR_SLOT_BASES.iter().enumerate().take(bases) {
+            let mut li = MInst::new(MOp::Li);
+            li.rd = Some(Reg::X(SCALAR_SCRATCH[0]));
+            li.imm = SLOT_WINDOW * (k as i64 + 1);
+            let mut mv = MInst::new(MOp::I(I::VmvVX));
+            mv.rd = Some(Reg::PV(v));
+            mv.rs1 = Some(Reg::X(SCALAR_SCRATCH[0]));
+            init.extend([li, mv]);
+        }
+        entry.insts.splice(0..0, init);
+    }
     Ok(vslot.max(m.private_bytes as i64) as u32)
 }
 
@@ -246,7 +289,12 @@ fn spill_op(p: Reg, off: i64, load: bool) -> MInst {
     let mut m;
     if p.is_vector() {
         m = MInst::new(MOp::I(if load { I::VlwV } else { I::VswV }));
-        m.rs1 = Some(VZERO);
+        let window = off / SLOT_WINDOW;
+        m.rs1 = Some(match window {
+            0 => VZERO,
+            k => Reg::PV(VECTOR_SLOT_BASES[k as usize - 1]),
+        });
+        m.imm = off - window * SLOT_WINDOW;
         if load {
             m.rd = Some(p);
         } else {
@@ -260,7 +308,7 @@ fn spill_op(p: Reg, off: i64, load: bool) -> MInst {
         } else {
             m.rs2 = Some(p);
         }
+        m.imm = off;
     }
-    m.imm = off;
     m
 }

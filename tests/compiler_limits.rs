@@ -1,0 +1,112 @@
+//! Kernels that stress the compiler's limits, found with real-world code (pyopencl's scan and
+//! radix-sort kernels): conditional branches whose targets lie beyond the ±4 KiB reach of a
+//! B-type offset, more live vector values than registers plus one KiB of spill slots, undefined
+//! values (uninitialised variables at -O0), and `freeze` instructions that llvm-spirv 15 rejects.
+//! Every kernel is checked against a host reference.
+
+mod cc;
+use cc::*;
+use ventus_icd::compiler::toolchain;
+
+/// `terms` chained float updates: far more than 4 KiB of code in one straight line.
+fn long_body(terms: usize) -> String {
+    (0..terms).map(|k| format!("x = x * 0.999f + (float)({k} % 7) * y;\n")).collect()
+}
+
+fn long_body_ref(mut x: f32, y: f32, terms: usize) -> f32 {
+    for k in 0..terms {
+        x = x * 0.999 + (k % 7) as f32 * y;
+    }
+    x
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn branches_reach_targets_beyond_four_kib() {
+    // A divergent if/else and a uniform loop, each around ~10 KiB of code.
+    let body = long_body(600);
+    let src = format!(
+        "__kernel void k(__global float *out, int n) {{
+            int i = get_global_id(0); float x = (float)i, y = 0.25f;
+            if (i % 3 == 0) {{ {body} }} else {{ x = -x; }}
+            for (int r = 0; r < n; r++) {{ y = y + 0.5f; {body} }}
+            out[i] = x; }}"
+    );
+    let c = compile(&src, "");
+    assert!(c.asm.contains("_far0:"), "expected a trampoline for a far branch");
+    let out = run_compiled(&c, "k", &[64], &[32], &[zeros(4 * 64), val_i32(2)], 1);
+    let got = as_f32(&out[0]);
+    for i in 0..64 {
+        let mut x = if i % 3 == 0 { long_body_ref(i as f32, 0.25, 600) } else { -(i as f32) };
+        let mut y = 0.25f32;
+        for _ in 0..2 {
+            y += 0.5;
+            x = long_body_ref(x, y, 600);
+        }
+        let tol = 1e-4 * x.abs().max(1.0);
+        assert!((got[i] - x).abs() <= tol, "i={i}: {} vs {x}", got[i]);
+    }
+}
+
+#[test]
+fn more_live_vector_values_than_registers_and_a_kib_of_slots() {
+    // 700 divergent values are all live at once (summed in reverse order after all loads).
+    let n = 700;
+    let loads: String = (0..n).map(|k| format!("float v{k} = a[(i + {k}) % 1024] * {}.0f;\n", k % 5 + 1)).collect();
+    let sum: String = (0..n).rev().map(|k| format!("s = s * 0.5f + v{k};\n")).collect();
+    let src = format!(
+        "__kernel void k(__global const float *a, __global float *out) {{
+            int i = get_global_id(0); {loads} float s = 0.0f; {sum} out[i] = s; }}"
+    );
+    let a: Vec<f32> = (0..1024).map(|k| ((k * 37) % 101) as f32 / 16.0).collect();
+    let out = run(&src, "k", &[32], &[32], &[f32s(&a), zeros(4 * 32)]);
+    let got = as_f32(&out[1]);
+    for i in 0..32 {
+        let mut s = 0f32;
+        for k in (0..n).rev() {
+            s = s * 0.5 + a[(i + k) % 1024] * (k % 5 + 1) as f32;
+        }
+        assert_eq!(got[i], s, "i={i}");
+    }
+}
+
+#[test]
+fn many_uninitialised_variables_at_o0() {
+    // Each variable is undefined on the loop's first entry; left without a definition, its
+    // register would be live from the kernel's entry, and 400 of them do not fit.
+    let n = 150;
+    let decls: String = (0..n).map(|k| format!("int u{k}; float d{k};\n")).collect();
+    let first: String = (0..n).map(|k| format!("u{k} = {k} + m; d{k} = (float)(i + {k});\n")).collect();
+    let acc: String = (0..n).map(|k| format!("s += u{k} * (int)d{k};\n")).collect();
+    let src = format!(
+        "__kernel void k(__global int *out, int m) {{
+            int i = get_global_id(0); int s = 0; {decls}
+            for (int r = 0; r < 2; r++) {{ if (r == 0) {{ {first} }} {acc} }}
+            out[i] = s; }}"
+    );
+    let c = compile(&src, "-cl-opt-disable");
+    let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(3)], 1);
+    let got = as_i32(&out[0]);
+    for i in 0..32i32 {
+        let one: i32 = (0..n).map(|k: i32| (k + 3).wrapping_mul(i + k)).fold(0, i32::wrapping_add);
+        assert_eq!(got[i as usize], one.wrapping_mul(2), "i={i}");
+    }
+}
+
+#[test]
+fn freeze_from_div_rem_pairs_keeps_o2() {
+    // x / 8 and x % 8 of the same x: LLVM's DivRemPairs rewrites the remainder with a freeze.
+    let src = "__kernel void k(__global const int *a, __global int *q, __global int *r) {
+        int i = get_global_id(0); int x = a[i] + i;
+        int d = x / 8; q[i] = d; r[i] = x - d * 8 + (x % 8) * 100; }";
+    let tc = toolchain::Toolchain::discover().expect("clang-15 and llvm-spirv-15 are required");
+    let front = tc.compile(src, &toolchain::parse_options("").unwrap(), None).unwrap();
+    assert!(!front.log.contains("-O0"), "must not fall back to -O0:\n{}", front.log);
+    let a: Vec<i32> = (0..64).map(|k| k * 77 - 2000).collect();
+    let out = run(src, "k", &[64], &[32], &[i32s(&a), zeros(4 * 64), zeros(4 * 64)]);
+    let (q, r) = (as_i32(&out[1]), as_i32(&out[2]));
+    for i in 0..64 {
+        let x = a[i] + i as i32;
+        assert_eq!((q[i], r[i]), (x / 8, x % 8 + (x % 8) * 100), "i={i}");
+    }
+}
