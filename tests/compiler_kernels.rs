@@ -539,3 +539,14 @@ fn async_work_group_copies() {
         }
     }
 }
+
+#[test]
+fn an_unused_image_helper_does_not_stop_the_build() {
+    // Real programs (e.g. Rodinia particlefilter) carry image helpers that their kernels never call:
+    // the module declares image capabilities, which only matter where a kernel uses images.
+    let src = "float unused_helper(image2d_t img, sampler_t s) { return read_imagef(img, s, (int2)(0, 0)).x; }
+        __kernel void k(__global float *a) { a[get_global_id(0)] *= 2.0f; }";
+    let a = iota_f(32);
+    let out = run(src, "k", &[32], &[32], &[f32s(&a)]);
+    assert_eq!(as_f32(&out[0]), a.iter().map(|x| x * 2.0).collect::<Vec<_>>());
+}

@@ -160,6 +160,15 @@ impl Module {
                     C::Float64 => {} // reported where a double is used
                     C::Float16 | C::Float16Buffer => {}
                     C::GenericPointer => {}
+                    // Image code is reported where a kernel uses it (an unused helper is fine).
+                    C::ImageBasic
+                    | C::ImageReadWrite
+                    | C::ImageMipmap
+                    | C::LiteralSampler
+                    | C::Sampled1D
+                    | C::Image1D
+                    | C::SampledBuffer
+                    | C::ImageBuffer => {}
                     other => return Err(CompileError::unsupported(&format!("SPIR-V capability {other:?}"))),
                 }
             }
