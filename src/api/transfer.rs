@@ -333,6 +333,44 @@ pub extern "C" fn clEnqueueUnmapMemObject(
     })
 }
 
+/// The validated operands of a buffer ↔ host rectangle transfer (`clEnqueue{Read,Write}BufferRect`).
+struct HostRect {
+    q: Ref<Queue>,
+    m: Ref<Mem>,
+    b: RectSide,
+    h: RectSide,
+    region: [usize; 3],
+    /// Host span: address, length, offset of the rectangle's origin within it.
+    addr: usize,
+    len: usize,
+    base: usize,
+    deps: Vec<Ref<Event>>,
+}
+
+impl HostRect {
+    /// Every error clause the two rectangle transfers share, in the spec's order; the host
+    /// access check (read or write) is the caller's.
+    fn validate(
+        queue: cl_command_queue,
+        buffer: cl_mem,
+        [buffer_origin, host_origin, region]: [*const size_t; 3],
+        [buffer_row, buffer_slice, host_row, host_slice]: [usize; 4],
+        host: usize,
+        (num_events, wait_list): (cl_uint, *const cl_event),
+    ) -> CLResult<HostRect> {
+        let (q, m) = queue_and_mem(queue, buffer)?;
+        let (bo, ho, region) = rect_arrays(buffer_origin, host_origin, region)?;
+        let rule = SliceRule::LessAndNotMultiple;
+        let b = rect_side(bo, region, buffer_row, buffer_slice, rule)?;
+        let h = rect_side(ho, region, host_row, host_slice, rule)?;
+        check_rect_bounds(&m, &b, region)?;
+        let (addr, len, base) = host_span(host, &h, region)?;
+        let deps = ptr::wait_list(num_events, wait_list, &q.context)?;
+        check_sub_alignment(&m)?;
+        Ok(HostRect { q, m, b, h, region, addr, len, base, deps })
+    }
+}
+
 pub extern "C" fn clEnqueueReadBufferRect(
     command_queue: cl_command_queue,
     buffer: cl_mem,
@@ -350,15 +388,15 @@ pub extern "C" fn clEnqueueReadBufferRect(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_mem(command_queue, buffer)?;
-        let (bo, ho, region) = rect_arrays(buffer_origin, host_origin, region)?;
-        let rule = SliceRule::LessAndNotMultiple;
-        let b = rect_side(bo, region, buffer_row_pitch, buffer_slice_pitch, rule)?;
-        let h = rect_side(ho, region, host_row_pitch, host_slice_pitch, rule)?;
-        check_rect_bounds(&m, &b, region)?;
-        let (addr, len, base) = host_span(ptr as usize, &h, region)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
-        check_sub_alignment(&m)?;
+        let t = HostRect::validate(
+            command_queue,
+            buffer,
+            [buffer_origin, host_origin, region],
+            [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch],
+            ptr as usize,
+            (num_events_in_wait_list, event_wait_list),
+        )?;
+        let HostRect { q, m, b, h, region, addr, len, base, deps } = t;
         check_host_read(&m)?;
         let work: Work = Box::new(move || {
             // The spec keeps the host rectangle valid (and untouched by the application) until
@@ -388,15 +426,15 @@ pub extern "C" fn clEnqueueWriteBufferRect(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_mem(command_queue, buffer)?;
-        let (bo, ho, region) = rect_arrays(buffer_origin, host_origin, region)?;
-        let rule = SliceRule::LessAndNotMultiple;
-        let b = rect_side(bo, region, buffer_row_pitch, buffer_slice_pitch, rule)?;
-        let h = rect_side(ho, region, host_row_pitch, host_slice_pitch, rule)?;
-        check_rect_bounds(&m, &b, region)?;
-        let (addr, len, base) = host_span(ptr as usize, &h, region)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
-        check_sub_alignment(&m)?;
+        let t = HostRect::validate(
+            command_queue,
+            buffer,
+            [buffer_origin, host_origin, region],
+            [buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch],
+            ptr as usize,
+            (num_events_in_wait_list, event_wait_list),
+        )?;
+        let HostRect { q, m, b, h, region, addr, len, base, deps } = t;
         check_host_write(&m)?;
         let work: Work = Box::new(move || {
             // The spec keeps the host rectangle valid and unchanged until this command

@@ -1,4 +1,6 @@
-//! Entry points of `unsupported` (stubs until implemented).
+//! Entry points for features the Ventus device does not offer (images, GL/D3D/VA interop, device
+//! partitioning, …): each answers `CL_INVALID_OPERATION` (the spec's code for a feature no
+//! device of the context supports), through `errcode_ret` for the object-creating ones.
 
 #![allow(non_snake_case, unused_variables, unused_imports)]
 
@@ -16,11 +18,7 @@ pub extern "C" fn clCreateImage2D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateImage3D(
@@ -35,11 +33,7 @@ pub extern "C" fn clCreateImage3D(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clGetSupportedImageFormats(
@@ -70,11 +64,7 @@ pub extern "C" fn clCreateSampler(
     filter_mode: cl_filter_mode,
     errcode_ret: *mut cl_int,
 ) -> cl_sampler {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clRetainSampler(sampler: cl_sampler) -> cl_int {
@@ -183,11 +173,7 @@ pub extern "C" fn clEnqueueMapImage(
     event: *mut cl_event,
     errcode_ret: *mut cl_int,
 ) -> *mut c_void {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromGLBuffer(
@@ -196,11 +182,7 @@ pub extern "C" fn clCreateFromGLBuffer(
     bufobj: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromGLTexture2D(
@@ -211,11 +193,7 @@ pub extern "C" fn clCreateFromGLTexture2D(
     texture: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromGLTexture3D(
@@ -226,11 +204,7 @@ pub extern "C" fn clCreateFromGLTexture3D(
     texture: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromGLRenderbuffer(
@@ -239,11 +213,7 @@ pub extern "C" fn clCreateFromGLRenderbuffer(
     renderbuffer: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clGetGLObjectInfo(
@@ -314,11 +284,7 @@ pub extern "C" fn clCreateFromD3D10BufferKHR(
     resource: ID3D10Buffer_ptr,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromD3D10Texture2DKHR(
@@ -328,11 +294,7 @@ pub extern "C" fn clCreateFromD3D10Texture2DKHR(
     subresource: cl_uint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromD3D10Texture3DKHR(
@@ -342,11 +304,7 @@ pub extern "C" fn clCreateFromD3D10Texture3DKHR(
     subresource: cl_uint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clEnqueueAcquireD3D10ObjectsKHR(
@@ -394,11 +352,7 @@ pub extern "C" fn clCreateEventFromGLsyncKHR(
     sync: cl_GLsync,
     errcode_ret: *mut cl_int,
 ) -> cl_event {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateImage(
@@ -409,11 +363,7 @@ pub extern "C" fn clCreateImage(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clEnqueueFillImage(
@@ -437,11 +387,7 @@ pub extern "C" fn clCreateFromGLTexture(
     texture: cl_GLuint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clGetDeviceIDsFromD3D11KHR(
@@ -462,11 +408,7 @@ pub extern "C" fn clCreateFromD3D11BufferKHR(
     resource: ID3D11Buffer_ptr,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromD3D11Texture2DKHR(
@@ -476,11 +418,7 @@ pub extern "C" fn clCreateFromD3D11Texture2DKHR(
     subresource: cl_uint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromD3D11Texture3DKHR(
@@ -490,11 +428,7 @@ pub extern "C" fn clCreateFromD3D11Texture3DKHR(
     subresource: cl_uint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreateFromDX9MediaSurfaceKHR(
@@ -505,11 +439,7 @@ pub extern "C" fn clCreateFromDX9MediaSurfaceKHR(
     plane: cl_uint,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clEnqueueAcquireD3D11ObjectsKHR(
@@ -577,11 +507,7 @@ pub extern "C" fn clCreateFromEGLImageKHR(
     properties: *const cl_egl_image_properties_khr,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clEnqueueAcquireEGLObjectsKHR(
@@ -612,11 +538,7 @@ pub extern "C" fn clCreateEventFromEGLSyncKHR(
     display: CLeglDisplayKHR,
     errcode_ret: *mut cl_int,
 ) -> cl_event {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clCreatePipe(
@@ -627,11 +549,7 @@ pub extern "C" fn clCreatePipe(
     properties: *const cl_pipe_properties,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clGetPipeInfo(
@@ -729,11 +647,7 @@ pub extern "C" fn clCreateSamplerWithProperties(
     sampler_properties: *const cl_sampler_properties,
     errcode_ret: *mut cl_int,
 ) -> cl_sampler {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clEnqueueSVMMigrateMem(
@@ -766,11 +680,7 @@ pub extern "C" fn clCreateImageWithProperties(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    if !errcode_ret.is_null() {
-        // SAFETY: the application passes a valid pointer or NULL.
-        unsafe { *errcode_ret = CL_INVALID_OPERATION };
-    }
-    std::ptr::null_mut()
+    super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
 
 pub extern "C" fn clGetKernelSuggestedLocalWorkSize(
