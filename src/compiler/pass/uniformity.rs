@@ -5,7 +5,8 @@
 //! lane id, atomics, private-memory loads and loads through divergent pointers. Divergence
 //! propagates through data dependences, through φs at the join points of divergent branches
 //! (sync dependence: a block entered from both sides of a divergent branch before its immediate
-//! post-dominator), to the loop-carried values of a loop containing a divergent branch that only
+//! post-dominator — unless the φ receives the same uniform value, computed before the branch, on
+//! every path from it, see [`same_on_both_sides`]), to the loop-carried values of a loop containing a divergent branch that only
 //! reconverges outside it (lanes then run different iterations), and to values that leave a loop
 //! with a divergent exit (lanes leave in different iterations). The analysis iterates to a fixed
 //! point.
@@ -22,6 +23,48 @@
 use super::super::ir::*;
 use super::super::CompileError;
 use super::cfg;
+use std::rc::Rc;
+
+/// Whether the φ with incoming `ins` receives one and the same uniform value on every path from
+/// the divergent branch in block `br` (sides `r1`/`r2`, the blocks reachable from each successor
+/// before the reconvergence point). Incoming values that are themselves φs inside the sides are
+/// followed along the edges that come from the sides (paths entering from elsewhere do not start
+/// at this branch). The common value must be computed before the branch (its block dominates
+/// `br`), so every lane holds the same one. Then the lanes that split at `br` agree here.
+#[allow(clippy::too_many_arguments)]
+fn same_on_both_sides<'f>(
+    ins: &'f [(BlockId, Value)],
+    br: usize,
+    r1: &[bool],
+    r2: &[bool],
+    phi_def: &dyn Fn(Value) -> Option<(usize, &'f Vec<(BlockId, Value)>)>,
+    div: &[bool],
+    def_block: &[usize],
+    dom: &cfg::DomTree,
+) -> bool {
+    let inside = |b: usize| r1[b] || r2[b];
+    let from_paths = |q: BlockId| inside(q.0 as usize) || q.0 as usize == br;
+    let mut found: Option<Value> = None;
+    let mut stack: Vec<Value> = ins.iter().filter(|(q, _)| from_paths(*q)).map(|(_, v)| *v).collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if let Some((_, inner)) = phi_def(v).filter(|(b, _)| inside(*b)) {
+            stack.extend(inner.iter().filter(|(q, _)| from_paths(*q)).map(|(_, w)| *w));
+            continue;
+        }
+        match found {
+            None => found = Some(v),
+            Some(w) if w == v => {}
+            Some(_) => return false,
+        }
+    }
+    let Some(v) = found else { return false };
+    let db = def_block[v.0 as usize];
+    !div[v.0 as usize] && (db == usize::MAX || dom.dominates(db, br))
+}
 
 pub struct Uniformity {
     pub divergent: Vec<bool>,
@@ -66,7 +109,22 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
         }
     }
     let mut div = vec![false; f.types.len()];
-    let mut join_div = vec![false; n];
+    // Loop headers whose φs differ per lane because lanes run different iterations.
+    let mut temporal = vec![false; n];
+    // Per block: the divergent branches (branch block, then-side region, else-side region) whose
+    // two sides meet there.
+    let mut sync: Vec<Vec<(usize, Rc<Vec<bool>>, Rc<Vec<bool>>)>> = vec![Vec::new(); n];
+    // The φ defining `v`, with its block, if `v` is a φ.
+    let phi_def = |v: Value| -> Option<(usize, &Vec<(BlockId, Value)>)> {
+        let b = def_block[v.0 as usize];
+        if b == usize::MAX {
+            return None;
+        }
+        f.blocks[b].insts.iter().find(|i| i.result == Some(v)).and_then(|i| match &i.op {
+            Op::Phi(ins) => Some((b, ins)),
+            _ => None,
+        })
+    };
     let order = f.rpo();
     loop {
         let mut changed = false;
@@ -80,7 +138,13 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                 let d = match &i.op {
                     Op::LaneId | Op::Atomic { .. } | Op::CmpXchg { .. } => true,
                     Op::Load(p) => f.ty(*p) == Ty::Ptr(Space::Private) || div[p.0 as usize],
-                    Op::Phi(_) => join_div[b.0 as usize] || i.op.operands().iter().any(|v| div[v.0 as usize]),
+                    Op::Phi(ins) => {
+                        temporal[b.0 as usize]
+                            || i.op.operands().iter().any(|v| div[v.0 as usize])
+                            || sync[b.0 as usize].iter().any(|(br, r1, r2)| {
+                                !same_on_both_sides(ins, *br, r1, r2, &phi_def, &div, &def_block, &dom)
+                            })
+                    }
                     op => op.operands().iter().any(|v| div[v.0 as usize]),
                 };
                 if d {
@@ -100,13 +164,13 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
             // it, lanes can be in different iterations of that loop, so its loop-carried values
             // (the header's φs) differ per lane.
             for l in &loops {
-                if l.body[bi] && !l.body[p.0 as usize] && !join_div[l.header.0 as usize] {
-                    join_div[l.header.0 as usize] = true;
+                if l.body[bi] && !l.body[p.0 as usize] && !temporal[l.header.0 as usize] {
+                    temporal[l.header.0 as usize] = true;
                     changed = true;
                 }
             }
-            let r1 = region(f, then_, p);
-            let r2 = region(f, else_, p);
+            let r1 = Rc::new(region(f, then_, p));
+            let r2 = Rc::new(region(f, else_, p));
             for x in 0..n {
                 let from = |side: &Vec<bool>, s: BlockId| {
                     preds[x]
@@ -118,18 +182,21 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                 let (a, c) = (from(&r1, then_), from(&r2, else_));
                 let joined = a.iter().any(|p1| c.iter().any(|p2| p1 != p2))
                     || (x == p.0 as usize && (!a.is_empty() || !c.is_empty()));
-                if joined && !join_div[x] {
-                    join_div[x] = true;
+                if joined && !sync[x].iter().any(|e| e.0 == bi) {
+                    sync[x].push((bi, r1.clone(), r2.clone()));
                     changed = true;
                 }
             }
         }
-        // Values leaving loops with a divergent exit.
+        // Values leaving loops with a divergent exit. An exit whose branch reconverges inside the
+        // loop (its lanes come back before the others go on) keeps the lanes in step, so it does
+        // not count: e.g. a loop rotated so that two back edges meet at the header.
         for l in &loops {
             let div_exit = (0..n).any(|b| {
                 l.body[b]
                     && matches!(f.blocks[b].term, Term::CondBr { cond, then_, else_ }
                         if div[cond.0 as usize] && (!l.body[then_.0 as usize] || !l.body[else_.0 as usize]))
+                    && pdom.ipdom(BlockId(b as u32)).is_none_or(|p| !l.body[p.0 as usize])
             });
             if !div_exit {
                 continue;
