@@ -25,25 +25,35 @@ use super::super::CompileError;
 use super::cfg;
 use std::rc::Rc;
 
+/// A divergent branch and the blocks reachable from either of its successors before its
+/// reconvergence point.
+struct Split {
+    branch: usize,
+    sides: Rc<Vec<bool>>,
+}
+
 /// Whether the φ with incoming `ins` receives one and the same uniform value on every path from
-/// the divergent branch in block `br` (sides `r1`/`r2`, the blocks reachable from each successor
-/// before the reconvergence point). Incoming values that are themselves φs inside the sides are
+/// the divergent branch of `split`. Incoming values that are themselves φs inside the sides are
 /// followed along the edges that come from the sides (paths entering from elsewhere do not start
 /// at this branch). The common value must be computed before the branch (its block dominates
-/// `br`), so every lane holds the same one. Then the lanes that split at `br` agree here.
-#[allow(clippy::too_many_arguments)]
-fn same_on_both_sides<'f>(
-    ins: &'f [(BlockId, Value)],
-    br: usize,
-    r1: &[bool],
-    r2: &[bool],
-    phi_def: &dyn Fn(Value) -> Option<(usize, &'f Vec<(BlockId, Value)>)>,
+/// the branch), so every lane holds the same one. Then the lanes that split there agree here.
+fn same_on_both_sides(
+    f: &Func,
+    ins: &[(BlockId, Value)],
+    split: &Split,
     div: &[bool],
     def_block: &[usize],
     dom: &cfg::DomTree,
 ) -> bool {
-    let inside = |b: usize| r1[b] || r2[b];
-    let from_paths = |q: BlockId| inside(q.0 as usize) || q.0 as usize == br;
+    let inside = |b: usize| split.sides[b];
+    let from_paths = |q: BlockId| inside(q.0 as usize) || q.0 as usize == split.branch;
+    let phi_inside = |v: Value| -> Option<&[(BlockId, Value)]> {
+        let b = *def_block.get(v.0 as usize).filter(|&&b| b != usize::MAX && inside(b))?;
+        f.blocks[b].insts.iter().find(|i| i.result == Some(v)).and_then(|i| match &i.op {
+            Op::Phi(ins) => Some(ins.as_slice()),
+            _ => None,
+        })
+    };
     let mut found: Option<Value> = None;
     let mut stack: Vec<Value> = ins.iter().filter(|(q, _)| from_paths(*q)).map(|(_, v)| *v).collect();
     let mut seen = std::collections::HashSet::new();
@@ -51,7 +61,7 @@ fn same_on_both_sides<'f>(
         if !seen.insert(v) {
             continue;
         }
-        if let Some((_, inner)) = phi_def(v).filter(|(b, _)| inside(*b)) {
+        if let Some(inner) = phi_inside(v) {
             stack.extend(inner.iter().filter(|(q, _)| from_paths(*q)).map(|(_, w)| *w));
             continue;
         }
@@ -63,7 +73,7 @@ fn same_on_both_sides<'f>(
     }
     let Some(v) = found else { return false };
     let db = def_block[v.0 as usize];
-    !div[v.0 as usize] && (db == usize::MAX || dom.dominates(db, br))
+    !div[v.0 as usize] && (db == usize::MAX || dom.dominates(db, split.branch))
 }
 
 pub struct Uniformity {
@@ -111,20 +121,8 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
     let mut div = vec![false; f.types.len()];
     // Loop headers whose φs differ per lane because lanes run different iterations.
     let mut temporal = vec![false; n];
-    // Per block: the divergent branches (branch block, then-side region, else-side region) whose
-    // two sides meet there.
-    let mut sync: Vec<Vec<(usize, Rc<Vec<bool>>, Rc<Vec<bool>>)>> = vec![Vec::new(); n];
-    // The φ defining `v`, with its block, if `v` is a φ.
-    let phi_def = |v: Value| -> Option<(usize, &Vec<(BlockId, Value)>)> {
-        let b = def_block[v.0 as usize];
-        if b == usize::MAX {
-            return None;
-        }
-        f.blocks[b].insts.iter().find(|i| i.result == Some(v)).and_then(|i| match &i.op {
-            Op::Phi(ins) => Some((b, ins)),
-            _ => None,
-        })
-    };
+    // Per block: the divergent branches whose two sides meet there.
+    let mut sync: Vec<Vec<Split>> = (0..n).map(|_| Vec::new()).collect();
     let order = f.rpo();
     loop {
         let mut changed = false;
@@ -141,9 +139,9 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                     Op::Phi(ins) => {
                         temporal[b.0 as usize]
                             || i.op.operands().iter().any(|v| div[v.0 as usize])
-                            || sync[b.0 as usize].iter().any(|(br, r1, r2)| {
-                                !same_on_both_sides(ins, *br, r1, r2, &phi_def, &div, &def_block, &dom)
-                            })
+                            || sync[b.0 as usize]
+                                .iter()
+                                .any(|split| !same_on_both_sides(f, ins, split, &div, &def_block, &dom))
                     }
                     op => op.operands().iter().any(|v| div[v.0 as usize]),
                 };
@@ -169,8 +167,9 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                     changed = true;
                 }
             }
-            let r1 = Rc::new(region(f, then_, p));
-            let r2 = Rc::new(region(f, else_, p));
+            let r1 = region(f, then_, p);
+            let r2 = region(f, else_, p);
+            let sides = Rc::new(r1.iter().zip(&r2).map(|(a, b)| *a || *b).collect::<Vec<bool>>());
             for x in 0..n {
                 let from = |side: &Vec<bool>, s: BlockId| {
                     preds[x]
@@ -182,8 +181,8 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                 let (a, c) = (from(&r1, then_), from(&r2, else_));
                 let joined = a.iter().any(|p1| c.iter().any(|p2| p1 != p2))
                     || (x == p.0 as usize && (!a.is_empty() || !c.is_empty()));
-                if joined && !sync[x].iter().any(|e| e.0 == bi) {
-                    sync[x].push((bi, r1.clone(), r2.clone()));
+                if joined && !sync[x].iter().any(|e| e.branch == bi) {
+                    sync[x].push(Split { branch: bi, sides: sides.clone() });
                     changed = true;
                 }
             }
