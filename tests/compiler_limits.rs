@@ -49,9 +49,10 @@ fn branches_reach_targets_beyond_four_kib() {
 }
 
 #[test]
-fn more_live_vector_values_than_registers_and_a_kib_of_slots() {
-    // 700 divergent values are all live at once (summed in reverse order after all loads).
-    let n = 700;
+fn more_live_vector_values_than_registers_and_four_kib_of_slots() {
+    // 1300 divergent values are all live at once (summed in reverse order after all loads):
+    // their spill slots need more than the official 4 KiB of private memory per work-item.
+    let n = 1300;
     let loads: String = (0..n).map(|k| format!("float v{k} = a[(i + {k}) % 1024] * {}.0f;\n", k % 5 + 1)).collect();
     let sum: String = (0..n).rev().map(|k| format!("s = s * 0.5f + v{k};\n")).collect();
     let src = format!(
@@ -108,5 +109,28 @@ fn freeze_from_div_rem_pairs_keeps_o2() {
     for i in 0..64 {
         let x = a[i] + i as i32;
         assert_eq!((q[i], r[i]), (x / 8, x % 8 + (x % 8) * 100), "i={i}");
+    }
+}
+
+#[test]
+fn more_live_uniform_values_than_the_near_warp_stack_slots() {
+    // 1900 uniform values (loaded from a buffer at uniform addresses) are all live at once: more
+    // than the registers plus the 6 KiB that `sp`- and x63-relative offsets reach.
+    let n = 1900;
+    let loads: String = (0..n).map(|k| format!("int u{k} = a[(m + {k}) % 1024] + {k};\n")).collect();
+    let sum: String = (0..n).rev().map(|k| format!("s = s * 3 + u{k};\n")).collect();
+    let src = format!(
+        "__kernel void k(__global const int *a, __global int *out, int m) {{
+            {loads} int s = get_global_id(0); {sum} out[get_global_id(0)] = s; }}"
+    );
+    let a: Vec<i32> = (0..1024).map(|k| (k * 7919) % 1000 - 500).collect();
+    let out = run(&src, "k", &[64], &[32], &[i32s(&a), zeros(4 * 64), val_i32(5)]);
+    let got = as_i32(&out[1]);
+    for (i, g) in got.iter().enumerate() {
+        let mut s = i as i32;
+        for k in (0..n).rev() {
+            s = s.wrapping_mul(3).wrapping_add(a[(5 + k) % 1024] + k as i32);
+        }
+        assert_eq!(*g, s, "i={i}");
     }
 }

@@ -62,6 +62,7 @@ fn vecadd_with(
         threads_per_warp: 8,
         print: (print.base(), print.size()),
         work_items: None,
+        private_bytes: 0,
     };
     let r =
         launch(&mem, &l, &RunOptions { threads, trap_mode, print_hook, ..Default::default() }).map(|s| s.instructions);

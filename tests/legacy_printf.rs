@@ -77,6 +77,7 @@ fn run(format: &[u8], install: bool, threads: usize) -> (Result<(), DeviceError>
         threads_per_warp: 4,
         print: (0, 0),
         work_items: Some(WorkItems { global: [6, 1, 1], local: [8, 1, 1] }),
+        private_bytes: 0,
     };
     let opts = RunOptions { threads, print_hook: Some(hook.clone()), ..Default::default() };
     let r = launch(&mem, &l, &opts).map(|_| ());
@@ -124,6 +125,7 @@ fn unreadable_format_string_faults_at_the_call() {
         threads_per_warp: 4,
         print: (0, 0),
         work_items: None,
+        private_bytes: 0,
     };
     match launch(&mem, &l, &RunOptions::default()) {
         Err(DeviceError::Launch(LaunchError::Fault(f))) => {

@@ -3,8 +3,9 @@
 //!
 //! crt0 contract ([`crt0_source`], at `0x8000_0000`, executed by every warp of every work-group):
 //! `gp = __global_pointer$`; `vsetvli` e32/m1 with AVL 32 (so `vl = numt`); `mstatus.FS` =
-//! Initial; `sp = CSR_LDS + CSR_WID·1024` (per-warp uniform stack, grows up);
-//! `tp = 0` (private stack); `s0 = CSR_LDS + CSR_NUMW·1024` (work-group local data after the
+//! Initial; `sp = CSR_LDS + CSR_WID·S` (per-warp uniform stack, grows up; S =
+//! [`COMPILED_WARP_STACK_BYTES`], 32 KiB, where the official crt0 has 1 KiB);
+//! `tp = 0` (private stack); `s0 = CSR_LDS + CSR_NUMW·S` (work-group local data after the
 //! warp stacks); clears `.bss` (`_edata..._end`, words); reads the metadata buffer at `CSR_KNL`:
 //! `t1 = [0]` (entry), `a0 = [4]` (argument buffer), stores `[48]`/`[52]` (print buffer address
 //! and size) into the `.data` words `BUFFER_ADDR`/`BUFFER_SIZE`; `mtvec = spike_end`;
@@ -20,7 +21,7 @@
 //!   local symbols. A global that is not a label is [`LinkError::UndefinedGlobal`].
 //! * The user code may refer to the layout symbols `_start`, `spike_end`, `BUFFER_ADDR`,
 //!   `BUFFER_SIZE`, `tohost`, `fromhost`, `_edata`, `__bss_start`, `_end`, `__global_pointer$`
-//!   (and `WARP_STACK_BYTES`); defining a label with one of these names is
+//!   (and `WARP_STACK_BYTES` = S); defining a label with one of these names is
 //!   [`LinkError::ReservedSymbol`]. Assembly error line numbers are those of the user text.
 //! * Sections: `.data` holds exactly `BUFFER_ADDR` and `BUFFER_SIZE` (8 bytes, zero); there is no
 //!   `.rodata` and no `.bss` (the assembler only produces text).
@@ -28,7 +29,7 @@
 //!   `.ventus.kernel_info`; every entry must name a global label ([`LinkError::UnknownKernel`]),
 //!   at most once. For each entry a generation-3 `.ventus.resource.<kernel>` record is written:
 //!   registers unknown, `lds_static = local_bytes`, `pds_static = private_bytes`,
-//!   `lds_stack = 1024` (the crt0 warp stack), `pds_stack` unknown. With no `kernels`, neither
+//!   `lds_stack` = S (the crt0 warp stack), `pds_stack` unknown. With no `kernels`, neither
 //!   section is written (the driver then treats the file like an official one).
 //!
 //! Kernel declaration format ([`parse_kernel_decls`]), OpenCL C prototypes without bodies:
@@ -47,7 +48,7 @@
 use super::elf::ResourceUsage;
 use super::elf_writer::{write_elf, ElfImage, ElfSymbol, ElfWriteError, Layout, SymbolKind};
 use super::kernel_info::{qualifier, Access, AddressSpace, ArgInfo, KernelInfo};
-use super::{PROGRAM_BASE, WARP_STACK_BYTES};
+use super::{COMPILED_WARP_STACK_BYTES, PROGRAM_BASE};
 use crate::isa::asm::{assemble, AsmError, Program};
 use std::fmt;
 
@@ -124,7 +125,7 @@ spike_end:
 .Lcrt0_halt:
     j       .Lcrt0_halt
 ",
-        stack = WARP_STACK_BYTES
+        stack = COMPILED_WARP_STACK_BYTES
     )
 }
 
@@ -181,7 +182,7 @@ fn layout_equs(layout: &Layout, start: u32, spike_end: u32) -> String {
         ("__bss_start", layout.bss),
         ("_end", layout.end),
         ("__global_pointer$", layout.global_pointer),
-        ("WARP_STACK_BYTES", WARP_STACK_BYTES),
+        ("WARP_STACK_BYTES", COMPILED_WARP_STACK_BYTES),
         (RODATA_SYMBOL, layout.rodata),
     ];
     values.iter().map(|(n, v)| format!("\n.equ {n}, {v:#x}")).collect()
@@ -292,7 +293,7 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
                 sgprs: None,
                 lds_bytes: Some(k.local_bytes.into()),
                 pds_bytes: Some(k.private_bytes.into()),
-                lds_stack: Some(WARP_STACK_BYTES.into()),
+                lds_stack: Some(COMPILED_WARP_STACK_BYTES.into()),
                 pds_stack: None,
             };
             (k.name.clone(), usage)
@@ -754,7 +755,7 @@ mod tests {
         assert_eq!(elf.kernel_names(), vec!["vecadd".to_string()]);
         assert_eq!(elf.symbol("vecadd").unwrap().size, 8);
         let ru = elf.resource_usage("vecadd").unwrap();
-        assert_eq!((ru.vgprs, ru.lds_stack), (None, Some(1024)));
+        assert_eq!((ru.vgprs, ru.lds_stack), (None, Some(COMPILED_WARP_STACK_BYTES.into())));
     }
 
     #[test]

@@ -26,7 +26,14 @@ pub const HEAP_BASE: u32 = 0x9000_0000;
 pub const PAGE_SIZE: u32 = 0x1000;
 /// Bytes of uniform (sGPR) stack per warp in crt0 variants C/D: `sp = LDS + wid * 1024`.
 pub const WARP_STACK_BYTES: u32 = 1024;
+/// Bytes of uniform stack per warp that our crt0 gives the kernels we compile (they spill
+/// uniform values there); the official crt0's [`WARP_STACK_BYTES`] is what the metadata buffer
+/// reports, for official binaries.
+pub const COMPILED_WARP_STACK_BYTES: u32 = 32 * 1024;
 /// Private bytes per thread reserved by the official driver (`pdsSize`).
 pub const PRIVATE_BYTES_PER_THREAD: u32 = 0x1000;
+/// Largest private memory per work-item our compiler may use (IR frame plus vector spill
+/// slots); launches of such kernels get that much instead of [`PRIVATE_BYTES_PER_THREAD`].
+pub const MAX_PRIVATE_BYTES_PER_ITEM: u32 = 16 * 1024;
 /// Cap on the private-memory block (official pocl).
 pub const PRIVATE_CAP: u32 = 0x1000_0000;

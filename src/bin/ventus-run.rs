@@ -422,6 +422,7 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
         threads_per_warp: numt,
         print: (print.base(), print.size()),
         work_items: None,
+        private_bytes: kernel_private_bytes(&elf, &kernel),
     };
     let result = if let Some(t) = &c.trace {
         let (r, traces) = launch_traced(&mem, &l, &opts(&c));
@@ -510,6 +511,17 @@ fn cmd_disasm(args: &[String]) -> Result<(), Fail> {
     }
     print!("{out}");
     Ok(())
+}
+
+/// The private bytes per work-item a kernel declares in `.ventus.kernel_info` (0 without it).
+fn kernel_private_bytes(elf: &VentusElf, kernel: &str) -> u32 {
+    use ventus_icd::abi::kernel_info;
+    elf.sections
+        .iter()
+        .find(|(n, _, _)| n == kernel_info::SECTION)
+        .and_then(|(_, _, data)| kernel_info::decode(data).ok())
+        .and_then(|infos| infos.into_iter().find(|k| k.name == kernel))
+        .map_or(0, |k| k.private_bytes)
 }
 
 fn main() -> ExitCode {

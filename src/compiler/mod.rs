@@ -14,7 +14,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-11";
+pub const BACKEND_REVISION: &str = "ventus-cc-12";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,11 +120,11 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
         }
         let mut m = target::isel::select(f, &u)?;
         let private = target::regalloc::allocate(&mut m)?;
-        if private > crate::abi::PRIVATE_BYTES_PER_THREAD {
+        if private > crate::abi::MAX_PRIVATE_BYTES_PER_ITEM {
             return Err(CompileError::Resources(format!(
                 "kernel {} needs {private} bytes of private memory per work-item (limit {})",
                 kernel.info.name,
-                crate::abi::PRIVATE_BYTES_PER_THREAD
+                crate::abi::MAX_PRIVATE_BYTES_PER_ITEM
             )));
         }
         kernel.info.private_bytes = private;

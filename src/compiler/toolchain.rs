@@ -288,6 +288,9 @@ impl Toolchain {
         };
         c.args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir-unknown-unknown", opt_level])
             .args(["-cl-kernel-arg-info", "-fno-builtin-memset", "-U__IMAGE_SUPPORT__"])
+            // Vectorising buys nothing (the back end scalarises) and emits `llvm.vector.reduce.*`
+            // intrinsics that llvm-spirv 15 rejects.
+            .args(["-fno-vectorize", "-fno-slp-vectorize"])
             // Without fp64, clang keeps printf's float arguments float and then warns that `%f`
             // expects a double — a false alarm for OpenCL C, where `%f` takes a float.
             .arg("-Wno-format")

@@ -161,6 +161,7 @@ impl Launch {
             threads_per_warp: dev.threads_per_warp,
             print: printer.as_ref().map_or((0, 0), |p| p.metadata()),
             work_items: Some(WorkItems { global: self.range.global, local: self.range.local }),
+            private_bytes: k.def().info.as_ref().map_or(0, |i| i.private_bytes),
         };
         std::thread::scope(|s| {
             // Every sender lives in `opts`, owned by the device thread: the channel closes when

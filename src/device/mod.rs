@@ -26,6 +26,10 @@ pub struct KernelLaunch<'a> {
     pub print: (u32, u32),
     /// OpenCL work-item extent (masks lanes that are not work-items); `None` = all lanes run.
     pub work_items: Option<emulator::WorkItems>,
+    /// Private bytes per work-item the kernel needs (from its `.ventus.kernel_info`; 0 =
+    /// unknown). Each work-item gets at least the official 4 KiB
+    /// ([`PRIVATE_BYTES_PER_THREAD`]), more (rounded up to 1 KiB) when the kernel needs it.
+    pub private_bytes: u32,
 }
 
 /// Why a launch failed.
@@ -100,7 +104,8 @@ fn stage_and_run(
             temps.push(r.base());
             r.base()
         };
-        let per_group = PRIVATE_BYTES_PER_THREAD as u64 * l.threads_per_warp as u64 * warps as u64;
+        let per_item = l.private_bytes.next_multiple_of(1024).max(PRIVATE_BYTES_PER_THREAD);
+        let per_group = per_item as u64 * l.threads_per_warp as u64 * warps as u64;
         let private_size = (per_group * groups).clamp(per_group.min(PRIVATE_CAP as u64), PRIVATE_CAP as u64);
         let private = mem.alloc(private_size as u32).map_err(DeviceError::Memory)?;
         temps.push(private.base());
@@ -112,7 +117,7 @@ fn stage_and_run(
             geometry: l.geometry,
             print_addr: l.print.0,
             print_size: l.print.1,
-            pds_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
+            pds_bytes_per_thread: per_item,
         };
         md.write_bytes(md.base(), &metadata_bytes(&meta, l.work_items.as_ref()));
         let params = LaunchParams {
@@ -121,7 +126,7 @@ fn stage_and_run(
             threads_per_warp: l.threads_per_warp,
             metadata_addr: md.base(),
             pds_base: private.base(),
-            private_bytes_per_thread: PRIVATE_BYTES_PER_THREAD,
+            private_bytes_per_thread: per_item,
             start_pc: crate::abi::PROGRAM_BASE,
             work_items: l.work_items,
         };

@@ -110,6 +110,7 @@ pub fn run_compiled(
         threads_per_warp: 32,
         print: (0, 0),
         work_items: Some(WorkItems { global: gl, local: g.local }),
+        private_bytes: c.kernels.iter().find(|k| k.name == name).map_or(0, |k| k.private_bytes),
     };
     let opts = RunOptions { threads, watchdog: 50_000_000, ..RunOptions::default() };
     launch(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));

@@ -16,17 +16,26 @@ fn scalar_pool() -> Vec<u8> {
     let mut v = vec![5, 9];
     v.extend(10..=27);
     v.extend([30, 31]);
-    v.extend(32..=63);
+    v.extend(32..=61);
     v
 }
+/// x63 holds `sp + 4096` (set at entry when used): the base of scalar spill slots past the
+/// 12-bit offset reach of `sp`.
+const SCALAR_FAR_BASE: u8 = 63;
+const SCALAR_FAR_OFFSET: i64 = 4096;
+/// x62 is the address register of slots beyond the reach of x63 (`lui`/`addi`/`add` per access).
+const SCALAR_ADDR: u8 = 62;
+/// Scalar spill slots: `sp` reaches 0..2044, `x63` 2048..6140, anything above is addressed
+/// through x62, up to the size of the warp stack ([`crate::abi::COMPILED_WARP_STACK_BYTES`]).
+const SCALAR_NEAR_END: i64 = SCALAR_FAR_OFFSET + 2048;
 const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
-/// v0 is the zero vector; v1–v3 are spill scratch; v4–v6 hold 1024, 2048 and 3072 (the bases of
-/// spill slots beyond the 11-bit offset of `vlw.v`/`vsw.v`, set at entry when used).
+/// v0 is the zero vector; v1–v3 are spill scratch; v4–v18 hold 1024, 2048, … 15360 (the bases
+/// of spill slots beyond the 11-bit offset of `vlw.v`/`vsw.v`, set at entry when used).
 fn vector_pool() -> Vec<u8> {
-    (7..=255).collect()
+    (19..=255).collect()
 }
 const VECTOR_SCRATCH: [u8; 3] = [1, 2, 3];
-const VECTOR_SLOT_BASES: [u8; 3] = [4, 5, 6];
+const VECTOR_SLOT_BASES: [u8; 15] = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
 /// Bytes of private memory one slot base register reaches.
 const SLOT_WINDOW: i64 = 1024;
 
@@ -191,18 +200,21 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
     let ints = intervals(m);
     let (mut smap, sspill) = scan(&ints, &scalar_pool(), false);
     let (sslots, send) = assign_slots(sspill, 0);
-    if send > 1020 {
-        return Err(CompileError::Resources("too many live scalar values (the warp stack is 1 KiB)".into()));
+    let stack = i64::from(crate::abi::COMPILED_WARP_STACK_BYTES);
+    if send > stack {
+        return Err(CompileError::Resources(format!(
+            "too many live uniform values: {send} bytes of spill slots (the warp stack holds {stack})"
+        )));
     }
     smap.extend(sslots.into_iter().map(|(r, o)| (r, Loc::Slot(o))));
     let private_base = (m.private_bytes as i64 + 3) & !3;
     let (mut vmap, vspill) = scan(&ints, &vector_pool(), true);
     let (vslots, vend) = assign_slots(vspill, private_base);
-    if vend > i64::from(crate::abi::PRIVATE_BYTES_PER_THREAD) {
+    if vend > i64::from(crate::abi::MAX_PRIVATE_BYTES_PER_ITEM) {
         return Err(CompileError::Resources(format!(
             "too many live vector values: {} bytes of private memory per work-item (limit {})",
             vend,
-            crate::abi::PRIVATE_BYTES_PER_THREAD
+            crate::abi::MAX_PRIVATE_BYTES_PER_ITEM
         )));
     }
     vmap.extend(vslots.into_iter().map(|(r, o)| (r, Loc::Slot(o))));
@@ -240,10 +252,10 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
                         };
                         assigned.insert(*r, p);
                         if uses.contains(r) {
-                            reloads.push(spill_op(p, *off, true));
+                            reloads.extend(spill_op(p, *off, true));
                         }
                         if defs.contains(r) {
-                            stores.push(spill_op(p, *off, false));
+                            stores.extend(spill_op(p, *off, false));
                         }
                     }
                     None => {
@@ -266,11 +278,21 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
         }
         blk.insts = out;
     }
-    // Slot base registers for spill slots past the first KiB, set once at entry (only scratch
-    // registers are involved, nothing is live there yet).
+    // Slot base registers for spill slots past the reach of `sp` / the first KiB of private
+    // memory, set once at entry (only scratch registers are involved, nothing is live there yet).
     let bases = ((vslot - 1).max(0) / SLOT_WINDOW) as usize;
     if let Some(entry) = m.blocks.first_mut() {
         let mut init = Vec::new();
+        if send > 2048 {
+            let mut li = MInst::new(MOp::Li);
+            li.rd = Some(Reg::X(SCALAR_SCRATCH[0]));
+            li.imm = SCALAR_FAR_OFFSET;
+            let mut add = MInst::new(MOp::I(I::Add));
+            add.rd = Some(Reg::X(SCALAR_FAR_BASE));
+            add.rs1 = Some(SP);
+            add.rs2 = Some(Reg::X(SCALAR_SCRATCH[0]));
+            init.extend([li, add]);
+        }
         for (k, &v) in VECTOR_SLOT_BASES.iter().enumerate().take(bases) {
             let mut li = MInst::new(MOp::Li);
             li.rd = Some(Reg::X(SCALAR_SCRATCH[0]));
@@ -285,7 +307,9 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
     Ok(vslot.max(m.private_bytes as i64) as u32)
 }
 
-fn spill_op(p: Reg, off: i64, load: bool) -> MInst {
+/// The load (reload) or store of spilled `p` at slot `off`.
+fn spill_op(p: Reg, off: i64, load: bool) -> Vec<MInst> {
+    let mut out = Vec::new();
     let mut m;
     if p.is_vector() {
         m = MInst::new(MOp::I(if load { I::VlwV } else { I::VswV }));
@@ -295,20 +319,39 @@ fn spill_op(p: Reg, off: i64, load: bool) -> MInst {
             k => Reg::PV(VECTOR_SLOT_BASES[k as usize - 1]),
         });
         m.imm = off - window * SLOT_WINDOW;
-        if load {
-            m.rd = Some(p);
-        } else {
-            m.rs2 = Some(p);
-        }
     } else {
         m = MInst::new(MOp::I(if load { I::Lw } else { I::Sw }));
-        m.rs1 = Some(SP);
-        if load {
-            m.rd = Some(p);
+        if off < 2048 {
+            m.rs1 = Some(SP);
+            m.imm = off;
+        } else if off < SCALAR_NEAR_END {
+            m.rs1 = Some(Reg::X(SCALAR_FAR_BASE));
+            m.imm = off - SCALAR_FAR_OFFSET;
         } else {
-            m.rs2 = Some(p);
+            // x62 = sp + off (lui/addi), then 0(x62).
+            let a = Reg::X(SCALAR_ADDR);
+            let (hi, lo) = ((off + 0x800) >> 12, ((off & 0xfff) ^ 0x800) - 0x800);
+            let mut lui = MInst::new(MOp::I(I::Lui));
+            lui.rd = Some(a);
+            lui.imm = hi << 12;
+            let mut addi = MInst::new(MOp::I(I::Addi));
+            addi.rd = Some(a);
+            addi.rs1 = Some(a);
+            addi.imm = lo;
+            let mut add = MInst::new(MOp::I(I::Add));
+            add.rd = Some(a);
+            add.rs1 = Some(a);
+            add.rs2 = Some(SP);
+            out.extend([lui, addi, add]);
+            m.rs1 = Some(a);
+            m.imm = 0;
         }
-        m.imm = off;
     }
-    m
+    if load {
+        m.rd = Some(p);
+    } else {
+        m.rs2 = Some(p);
+    }
+    out.push(m);
+    out
 }
