@@ -550,3 +550,20 @@ fn an_unused_image_helper_does_not_stop_the_build() {
     let out = run(src, "k", &[32], &[32], &[f32s(&a)]);
     assert_eq!(as_f32(&out[0]), a.iter().map(|x| x * 2.0).collect::<Vec<_>>());
 }
+
+#[test]
+fn a_conditional_branch_whose_edges_meet_in_one_block() {
+    // Found by random-program testing: with `1 / (… + 1)` clang's -O2 emits `freeze`, the
+    // front end retries with LLVM's pipeline cut short, and the IR keeps `b: condbr c, d, e;
+    // e: br d; d: br join` — after the empty blocks go, `b` branches to `join` on both edges.
+    let src = "__kernel void k(__global const int *in, __global int *out) {
+        int x = in[0]; int a = 1; int q = 1;
+        if (x & 1) q = 0;
+        else a -= (1 > x) ? 1 : min(1, 186);
+        out[0] = q;
+        out[1] = 1 / ((in[1] & 15) + 1); }";
+    for (x, y) in [(2, 0), (3, 1), (-4, 15), (0, 7)] {
+        let out = run(src, "k", &[1], &[1], &[i32s(&[x, y]), zeros(8)]);
+        assert_eq!(as_i32(&out[1]), [if x & 1 != 0 { 0 } else { 1 }, 1 / ((y & 15) + 1)], "x={x} y={y}");
+    }
+}

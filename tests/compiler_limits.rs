@@ -134,3 +134,25 @@ fn more_live_uniform_values_than_the_near_warp_stack_slots() {
         assert_eq!(*g, s, "i={i}");
     }
 }
+
+#[test]
+fn c99_inline_helper_and_odd_width_integers() {
+    // At -O2 LLVM sums the loop in an i33, which llvm-spirv 15 rejects (the pipeline is cut
+    // short instead of falling back to -O0); at -O0 (-cl-opt-disable really is -O0) clang would
+    // emit no body for a C99 `inline` function without GNU inline semantics.
+    let src = "inline int helper(int a) { return a + 1; }
+        __kernel void k(__global int *o, int n) {
+            int g = get_global_id(0); int s = 0;
+            for (int i = 0; i < n + g; i++) s += i;
+            o[g] = helper(s); }";
+    let tc = toolchain::Toolchain::discover().expect("clang-15 and llvm-spirv-15 are required");
+    for options in ["", "-cl-opt-disable"] {
+        let front = tc.compile(src, &toolchain::parse_options(options).unwrap(), None).unwrap();
+        assert!(!front.log.contains("retrying at -O0"), "{options:?}: {}", front.log);
+        let c = compile(src, options);
+        let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(10)], 1);
+        let want: Vec<i32> = (0..32).map(|g| (0..10 + g).sum::<i32>() + 1).collect();
+        assert_eq!(as_i32(&out[0]), want, "{options:?}");
+    }
+    assert!(toolchain::parse_options("-cl-opt-disable").unwrap().opt_disable);
+}

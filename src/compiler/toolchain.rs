@@ -133,6 +133,8 @@ pub struct BuildOptions {
     /// Options that affect our back end.
     pub fast_relaxed_math: bool,
     pub werror: bool,
+    /// `-cl-opt-disable`: clang runs at -O0.
+    pub opt_disable: bool,
 }
 
 /// Splits an options string like a shell would (quotes group words).
@@ -191,10 +193,13 @@ pub fn parse_options(options: &str) -> Result<BuildOptions, ToolError> {
                 o.fast_relaxed_math = true;
                 o.clang_args.push(w.clone());
             }
+            "-cl-opt-disable" => {
+                o.opt_disable = true;
+                o.clang_args.push(w.clone());
+            }
             "-cl-single-precision-constant"
             | "-cl-denorms-are-zero"
             | "-cl-fp32-correctly-rounded-divide-sqrt"
-            | "-cl-opt-disable"
             | "-cl-mad-enable"
             | "-cl-no-signed-zeros"
             | "-cl-unsafe-math-optimizations"
@@ -291,6 +296,9 @@ impl Toolchain {
             // Vectorising buys nothing (the back end scalarises) and emits `llvm.vector.reduce.*`
             // intrinsics that llvm-spirv 15 rejects.
             .args(["-fno-vectorize", "-fno-slp-vectorize"])
+            // C99 `inline` emits no body for a function that is not inlined (always the case at
+            // -O0); GNU semantics emit it, as other OpenCL compilers effectively do.
+            .arg("-fgnu89-inline")
             // Without fp64, clang keeps printf's float arguments float and then warns that `%f`
             // expects a double — a false alarm for OpenCL C, where `%f` takes a float.
             .arg("-Wno-format")
@@ -322,7 +330,21 @@ impl Toolchain {
             c.args(extra);
             run_piped(&mut c, "clang", source.as_bytes())
         };
-        // -O2 first.
+        // -O2 first (-O0 for -cl-opt-disable, which clang only honours without an -O level).
+        if opts.opt_disable {
+            let (ok, bc, err) = clang(&[], "-O0").map_err(|e| (e, log.clone()))?;
+            log.push_str(&err.replace("<stdin>", "<source>"));
+            if !ok {
+                return Err((ToolError::CompileFailed, log));
+            }
+            return match self.translate(&bc).map_err(|e| (e, log.clone()))? {
+                Ok(spirv) => Ok(FrontOutput { spirv, log }),
+                Err(reason) => {
+                    log.push_str(&format!("note: llvm-spirv rejected the -O0 module ({reason})\n"));
+                    Err((ToolError::TranslateFailed, log))
+                }
+            };
+        }
         let (ok, bc, err) = clang(&[], "-O2").map_err(|e| (e, log.clone()))?;
         log.push_str(&err.replace("<stdin>", "<source>"));
         if !ok {
@@ -334,16 +356,13 @@ impl Toolchain {
             Err(reason) => reason,
         };
         log.push_str(&format!("note: llvm-spirv rejected the -O2 module ({reason}); "));
-        // llvm-spirv 15 cannot translate `freeze`, which a few late optimisation passes insert
-        // (DivRemPairs when it splits a remainder into div/mul/sub): keep -O2 but stop LLVM's
-        // pass pipeline before the first pass that leaves a freeze behind.
-        if reason.contains("freeze") {
-            if let Some((limit, spirv)) = self.without_late_passes(&clang).map_err(|e| (e, log.clone()))? {
-                log.push_str(&format!(
-                    "retried at -O2 with LLVM's passes after #{limit} skipped (-opt-bisect-limit)\n"
-                ));
-                return Ok(FrontOutput { spirv, log });
-            }
+        // llvm-spirv 15 cannot translate some constructs that optimisation passes introduce
+        // (`freeze`, inserted e.g. by DivRemPairs when it splits a remainder into div/mul/sub;
+        // odd-width integers such as i33 from induction-variable rewriting): keep -O2 but stop
+        // LLVM's pass pipeline before the pass responsible.
+        if let Some((limit, spirv)) = self.without_late_passes(&clang).map_err(|e| (e, log.clone()))? {
+            log.push_str(&format!("retried at -O2 with LLVM's passes after #{limit} skipped (-opt-bisect-limit)\n"));
+            return Ok(FrontOutput { spirv, log });
         }
         log.push_str("retrying at -O0\n");
         let (ok, bc, _) = clang(&[], "-O0").map_err(|e| (e, log.clone()))?;

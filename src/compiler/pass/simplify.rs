@@ -313,10 +313,13 @@ pub fn dce(f: &mut Func) {
     }
 }
 
-/// Removes empty forwarding blocks and merges straight-line block pairs.
+/// Removes empty forwarding blocks and merges straight-line block pairs. Predecessor lists are
+/// kept up to date as blocks change, and the φs removed by merging are replaced once at the end,
+/// so the cost stays near-linear in the function size.
 pub fn merge_blocks(f: &mut Func) {
+    let mut preds = f.preds();
+    let mut repl: HashMap<Value, Value> = HashMap::new();
     loop {
-        let preds = f.preds();
         let mut changed = false;
         // 1. An empty block `b: br s` (not the entry): redirect its predecessors to `s` when that
         //    keeps φs unambiguous.
@@ -325,13 +328,13 @@ pub fn merge_blocks(f: &mut Func) {
             if !f.blocks[b].insts.is_empty() || s.0 as usize == b || preds[b].is_empty() {
                 continue;
             }
-            let s_preds = &preds[s.0 as usize];
             let s_has_phis = f.block(s).insts.iter().any(|i| matches!(i.op, Op::Phi(_)));
-            if s_has_phis && preds[b].iter().any(|p| s_preds.contains(p)) {
+            if s_has_phis && preds[b].iter().any(|p| preds[s.0 as usize].contains(p)) {
                 continue;
             }
             let bid = BlockId(b as u32);
-            for p in preds[b].clone() {
+            let from = std::mem::take(&mut preds[b]);
+            for p in &from {
                 match &mut f.blocks[p.0 as usize].term {
                     Term::Br(t) if *t == bid => *t = s,
                     Term::CondBr { then_, else_, .. } => {
@@ -349,60 +352,69 @@ pub fn merge_blocks(f: &mut Func) {
                 if let Op::Phi(ins) = &mut i.op {
                     if let Some(k) = ins.iter().position(|(pb, _)| *pb == bid) {
                         let (_, v) = ins.remove(k);
-                        for p in &preds[b] {
+                        for p in &from {
                             ins.push((*p, v));
                         }
                     }
                 }
             }
+            let sp = &mut preds[s.0 as usize];
+            sp.retain(|x| *x != bid);
+            for p in from {
+                if !sp.contains(&p) {
+                    sp.push(p);
+                }
+            }
             f.blocks[b].term = Term::Unreachable;
             changed = true;
-            break;
-        }
-        if changed {
-            continue;
         }
         // 2. `a: ...; br s` where `s` has `a` as its only predecessor: append `s` to `a`.
         for a in 0..f.blocks.len() {
-            let Term::Br(s) = f.blocks[a].term.clone() else { continue };
-            let si = s.0 as usize;
-            if si == a || si == 0 || preds[si].len() != 1 {
-                continue;
-            }
-            let mut insts = std::mem::take(&mut f.blocks[si].insts);
-            let mut repl = HashMap::new();
-            insts.retain(|i| match &i.op {
-                Op::Phi(ins) => {
-                    if let (Some(r), Some((_, v))) = (i.result, ins.first()) {
-                        repl.insert(r, *v);
-                    }
-                    false
+            while let Term::Br(s) = f.blocks[a].term.clone() {
+                let si = s.0 as usize;
+                if si == a || si == 0 || preds[si].len() != 1 {
+                    break;
                 }
-                _ => true,
-            });
-            let term = std::mem::replace(&mut f.blocks[si].term, Term::Unreachable);
-            f.blocks[a].insts.extend(insts);
-            f.blocks[a].term = term.clone();
-            // φs in the successors of `s` now come from `a`.
-            for t in term.successors() {
-                for i in &mut f.block_mut(t).insts {
-                    if let Op::Phi(ins) = &mut i.op {
-                        for (pb, _) in ins.iter_mut() {
-                            if *pb == s {
-                                *pb = BlockId(a as u32);
+                let mut insts = std::mem::take(&mut f.blocks[si].insts);
+                insts.retain(|i| match &i.op {
+                    Op::Phi(ins) => {
+                        if let (Some(r), Some((_, v))) = (i.result, ins.first()) {
+                            repl.insert(r, *v);
+                        }
+                        false
+                    }
+                    _ => true,
+                });
+                let term = std::mem::replace(&mut f.blocks[si].term, Term::Unreachable);
+                f.blocks[a].insts.extend(insts);
+                f.blocks[a].term = term.clone();
+                preds[si].clear();
+                let ab = BlockId(a as u32);
+                // φs in the successors of `s` now come from `a`.
+                for t in term.successors() {
+                    for i in &mut f.block_mut(t).insts {
+                        if let Op::Phi(ins) = &mut i.op {
+                            for (pb, _) in ins.iter_mut() {
+                                if *pb == s {
+                                    *pb = ab;
+                                }
                             }
                         }
                     }
+                    let tp = &mut preds[t.0 as usize];
+                    tp.retain(|x| *x != s);
+                    if !tp.contains(&ab) {
+                        tp.push(ab);
+                    }
                 }
+                changed = true;
             }
-            replace_uses(f, &repl);
-            changed = true;
-            break;
         }
         if !changed {
             break;
         }
     }
+    replace_uses(f, &repl);
     compact(f);
 }
 

@@ -1,5 +1,6 @@
 //! Splits critical edges (from a block with several successors to a block with several
-//! predecessors), so that φ copies can be placed on every edge.
+//! predecessors), so that φ copies can be placed on every edge. A conditional branch whose two
+//! targets are the same block becomes an unconditional one first.
 
 use super::super::ir::*;
 
@@ -7,6 +8,11 @@ pub fn split_critical_edges(f: &mut Func) {
     let preds = f.preds();
     for a in 0..f.blocks.len() {
         let Term::CondBr { cond, then_, else_ } = f.blocks[a].term.clone() else { continue };
+        if then_ == else_ {
+            // Both edges lead to the same block (and carry the same φ values): one edge.
+            f.blocks[a].term = Term::Br(then_);
+            continue;
+        }
         let mut new_then = then_;
         let mut new_else = else_;
         for (target, slot) in [(then_, &mut new_then), (else_, &mut new_else)] {

@@ -36,6 +36,9 @@ pub(super) struct Lowerer<'m> {
     /// Results of `OpPtrCastToGeneric`: only `wait_group_events`'s event list may use them (it
     /// ignores it); any other use is reported as unsupported.
     generic_ids: std::collections::HashSet<u32>,
+    /// Top of the private-memory stack: an inlined call's variables live above the caller's and
+    /// their space is reused once the call returns (`f.private_bytes` keeps the high-water mark).
+    private_top: u32,
 }
 
 /// Per-inlined-call state.
@@ -81,6 +84,7 @@ pub(super) fn lower_kernel(
         printf_sites: Vec::new(),
         printf_first_id: printf.sites.len() as u32,
         generic_ids: Default::default(),
+        private_top: 0,
     };
     // Static __local variables of this kernel, in interface order.
     for id in iface {
@@ -156,8 +160,9 @@ impl Lowerer<'_> {
     }
 
     pub fn alloc_private(&mut self, size: u32, align: u32) -> u32 {
-        let off = self.f.private_bytes.next_multiple_of(align.max(1));
-        self.f.private_bytes = off + size;
+        let off = self.private_top.next_multiple_of(align.max(1));
+        self.private_top = off + size;
+        self.f.private_bytes = self.f.private_bytes.max(self.private_top);
         off
     }
 
@@ -318,6 +323,8 @@ impl Lowerer<'_> {
             self.depth -= 1;
             return r;
         }
+        // The callee's variables are dead once it returns: pop its frame afterwards.
+        let frame_base = self.private_top;
         let mut fr = Frame::empty();
         if func.parameters.len() != args.len() {
             return Err(invalid("call with the wrong number of arguments"));
@@ -385,6 +392,7 @@ impl Lowerer<'_> {
             }
         }
         self.depth -= 1;
+        self.private_top = frame_base;
         Ok((fr.cont, results))
     }
 

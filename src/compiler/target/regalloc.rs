@@ -8,7 +8,7 @@
 use super::mir::*;
 use crate::compiler::CompileError;
 use crate::isa::Op as I;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Scalar registers available to the allocator (x0–x4, t1, t2, s0, t3, t4 are reserved: zero,
 /// ra, sp, gp, tp, the `setrpc` scratch, the work-group local base, and spill scratch).
@@ -53,36 +53,130 @@ enum Loc {
     Slot(i64),
 }
 
-fn liveness(m: &MFunc) -> (Vec<HashSet<Reg>>, Vec<HashSet<Reg>>) {
-    let n = m.blocks.len();
-    let mut gen = vec![HashSet::new(); n];
-    let mut kill = vec![HashSet::new(); n];
-    for (b, blk) in m.blocks.iter().enumerate() {
-        for i in &blk.insts {
-            for u in i.uses() {
-                if u.is_virtual() && !kill[b].contains(&u) {
-                    gen[b].insert(u);
+/// Dense numbering of virtual registers (scalars first) for bit sets.
+struct VIndex {
+    scalars: u32,
+    total: usize,
+}
+
+impl VIndex {
+    fn new(m: &MFunc) -> VIndex {
+        VIndex { scalars: m.next_s, total: (m.next_s + m.next_v) as usize }
+    }
+    fn of(&self, r: Reg) -> Option<usize> {
+        match r {
+            Reg::S(n) => Some(n as usize),
+            Reg::V(n) => Some((self.scalars + n) as usize),
+            _ => None,
+        }
+    }
+    fn reg(&self, i: usize) -> Reg {
+        if i < self.scalars as usize {
+            Reg::S(i as u32)
+        } else {
+            Reg::V(i as u32 - self.scalars)
+        }
+    }
+}
+
+/// A fixed-size bit set over [`VIndex`] numbers.
+#[derive(Clone, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
                 }
-            }
-            for d in i.defs() {
-                if d.is_virtual() {
-                    kill[b].insert(d);
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(k * 64 + b)
+            })
+        })
+    }
+}
+
+/// Blocks in postorder of a depth-first walk from the entry, then any unreachable ones.
+fn postorder(m: &MFunc) -> Vec<usize> {
+    let n = m.blocks.len();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        stack.push((root, 0));
+        while let Some((b, k)) = stack.last_mut() {
+            let (b, k0) = (*b, *k);
+            match m.blocks[b].succs.get(k0) {
+                Some(&s) => {
+                    *k += 1;
+                    let s = s as usize;
+                    if !seen[s] {
+                        seen[s] = true;
+                        stack.push((s, 0));
+                    }
+                }
+                None => {
+                    order.push(b);
+                    stack.pop();
                 }
             }
         }
     }
-    let mut live_in: Vec<HashSet<Reg>> = vec![HashSet::new(); n];
-    let mut live_out: Vec<HashSet<Reg>> = vec![HashSet::new(); n];
+    order
+}
+
+/// Live-in and live-out virtual registers of every block (backward data flow over bit sets).
+fn liveness(m: &MFunc, ix: &VIndex) -> (Vec<Bits>, Vec<Bits>) {
+    let n = m.blocks.len();
+    let mut gen = vec![Bits::new(ix.total); n];
+    let mut kill = vec![Bits::new(ix.total); n];
+    for (b, blk) in m.blocks.iter().enumerate() {
+        for i in &blk.insts {
+            for u in i.uses().into_iter().filter_map(|r| ix.of(r)) {
+                if !kill[b].get(u) {
+                    gen[b].set(u);
+                }
+            }
+            for d in i.defs().into_iter().filter_map(|r| ix.of(r)) {
+                kill[b].set(d);
+            }
+        }
+    }
+    let mut live_in = vec![Bits::new(ix.total); n];
+    let mut live_out = vec![Bits::new(ix.total); n];
+    // Postorder (successors before predecessors) makes the backward flow converge in a few
+    // rounds whatever order the blocks were created in.
+    let order = postorder(m);
     let mut changed = true;
     while changed {
         changed = false;
-        for b in (0..n).rev() {
-            let mut out = HashSet::new();
+        for &b in &order {
+            let mut out = Bits::new(ix.total);
             for s in &m.blocks[b].succs {
-                out.extend(live_in[*s as usize].iter().copied());
+                for (o, i) in out.0.iter_mut().zip(&live_in[*s as usize].0) {
+                    *o |= i;
+                }
             }
-            let mut inn: HashSet<Reg> = out.difference(&kill[b]).copied().collect();
-            inn.extend(gen[b].iter().copied());
+            let mut inn = out.clone();
+            for ((w, k), g) in inn.0.iter_mut().zip(&kill[b].0).zip(&gen[b].0) {
+                *w = (*w & !k) | g;
+            }
             if inn != live_in[b] || out != live_out[b] {
                 live_in[b] = inn;
                 live_out[b] = out;
@@ -94,7 +188,8 @@ fn liveness(m: &MFunc) -> (Vec<HashSet<Reg>>, Vec<HashSet<Reg>>) {
 }
 
 fn intervals(m: &MFunc) -> Vec<Interval> {
-    let (live_in, live_out) = liveness(m);
+    let ix = VIndex::new(m);
+    let (live_in, live_out) = liveness(m, &ix);
     let mut span: HashMap<Reg, (usize, usize)> = HashMap::new();
     let mut touch = |r: Reg, p: usize| {
         let e = span.entry(r).or_insert((p, p));
@@ -104,8 +199,8 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
     let mut pos = 0;
     for (b, blk) in m.blocks.iter().enumerate() {
         let start = pos;
-        for r in &live_in[b] {
-            touch(*r, start);
+        for r in live_in[b].ones() {
+            touch(ix.reg(r), start);
         }
         for i in &blk.insts {
             pos += 2;
@@ -121,8 +216,8 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
             }
         }
         pos += 2;
-        for r in &live_out[b] {
-            touch(*r, pos);
+        for r in live_out[b].ones() {
+            touch(ix.reg(r), pos);
         }
     }
     let mut v: Vec<Interval> = span.into_iter().map(|(reg, (start, end))| Interval { reg, start, end }).collect();
@@ -169,26 +264,30 @@ fn scan(ints: &[Interval], pool: &[u8], vector: bool) -> (HashMap<Reg, Loc>, Vec
 /// Gives every spilled interval a 4-byte slot `base + 4k`; intervals that do not overlap share
 /// slots (as registers do). Returns the slots and the end of the slot area.
 fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i64) {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
     spilled.sort_by_key(|i| (i.start, i.end));
-    let mut free: Vec<i64> = Vec::new();
-    let mut active: Vec<(usize, i64)> = Vec::new();
+    // Lowest free slot first; active slots ordered by the end of their interval.
+    let mut free: BinaryHeap<Reverse<i64>> = BinaryHeap::new();
+    let mut active: BinaryHeap<Reverse<(usize, i64)>> = BinaryHeap::new();
     let mut next = base;
     let mut out = HashMap::new();
     for it in spilled {
-        active.retain(|&(end, slot)| {
-            if end < it.start {
-                free.push(slot);
-                false
-            } else {
-                true
+        while let Some(&Reverse((end, slot))) = active.peek() {
+            if end >= it.start {
+                break;
             }
-        });
-        free.sort_unstable_by(|a, b| b.cmp(a));
-        let slot = free.pop().unwrap_or_else(|| {
-            next += 4;
-            next - 4
-        });
-        active.push((it.end, slot));
+            active.pop();
+            free.push(Reverse(slot));
+        }
+        let slot = match free.pop() {
+            Some(Reverse(s)) => s,
+            None => {
+                next += 4;
+                next - 4
+            }
+        };
+        active.push(Reverse((it.end, slot)));
         out.insert(it.reg, slot);
     }
     (out, next)
