@@ -780,3 +780,29 @@ fn long_bitcasts_and_pointer_casts() {
         assert_eq!(&got[4 * i..4 * i + 4], &want, "x={x:#x}");
     }
 }
+
+#[test]
+fn bitselect_and_select_on_long_scalars_and_vectors() {
+    binop(
+        "long",
+        9,
+        6,
+        "o[0] = bitselect(x, y, x ^ y ^ 0x0123456789abcdefL);
+        o[1] = select(x, y, x - y);
+        long2 v = select((long2)(x, y), (long2)(y, x), (long2)(x, -1));
+        o[2] = v.x; o[3] = v.y;
+        ulong u = bitselect((ulong)x, (ulong)y, 0xff00ff00ff00ff00UL); o[4] = (long)u;
+        o[5] = select((long)7, (long)9, (ulong)y);",
+        |x, y| {
+            let m = x ^ y ^ 0x0123_4567_89ab_cdef;
+            all(vec![
+                (x & !m) | (y & m),
+                if x.wrapping_sub(y) != 0 { y } else { x },
+                if x < 0 { y } else { x },
+                x,
+                (x & !(0xff00_ff00_ff00_ff00u64 as i64)) | (y & (0xff00_ff00_ff00_ff00u64 as i64)),
+                if y != 0 { 9 } else { 7 },
+            ])
+        },
+    );
+}

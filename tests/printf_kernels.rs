@@ -498,3 +498,35 @@ fn printf_buffer_size_is_reported() {
     let ext = info_string(cl().clGetDeviceInfo, device(), CL_DEVICE_EXTENSIONS);
     assert!(ext.split(' ').any(|e| e == "cl_arm_printf"), "{ext}");
 }
+
+#[test]
+fn formats_and_strings_chosen_at_run_time() {
+    // clang -O2 merges the two calls of an if/else into one printf on a select of the formats;
+    // `%s` may take a conditional literal; a constant NULL `%s` prints "(null)" as in C.
+    let src = "__kernel void k(__global float *d) {
+        int x = (int)d[get_global_id(0)];
+        if (x > 2) printf(\"big %d\\n\", x); else printf(\"small %d\\n\", x);
+        printf(\"%s|%s|%s\\n\", x & 1 ? \"odd\" : \"even\", (constant char *)0,
+               x > 3 ? (x > 5 ? \"A\" : \"B\") : \"C\");
+    }";
+    let data: Vec<f32> = (0..8).map(|i| i as f32).collect();
+    let got = run_printing(src, "k", 8, 8, &data);
+    let mut want = String::new();
+    for x in 0..8 {
+        want += &if x > 2 { format!("big {x}\n") } else { format!("small {x}\n") };
+    }
+    for x in 0..8 {
+        let p = if x & 1 == 1 { "odd" } else { "even" };
+        let q = if x > 3 {
+            if x > 5 {
+                "A"
+            } else {
+                "B"
+            }
+        } else {
+            "C"
+        };
+        want += &format!("{p}|(null)|{q}\n");
+    }
+    assert_eq!(got, want);
+}

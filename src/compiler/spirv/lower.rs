@@ -243,6 +243,42 @@ impl Lowerer<'_> {
         self.all
     }
 
+    /// For an id defined by `OpSelect`/`OpPhi` (recursively), the lowered leaf values it may
+    /// take (printf strings chosen at run time); empty for anything else.
+    fn literal_choices(&mut self, fr: &Frame, id: u32, depth: u32) -> Vec<Value> {
+        if depth > 8 {
+            return Vec::new();
+        }
+        let def = self
+            .m
+            .functions
+            .values()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .find(|i| i.result_id == Some(id));
+        let leaves: Vec<u32> = match def {
+            Some(i) if i.class.opcode == S::Select => (1..3).filter_map(|k| id_operand(i, k).ok()).collect(),
+            Some(i) if i.class.opcode == S::Phi => {
+                (0..i.operands.len()).step_by(2).filter_map(|k| id_operand(i, k).ok()).collect()
+            }
+            _ => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        for leaf in leaves {
+            let inner = self.literal_choices(fr, leaf, depth + 1);
+            if inner.is_empty() {
+                // A leaf not lowered yet (defined along a back edge) cannot be a literal choice.
+                match self.get(fr, leaf) {
+                    Ok(v) => out.extend(v.first().copied()),
+                    Err(_) => return Vec::new(),
+                }
+            } else {
+                out.extend(inner);
+            }
+        }
+        out
+    }
+
     fn get1(&mut self, fr: &Frame, id: u32) -> Result<Value, CompileError> {
         let v = self.get(fr, id)?;
         match v.as_slice() {
@@ -827,7 +863,10 @@ impl Lowerer<'_> {
             for k in 2..i.operands.len() {
                 let id = id_operand(i, k)?;
                 let ty = self.type_of(id)?;
-                ops.push(super::printf::PrintfOperand { ty, vals: self.get(fr, id)? });
+                let vals = self.get(fr, id)?;
+                let is_ptr = matches!(self.m.types.get(ty)?, super::types::SType::Pointer { .. });
+                let choices = if is_ptr { self.literal_choices(fr, id, 0) } else { Vec::new() };
+                ops.push(super::printf::PrintfOperand { ty, vals, choices });
             }
             let r_val = self.lower_printf(b, &ops)?;
             fr.vals.insert(r, vec![r_val]);

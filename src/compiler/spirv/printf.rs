@@ -15,6 +15,13 @@
 //! 4. `CSR_PRINT` is set, which makes the host drain committed records while the kernel runs.
 //!
 //! The code is branch-free, so it is valid in divergent control flow.
+//!
+//! A format or `%s` operand chosen at run time among literals (clang merges
+//! `if (c) printf("a %d", x); else printf("b %d", x);` into one call on a `select`/`φ` of the two
+//! formats) becomes one table entry per combination of choices (at most [`MAX_VARIANTS`]); the
+//! record's call-site id is computed at run time by comparing the pointers with the candidates'
+//! addresses. The candidate formats must consume the same arguments. A constant null `%s` prints
+//! `(null)`.
 
 use super::super::ir::*;
 use super::super::CompileError;
@@ -23,19 +30,38 @@ use super::types::SType;
 use crate::abi::launch::md as meta;
 use crate::abi::printf::{record_header, PrintfArg, PrintfSite, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID};
 
-/// One printf operand: SPIR-V id, its type id, and its lowered scalars.
+/// One printf operand: its type id, its lowered scalars and, for a pointer chosen at run time
+/// among several (`OpSelect`/`OpPhi`, recursively), the lowered candidate pointers.
 pub(super) struct PrintfOperand {
     pub ty: u32,
     pub vals: Vec<Value>,
+    pub choices: Vec<Value>,
+}
+
+/// Most table entries one call site may expand to (combinations of run-time-chosen literals).
+pub const MAX_VARIANTS: usize = 256;
+
+/// A string operand: its candidate literals and the run-time index of the one in use.
+struct Choice {
+    strings: Vec<Vec<u8>>,
+    index: Value,
 }
 
 impl Lowerer<'_> {
     /// Lowers one `printf(fmt, args…)`; returns the call's `int` result.
     pub(super) fn lower_printf(&mut self, b: BlockId, ops: &[PrintfOperand]) -> Result<Value, CompileError> {
-        let fmt_ptr = *ops.first().and_then(|o| o.vals.first()).ok_or(self.err("printf without a format"))?;
-        let format = self.const_string(fmt_ptr).ok_or(self.err("printf with a format that is not a string literal"))?;
-        let convs = conversions(&format);
-        let mut site = PrintfSite { format, args: Vec::new() };
+        let fmt_op = ops.first().ok_or(self.err("printf without a format"))?;
+        let fmt_choice =
+            self.string_choice(b, fmt_op).ok_or(self.err("printf with a format that is not a string literal"))?;
+        let convs = conversions(&fmt_choice.strings[0]);
+        if fmt_choice.strings.iter().any(|f| conversions(f) != convs) {
+            return Err(self.err("printf formats chosen at run time that take different arguments"));
+        }
+        // Dimension 0 is the format; then one per `%s` argument with several candidates.
+        let mut dims = vec![fmt_choice];
+        // Per argument: the dimension holding its string (for `%s` literals).
+        let mut str_dim: Vec<Option<usize>> = Vec::new();
+        let mut args = Vec::new();
         let mut stored: Vec<(Value, u32)> = Vec::new(); // (i32/f32 value, byte offset in the record)
         let mut off = 4u32;
         for (k, o) in ops[1..].iter().enumerate() {
@@ -44,10 +70,18 @@ impl Lowerer<'_> {
                 SType::Vector { elem, count } => (*elem, *count),
                 _ => (o.ty, 1),
             };
+            let mut sdim = None;
             let arg = match self.m.types.get(elem)?.clone() {
-                SType::Pointer { .. } if conv == b's' => {
-                    PrintfArg::Str(self.const_string(o.vals[0]).unwrap_or_else(|| b"(?)".to_vec()))
-                }
+                SType::Pointer { .. } if conv == b's' && self.is_null_constant(o.vals[0]) => PrintfArg::Ptr,
+                SType::Pointer { .. } if conv == b's' => match self.string_choice(b, o) {
+                    Some(c) if c.strings.len() == 1 => PrintfArg::Str(c.strings[0].clone()),
+                    Some(c) => {
+                        sdim = Some(dims.len());
+                        dims.push(c);
+                        PrintfArg::Str(Vec::new())
+                    }
+                    None => PrintfArg::Str(b"(?)".to_vec()),
+                },
                 SType::Pointer { .. } => PrintfArg::Ptr,
                 SType::Int { width, .. } if width <= 64 => {
                     PrintfArg::Int { bytes: (width / 8).max(1) as u8, lanes: lanes as u8 }
@@ -78,8 +112,29 @@ impl Lowerer<'_> {
                     off += 4;
                 }
             }
-            site.args.push(arg);
+            str_dim.push(sdim);
+            args.push(arg);
         }
+        // One table entry per combination (dimension 0 varies fastest).
+        let variants: usize = dims.iter().map(|d| d.strings.len()).product();
+        if variants > MAX_VARIANTS {
+            return Err(self.err("printf with too many run-time choices of literal strings"));
+        }
+        let first_site = self.printf_sites.len();
+        for v in 0..variants {
+            let pick = |d: usize| {
+                let stride: usize = dims[..d].iter().map(|x| x.strings.len()).product();
+                (v / stride) % dims[d].strings.len()
+            };
+            let mut site = PrintfSite { format: dims[0].strings[pick(0)].clone(), args: args.clone() };
+            for (a, d) in site.args.iter_mut().zip(&str_dim) {
+                if let Some(d) = d {
+                    *a = PrintfArg::Str(dims[*d].strings[pick(*d)].clone());
+                }
+            }
+            self.printf_sites.push(site);
+        }
+        let site = &self.printf_sites[first_site];
         let len = site.record_bytes();
         debug_assert_eq!(len, off);
         if len > PRINT_SCRATCH_BYTES {
@@ -87,9 +142,8 @@ impl Lowerer<'_> {
                 "a printf record of {len} bytes (limit {PRINT_SCRATCH_BYTES})"
             )));
         }
-        self.printf_sites.push(site);
-        let id = self.printf_first_id + self.printf_sites.len() as u32;
-        if id >= PRINT_SKIP_ID {
+        let id = self.printf_first_id + first_site as u32 + 1;
+        if id + variants as u32 > PRINT_SKIP_ID {
             return Err(CompileError::Resources("more than 65535 printf call sites".into()));
         }
 
@@ -111,7 +165,19 @@ impl Lowerer<'_> {
             let p = self.offset_ptr(b, rec, o);
             self.f.push_void(b, Op::Store { ptr: p, value: v });
         }
-        let h = self.const_val(Ty::I32, record_header(len, id) as u64);
+        let mut h = self.const_val(Ty::I32, record_header(len, id) as u64);
+        if variants > 1 {
+            // id += Σ index(d) · stride(d)
+            let mut stride = 1u64;
+            for d in &dims {
+                if d.strings.len() > 1 {
+                    let s = self.const_val(Ty::I32, stride);
+                    let part = self.f.push(b, Ty::I32, Op::Bin(BinOp::Mul, d.index, s));
+                    h = self.f.push(b, Ty::I32, Op::Bin(BinOp::Add, h, part));
+                }
+                stride *= d.strings.len() as u64;
+            }
+        }
         let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, size, old));
         let sixteen = self.const_val(Ty::I32, 16);
         let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, rest, sixteen));
@@ -124,8 +190,45 @@ impl Lowerer<'_> {
         Ok(self.f.push(b, Ty::I32, Op::Select(ok, zero, minus1)))
     }
 
+    /// The literal(s) a string operand may point to, with the run-time index of the one in use
+    /// (compares the pointer with each candidate's address; computed in block `b`).
+    fn string_choice(&mut self, b: BlockId, o: &PrintfOperand) -> Option<Choice> {
+        let p = *o.vals.first()?;
+        if let Some(s) = self.const_string(p) {
+            let index = self.const_val(Ty::I32, 0);
+            return Some(Choice { strings: vec![s], index });
+        }
+        if o.choices.is_empty() {
+            return None;
+        }
+        let strings = o.choices.iter().map(|c| self.const_string(*c)).collect::<Option<Vec<_>>>()?;
+        let word = |lw: &mut Self, v: Value| match lw.f.ty(v) {
+            Ty::I32 => v,
+            _ => lw.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, v)),
+        };
+        let pw = word(self, p);
+        let mut index = self.const_val(Ty::I32, 0);
+        for (k, c) in o.choices.iter().enumerate().skip(1) {
+            let cw = word(self, *c);
+            let eq = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, pw, cw));
+            let kv = self.const_val(Ty::I32, k as u64);
+            index = self.f.push(b, Ty::I32, Op::Select(eq, kv, index));
+        }
+        Some(Choice { strings, index })
+    }
+
+    /// Whether `p` is a constant null pointer.
+    fn is_null_constant(&self, p: Value) -> bool {
+        let def = self.f.blocks.iter().flat_map(|b| &b.insts).find(|i| i.result == Some(p));
+        match def.map(|i| &i.op) {
+            Some(Op::Const(0)) => true,
+            Some(Op::Copy(x) | Op::Conv(_, x)) => self.is_null_constant(*x),
+            _ => false,
+        }
+    }
+
     /// The NUL-terminated constant string `p` points to, when `p` is a constant address.
-    fn const_string(&self, p: Value) -> Option<Vec<u8>> {
+    pub(super) fn const_string(&self, p: Value) -> Option<Vec<u8>> {
         let off = self.const_offset(p, 0)? as usize;
         for (_, data, base) in self.all_modules() {
             let base = *base as usize;

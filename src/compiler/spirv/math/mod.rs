@@ -317,7 +317,9 @@ impl Lowerer<'_> {
             return Ok(None);
         }
         let leaves = self.m.types.leaves(ty)?;
-        if leaves.iter().any(|(_, t)| *t == Ty::I64) || a.iter().flatten().any(|v| self.f.ty(*v) == Ty::I64) {
+        // 64-bit integers: only the pure bit-logic built-ins (legalised later like any i64 op).
+        let wide = leaves.iter().any(|(_, t)| *t == Ty::I64) || a.iter().flatten().any(|v| self.f.ty(*v) == Ty::I64);
+        if wide && !matches!(op, C::bitselect | C::select) {
             return Ok(None);
         }
         let n = leaves.len();
