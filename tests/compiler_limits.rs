@@ -156,3 +156,18 @@ fn c99_inline_helper_and_odd_width_integers() {
     }
     assert!(toolchain::parse_options("-cl-opt-disable").unwrap().opt_disable);
 }
+
+#[test]
+fn an_exponentially_inlined_program_is_a_build_error_not_a_memory_blowup() {
+    // Every call is inlined: 8 calls per level over 7 levels would be 8^7 copies of the leaf.
+    let mut src = String::from("int f0(int x) { return x * 3 + 1; }\n");
+    for l in 1..=7 {
+        let calls: Vec<String> = (0..8).map(|k| format!("f{}(x + {k})", l - 1)).collect();
+        src += &format!("int f{l}(int x) {{ return {}; }}\n", calls.join(" ^ "));
+    }
+    src += "__kernel void k(__global int *o) { o[get_global_id(0)] = f7(get_global_id(0)); }";
+    let tc = toolchain::Toolchain::discover().expect("clang-15 and llvm-spirv-15 are required");
+    let front = tc.compile(&src, &toolchain::parse_options("-cl-opt-disable").unwrap(), None).unwrap();
+    let err = ventus_icd::compiler::compile_spirv(&front.spirv).err().expect("the program is too large");
+    assert!(err.to_string().contains("too large after inlining"), "{err}");
+}

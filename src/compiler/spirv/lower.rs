@@ -11,6 +11,9 @@ use std::collections::HashMap;
 
 /// Maximum inlining depth (OpenCL forbids recursion; this catches it).
 const MAX_DEPTH: usize = 64;
+/// Largest kernel (IR values) the front end builds: beyond it, register allocation could not
+/// succeed anyway and memory use would grow into gigabytes.
+const MAX_VALUES: usize = 1_000_000;
 
 pub(super) struct Lowerer<'m> {
     pub m: &'m Module,
@@ -332,6 +335,13 @@ impl Lowerer<'_> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err("recursion (or calls nested deeper than 64)"));
+        }
+        if self.f.types.len() > MAX_VALUES {
+            return Err(CompileError::Resources(format!(
+                "the kernel is too large after inlining every call ({} IR values, limit {MAX_VALUES}); \
+                 build with optimisation (not -cl-opt-disable) or split the kernel",
+                self.f.types.len()
+            )));
         }
         let func = self.m.functions.get(&fid).ok_or(invalid(format!("call of unknown function %{fid}")))?.clone();
         if func.blocks.is_empty() {

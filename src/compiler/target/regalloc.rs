@@ -53,15 +53,14 @@ enum Loc {
     Slot(i64),
 }
 
-/// Dense numbering of virtual registers (scalars first) for bit sets.
+/// Dense numbering of virtual registers (scalars first) for the live sets.
 struct VIndex {
     scalars: u32,
-    total: usize,
 }
 
 impl VIndex {
     fn new(m: &MFunc) -> VIndex {
-        VIndex { scalars: m.next_s, total: (m.next_s + m.next_v) as usize }
+        VIndex { scalars: m.next_s }
     }
     fn of(&self, r: Reg) -> Option<usize> {
         match r {
@@ -79,32 +78,57 @@ impl VIndex {
     }
 }
 
-/// A fixed-size bit set over [`VIndex`] numbers.
-#[derive(Clone, PartialEq, Eq)]
-struct Bits(Vec<u64>);
+/// A set of [`VIndex`] numbers as a sorted vector: live sets are small compared with the number
+/// of virtual registers (most values die in the block that defines them), so this stays
+/// proportional to the real liveness even for huge kernels.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct Set(Vec<u32>);
 
-impl Bits {
-    fn new(n: usize) -> Bits {
-        Bits(vec![0; n.div_ceil(64)])
+impl Set {
+    fn from_unsorted(mut v: Vec<u32>) -> Set {
+        v.sort_unstable();
+        v.dedup();
+        Set(v)
     }
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] >> (i % 64) & 1 == 1
-    }
-    fn ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
+    /// `self ∪ other`.
+    fn union(&self, other: &Set) -> Set {
+        let (a, b) = (&self.0, &other.0);
+        let mut out = Vec::with_capacity(a.len().max(b.len()));
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            match a[i].cmp(&b[j]) {
+                std::cmp::Ordering::Less => {
+                    out.push(a[i]);
+                    i += 1;
                 }
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(k * 64 + b)
-            })
-        })
+                std::cmp::Ordering::Greater => {
+                    out.push(b[j]);
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push(a[i]);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&a[i..]);
+        out.extend_from_slice(&b[j..]);
+        Set(out)
+    }
+    /// `self − other`.
+    fn minus(&self, other: &Set) -> Set {
+        let mut out = Vec::with_capacity(self.0.len());
+        let mut j = 0;
+        for &x in &self.0 {
+            while j < other.0.len() && other.0[j] < x {
+                j += 1;
+            }
+            if j >= other.0.len() || other.0[j] != x {
+                out.push(x);
+            }
+        }
+        Set(out)
     }
 }
 
@@ -141,42 +165,39 @@ fn postorder(m: &MFunc) -> Vec<usize> {
     order
 }
 
-/// Live-in and live-out virtual registers of every block (backward data flow over bit sets).
-fn liveness(m: &MFunc, ix: &VIndex) -> (Vec<Bits>, Vec<Bits>) {
+/// Live-in and live-out virtual registers of every block (backward data flow in postorder).
+fn liveness(m: &MFunc, ix: &VIndex) -> (Vec<Set>, Vec<Set>) {
     let n = m.blocks.len();
-    let mut gen = vec![Bits::new(ix.total); n];
-    let mut kill = vec![Bits::new(ix.total); n];
-    for (b, blk) in m.blocks.iter().enumerate() {
+    let mut gen = Vec::with_capacity(n);
+    let mut kill = Vec::with_capacity(n);
+    for blk in &m.blocks {
+        let mut defined = std::collections::HashSet::new();
+        let mut g = Vec::new();
         for i in &blk.insts {
             for u in i.uses().into_iter().filter_map(|r| ix.of(r)) {
-                if !kill[b].get(u) {
-                    gen[b].set(u);
+                if !defined.contains(&u) {
+                    g.push(u as u32);
                 }
             }
             for d in i.defs().into_iter().filter_map(|r| ix.of(r)) {
-                kill[b].set(d);
+                defined.insert(d);
             }
         }
+        gen.push(Set::from_unsorted(g));
+        kill.push(Set::from_unsorted(defined.into_iter().map(|d| d as u32).collect()));
     }
-    let mut live_in = vec![Bits::new(ix.total); n];
-    let mut live_out = vec![Bits::new(ix.total); n];
-    // Postorder (successors before predecessors) makes the backward flow converge in a few
-    // rounds whatever order the blocks were created in.
+    let mut live_in = vec![Set::default(); n];
+    let mut live_out = vec![Set::default(); n];
     let order = postorder(m);
     let mut changed = true;
     while changed {
         changed = false;
         for &b in &order {
-            let mut out = Bits::new(ix.total);
+            let mut out = Set::default();
             for s in &m.blocks[b].succs {
-                for (o, i) in out.0.iter_mut().zip(&live_in[*s as usize].0) {
-                    *o |= i;
-                }
+                out = out.union(&live_in[*s as usize]);
             }
-            let mut inn = out.clone();
-            for ((w, k), g) in inn.0.iter_mut().zip(&kill[b].0).zip(&gen[b].0) {
-                *w = (*w & !k) | g;
-            }
+            let inn = out.minus(&kill[b]).union(&gen[b]);
             if inn != live_in[b] || out != live_out[b] {
                 live_in[b] = inn;
                 live_out[b] = out;
@@ -199,8 +220,8 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
     let mut pos = 0;
     for (b, blk) in m.blocks.iter().enumerate() {
         let start = pos;
-        for r in live_in[b].ones() {
-            touch(ix.reg(r), start);
+        for &r in &live_in[b].0 {
+            touch(ix.reg(r as usize), start);
         }
         for i in &blk.insts {
             pos += 2;
@@ -216,8 +237,8 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
             }
         }
         pos += 2;
-        for r in live_out[b].ones() {
-            touch(ix.reg(r), pos);
+        for &r in &live_out[b].0 {
+            touch(ix.reg(r as usize), pos);
         }
     }
     let mut v: Vec<Interval> = span.into_iter().map(|(reg, (start, end))| Interval { reg, start, end }).collect();
