@@ -100,8 +100,7 @@ fn freeze_from_div_rem_pairs_keeps_o2() {
     let src = "__kernel void k(__global const int *a, __global int *q, __global int *r) {
         int i = get_global_id(0); int x = a[i] + i;
         int d = x / 8; q[i] = d; r[i] = x - d * 8 + (x % 8) * 100; }";
-    let tc = toolchain::Toolchain::discover().expect("clang-15 and llvm-spirv-15 are required");
-    let front = tc.compile(src, &toolchain::parse_options("").unwrap(), None).unwrap();
+    let front = front(src, "");
     assert!(!front.log.contains("-O0"), "must not fall back to -O0:\n{}", front.log);
     let a: Vec<i32> = (0..64).map(|k| k * 77 - 2000).collect();
     let out = run(src, "k", &[64], &[32], &[i32s(&a), zeros(4 * 64), zeros(4 * 64)]);
@@ -145,9 +144,8 @@ fn c99_inline_helper_and_odd_width_integers() {
             int g = get_global_id(0); int s = 0;
             for (int i = 0; i < n + g; i++) s += i;
             o[g] = helper(s); }";
-    let tc = toolchain::Toolchain::discover().expect("clang-15 and llvm-spirv-15 are required");
     for options in ["", "-cl-opt-disable"] {
-        let front = tc.compile(src, &toolchain::parse_options(options).unwrap(), None).unwrap();
+        let front = front(src, options);
         assert!(!front.log.contains("retrying at -O0"), "{options:?}: {}", front.log);
         let c = compile(src, options);
         let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(10)], 1);
@@ -166,8 +164,7 @@ fn an_exponentially_inlined_program_is_a_build_error_not_a_memory_blowup() {
         src += &format!("int f{l}(int x) {{ return {}; }}\n", calls.join(" ^ "));
     }
     src += "__kernel void k(__global int *o) { o[get_global_id(0)] = f7(get_global_id(0)); }";
-    let tc = toolchain::Toolchain::discover().expect("clang-15 and llvm-spirv-15 are required");
-    let front = tc.compile(&src, &toolchain::parse_options("-cl-opt-disable").unwrap(), None).unwrap();
+    let front = front(&src, "-cl-opt-disable");
     let Err(err) = ventus_icd::compiler::compile_spirv(&front.spirv) else { panic!("the program is too large") };
     assert!(err.to_string().contains("too large after inlining"), "{err}");
 }

@@ -331,31 +331,22 @@ impl Toolchain {
             run_piped(&mut c, "clang", source.as_bytes())
         };
         // -O2 first (-O0 for -cl-opt-disable, which clang only honours without an -O level).
-        if opts.opt_disable {
-            let (ok, bc, err) = clang(&[], "-O0").map_err(|e| (e, log.clone()))?;
-            log.push_str(&err.replace("<stdin>", "<source>"));
-            if !ok {
-                return Err((ToolError::CompileFailed, log));
-            }
-            return match self.translate(&bc).map_err(|e| (e, log.clone()))? {
-                Ok(spirv) => Ok(FrontOutput { spirv, log }),
-                Err(reason) => {
-                    log.push_str(&format!("note: llvm-spirv rejected the -O0 module ({reason})\n"));
-                    Err((ToolError::TranslateFailed, log))
-                }
-            };
-        }
-        let (ok, bc, err) = clang(&[], "-O2").map_err(|e| (e, log.clone()))?;
+        let level = if opts.opt_disable { "-O0" } else { "-O2" };
+        let (ok, bc, err) = clang(&[], level).map_err(|e| (e, log.clone()))?;
         log.push_str(&err.replace("<stdin>", "<source>"));
         if !ok {
             return Err((ToolError::CompileFailed, log));
         }
-        let first = self.translate(&bc).map_err(|e| (e, log.clone()))?;
-        let reason = match first {
+        let reason = match self.translate(&bc).map_err(|e| (e, log.clone()))? {
             Ok(spirv) => return Ok(FrontOutput { spirv, log }),
             Err(reason) => reason,
         };
-        log.push_str(&format!("note: llvm-spirv rejected the -O2 module ({reason}); "));
+        log.push_str(&format!("note: llvm-spirv rejected the {level} module ({reason})"));
+        if opts.opt_disable {
+            log.push('\n');
+            return Err((ToolError::TranslateFailed, log));
+        }
+        log.push_str("; ");
         // llvm-spirv 15 cannot translate some constructs that optimisation passes introduce
         // (`freeze`, inserted e.g. by DivRemPairs when it splits a remainder into div/mul/sub;
         // odd-width integers such as i33 from induction-variable rewriting): keep -O2 but stop

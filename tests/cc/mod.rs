@@ -51,14 +51,17 @@ pub fn as_u32(b: &[u8]) -> Vec<u32> {
     b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
-/// Compiles `src` with `options`.
-pub fn compile(src: &str, options: &str) -> ventus_icd::compiler::Compiled {
+/// Runs the front end (clang + llvm-spirv) on `src` with `options`.
+pub fn front(src: &str, options: &str) -> toolchain::FrontOutput {
     let tc = toolchain::Toolchain::discover()
         .expect("clang-15 and llvm-spirv-15 are required (run the README's test command, which installs them)");
-    let out = tc
-        .compile(src, &toolchain::parse_options(options).unwrap(), None)
-        .unwrap_or_else(|(e, log)| panic!("front end failed: {e}\n{log}"));
-    compile_spirv(&out.spirv).unwrap_or_else(|e| panic!("compile failed: {e}"))
+    tc.compile(src, &toolchain::parse_options(options).unwrap(), None)
+        .unwrap_or_else(|(e, log)| panic!("front end failed: {e}\n{log}"))
+}
+
+/// Compiles `src` with `options`.
+pub fn compile(src: &str, options: &str) -> ventus_icd::compiler::Compiled {
+    compile_spirv(&front(src, options).spirv).unwrap_or_else(|e| panic!("compile failed: {e}"))
 }
 
 /// Runs kernel `name` over `global` work-items in groups of `local`; returns every buffer.

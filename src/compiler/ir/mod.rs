@@ -338,6 +338,10 @@ impl Func {
     pub fn push_void(&mut self, b: BlockId, op: Op) {
         self.block_mut(b).insts.push(Inst { result: None, op });
     }
+    /// The operation that defines `v`, if any (a linear search, for occasional lookups).
+    pub fn def_op(&self, v: Value) -> Option<&Op> {
+        self.blocks.iter().flat_map(|b| &b.insts).find(|i| i.result == Some(v)).map(|i| &i.op)
+    }
     /// Predecessor lists.
     pub fn preds(&self) -> Vec<Vec<BlockId>> {
         let mut p = vec![Vec::new(); self.blocks.len()];

@@ -219,8 +219,7 @@ impl Lowerer<'_> {
 
     /// Whether `p` is a constant null pointer.
     fn is_null_constant(&self, p: Value) -> bool {
-        let def = self.f.blocks.iter().flat_map(|b| &b.insts).find(|i| i.result == Some(p));
-        match def.map(|i| &i.op) {
+        match self.f.def_op(p) {
             Some(Op::Const(0)) => true,
             Some(Op::Copy(x) | Op::Conv(_, x)) => self.is_null_constant(*x),
             _ => false,
@@ -246,8 +245,7 @@ impl Lowerer<'_> {
         if depth > 32 {
             return None;
         }
-        let op = &self.f.blocks.iter().flat_map(|b| &b.insts).find(|i| i.result == Some(v))?.op;
-        match *op {
+        match *self.f.def_op(v)? {
             Op::ConstAddr { offset } => Some(offset),
             Op::Const(c) => Some(c as u32),
             Op::Copy(x) | Op::Conv(ConvOp::Bitcast | ConvOp::Trunc | ConvOp::ZExt | ConvOp::SExt, x) => {

@@ -120,19 +120,11 @@ impl Sel<'_> {
 
     /// Emits `op rd, rs1, rs2, imm`.
     fn emit_rr(&mut self, op: I, rd: Reg, rs1: Reg, rs2: Reg, imm: i64) {
-        let mut m = MInst::new(MOp::I(op));
-        m.rd = Some(rd);
-        m.rs1 = Some(rs1);
-        m.rs2 = Some(rs2);
-        m.imm = imm;
-        self.push(m);
+        self.push(MInst::rr(op, rd, rs1, rs2, imm));
     }
 
     fn li(&mut self, rd: Reg, v: i64) {
-        let mut m = MInst::new(MOp::Li);
-        m.rd = Some(rd);
-        m.imm = v;
-        self.push(m);
+        self.push(MInst::li(rd, v));
     }
 
     fn div(&self, v: Value) -> bool {

@@ -70,6 +70,16 @@ impl MInst {
         MInst { op, rd: None, rs1: None, rs2: None, rs3: None, imm: 0, target: None }
     }
 
+    /// `op rd, rs1, rs2, imm` (unused register fields as `zero`).
+    pub fn rr(op: Op, rd: Reg, rs1: Reg, rs2: Reg, imm: i64) -> MInst {
+        MInst { rd: Some(rd), rs1: Some(rs1), rs2: Some(rs2), imm, ..MInst::new(MOp::I(op)) }
+    }
+
+    /// `li rd, v`.
+    pub fn li(rd: Reg, v: i64) -> MInst {
+        MInst { rd: Some(rd), imm: v, ..MInst::new(MOp::Li) }
+    }
+
     /// Registers written.
     pub fn defs(&self) -> Vec<Reg> {
         match &self.op {

@@ -403,24 +403,12 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
     let bases = ((vslot - 1).max(0) / SLOT_WINDOW) as usize;
     if let Some(entry) = m.blocks.first_mut() {
         let mut init = Vec::new();
+        let t = Reg::X(SCALAR_SCRATCH[0]);
         if send > 2048 {
-            let mut li = MInst::new(MOp::Li);
-            li.rd = Some(Reg::X(SCALAR_SCRATCH[0]));
-            li.imm = SCALAR_FAR_OFFSET;
-            let mut add = MInst::new(MOp::I(I::Add));
-            add.rd = Some(Reg::X(SCALAR_FAR_BASE));
-            add.rs1 = Some(SP);
-            add.rs2 = Some(Reg::X(SCALAR_SCRATCH[0]));
-            init.extend([li, add]);
+            init.extend([MInst::li(t, SCALAR_FAR_OFFSET), MInst::rr(I::Add, Reg::X(SCALAR_FAR_BASE), SP, t, 0)]);
         }
         for (k, &v) in VECTOR_SLOT_BASES.iter().enumerate().take(bases) {
-            let mut li = MInst::new(MOp::Li);
-            li.rd = Some(Reg::X(SCALAR_SCRATCH[0]));
-            li.imm = SLOT_WINDOW * (k as i64 + 1);
-            let mut mv = MInst::new(MOp::I(I::VmvVX));
-            mv.rd = Some(Reg::PV(v));
-            mv.rs1 = Some(Reg::X(SCALAR_SCRATCH[0]));
-            init.extend([li, mv]);
+            init.extend([MInst::li(t, SLOT_WINDOW * (k as i64 + 1)), MInst::rr(I::VmvVX, Reg::PV(v), t, ZERO, 0)]);
         }
         entry.insts.splice(0..0, init);
     }
@@ -451,18 +439,11 @@ fn spill_op(p: Reg, off: i64, load: bool) -> Vec<MInst> {
             // x62 = sp + off (lui/addi), then 0(x62).
             let a = Reg::X(SCALAR_ADDR);
             let (hi, lo) = ((off + 0x800) >> 12, ((off & 0xfff) ^ 0x800) - 0x800);
-            let mut lui = MInst::new(MOp::I(I::Lui));
-            lui.rd = Some(a);
-            lui.imm = hi << 12;
-            let mut addi = MInst::new(MOp::I(I::Addi));
-            addi.rd = Some(a);
-            addi.rs1 = Some(a);
-            addi.imm = lo;
-            let mut add = MInst::new(MOp::I(I::Add));
-            add.rd = Some(a);
-            add.rs1 = Some(a);
-            add.rs2 = Some(SP);
-            out.extend([lui, addi, add]);
+            out.extend([
+                MInst::rr(I::Lui, a, ZERO, ZERO, hi << 12),
+                MInst::rr(I::Addi, a, a, ZERO, lo),
+                MInst::rr(I::Add, a, a, SP, 0),
+            ]);
             m.rs1 = Some(a);
             m.imm = 0;
         }
