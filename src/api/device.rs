@@ -70,10 +70,9 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_INT
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => b(&1u32),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE
-        | CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF
-        | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE
-        | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => b(&zero_u32),
+        // cl_khr_fp64 in software (soft-double library): one double per lane.
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => b(&1u32),
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => b(&zero_u32),
         CL_DEVICE_MAX_CLOCK_FREQUENCY => b(&1000u32),
         CL_DEVICE_ADDRESS_BITS => b(&dev::ADDRESS_BITS),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => b(&dev::MAX_MEM_ALLOC_SIZE),
@@ -109,7 +108,11 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => b(&dev::MEM_BASE_ADDR_ALIGN_BITS),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => b(&128u32),
         CL_DEVICE_SINGLE_FP_CONFIG => b(&fp_config()),
-        CL_DEVICE_DOUBLE_FP_CONFIG | CL_DEVICE_HALF_FP_CONFIG => b(&zero_u64),
+        // Soft double: correctly rounded add/sub/mul/div/sqrt/fma (round to nearest even), IEEE
+        // infinities and NaNs, denormals kept. Directed rounding exists only in conversions.
+        CL_DEVICE_DOUBLE_FP_CONFIG => b(&((CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
+            | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) as cl_device_fp_config)),
+        CL_DEVICE_HALF_FP_CONFIG => b(&zero_u64),
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => b(&(CL_NONE as cl_device_mem_cache_type)),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => b(&zero_u32),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => b(&zero_u64),
@@ -145,12 +148,16 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
             }
             Some(out)
         }
-        // OpenCL C 3.0 (in the all-versions list) with the full profile requires 64-bit integers.
+        // OpenCL C 3.0 optional features (each at version 3.0.0); the full profile requires
+        // 64-bit integers.
         CL_DEVICE_OPENCL_C_FEATURES => {
-            let mut out = CL_MAKE_VERSION(3, 0, 0).to_ne_bytes().to_vec();
-            let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
-            name[..16].copy_from_slice(b"__opencl_c_int64");
-            out.extend_from_slice(&name);
+            let mut out = Vec::new();
+            for f in dev::OPENCL_C_FEATURES {
+                out.extend_from_slice(&CL_MAKE_VERSION(3, 0, 0).to_ne_bytes());
+                let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
+                name[..f.len()].copy_from_slice(f.as_bytes());
+                out.extend_from_slice(&name);
+            }
             Some(out)
         }
         CL_DEVICE_EXTENSIONS => b(&dev::EXTENSIONS.join(" ")),

@@ -9,12 +9,13 @@ pub mod build;
 pub mod cache;
 pub mod ir;
 pub mod pass;
+pub mod softlib;
 pub mod spirv;
 pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-15";
+pub const BACKEND_REVISION: &str = "ventus-cc-16";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

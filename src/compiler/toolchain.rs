@@ -278,7 +278,7 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
 }
 
 /// The OpenCL extensions we expose to clang (everything else is off).
-const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics";
+const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_fp64";
 
 impl Toolchain {
     fn clang_command(&self, opts: &BuildOptions, opt_level: &str, headers: Option<&Path>) -> Command {
@@ -306,7 +306,7 @@ impl Toolchain {
             .args(["-Xclang", &format!("-cl-ext={CL_EXT}")])
             .arg("-fno-color-diagnostics");
         if std == "CL3.0" {
-            c.args(["-Xclang", "-cl-ext=+__opencl_c_int64,-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,-__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
+            c.args(["-Xclang", "-cl-ext=+__opencl_c_int64,-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,+__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
         }
         if let Some(h) = headers {
             c.arg("-I").arg(h);

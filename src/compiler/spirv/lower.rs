@@ -42,6 +42,10 @@ pub(super) struct Lowerer<'m> {
     /// Top of the private-memory stack: an inlined call's variables live above the caller's and
     /// their space is reused once the call returns (`f.private_bytes` keeps the high-water mark).
     private_top: u32,
+    /// Index in `all` of the soft-double library module (present when a module uses `double`),
+    /// and its exported functions by name.
+    lib: Option<usize>,
+    lib_fns: HashMap<String, u32>,
 }
 
 /// Per-inlined-call state.
@@ -88,7 +92,13 @@ pub(super) fn lower_kernel(
         printf_first_id: printf.sites.len() as u32,
         generic_ids: Default::default(),
         private_top: 0,
+        lib: None,
+        lib_fns: HashMap::new(),
     };
+    if let Some(k) = all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some()) {
+        lw.lib = Some(k);
+        lw.lib_fns = all[k].0.exports();
+    }
     // Static __local variables of this kernel, in interface order.
     for id in iface {
         if let Some(g) = m.globals.get(id) {
@@ -594,9 +604,51 @@ impl Lowerer<'_> {
                 self.f.push_void(*cur, Op::Barrier { global: true });
                 Ok(())
             }
+            _ if self.lib.is_some() && self.wants_f64(i) => {
+                let (r, _) = self.result(i)?;
+                let args: Vec<Option<Vec<Value>>> = i
+                    .operands
+                    .iter()
+                    .map(|o| match o {
+                        Operand::IdRef(id) if self.m.types.map.get(id).is_none() => self.get(fr, *id).ok(),
+                        _ => None,
+                    })
+                    .collect();
+                match self.lower_f64(cur, i, &args)? {
+                    Some(out) => {
+                        fr.vals.insert(r, out);
+                        Ok(())
+                    }
+                    None if op == S::ExtInst => self.ext_inst(fr, *cur, i),
+                    None => self.arith(fr, *cur, i),
+                }
+            }
             S::ExtInst => self.ext_inst(fr, *cur, i),
             _ => self.arith(fr, *cur, i),
         }
+    }
+
+    /// Whether the soft-double library exports `name`.
+    pub(super) fn lib_has(&self, name: &str) -> bool {
+        self.lib_fns.contains_key(name)
+    }
+
+    /// Calls (inlines) the soft-double library's `name` with scalar `args` at the end of `*cur`;
+    /// `*cur` becomes the block after the call. Returns the single scalar result.
+    pub(super) fn call_lib(&mut self, cur: &mut BlockId, name: &str, args: &[Value]) -> Result<Value, CompileError> {
+        let (Some(k), Some(&fid)) = (self.lib, self.lib_fns.get(name)) else {
+            return Err(CompileError::Internal(format!("soft-double library function {name} missing")));
+        };
+        let entry = self.f.new_block();
+        self.f.block_mut(*cur).term = Term::Br(entry);
+        let saved = (self.m, self.consts, self.mod_idx, self.const_base, self.line.clone());
+        let all = self.all;
+        (self.m, self.consts, self.mod_idx, self.const_base) = (&all[k].0, &all[k].1, k, all[k].2);
+        let r = self.inline(fid, args.iter().map(|a| vec![*a]).collect(), entry);
+        (self.m, self.consts, self.mod_idx, self.const_base, self.line) = saved;
+        let (cont, ret) = r?;
+        *cur = cont;
+        ret.first().copied().ok_or(CompileError::Internal(format!("{name} returned nothing")))
     }
 
     fn branch_edge(&mut self, fr: &mut Frame, from: u32, to: u32, ir: BlockId) {

@@ -8,6 +8,7 @@
 
 mod async_copy;
 mod convert;
+mod fp64;
 mod half;
 mod integer;
 mod lower;
@@ -388,6 +389,29 @@ impl Module {
         })
     }
 
+    /// Every function this module exports with a body, by name.
+    pub fn exports(&self) -> HashMap<String, u32> {
+        let mut out = HashMap::new();
+        for (id, f) in &self.functions {
+            if f.blocks.is_empty() {
+                continue;
+            }
+            for (d, ops) in self.decorations.get(id).into_iter().flatten() {
+                if let (Decoration::LinkageAttributes, Some(Operand::LiteralString(n)), Some(Operand::LinkageType(spirv::LinkageType::Export))) =
+                    (d, ops.first(), ops.get(1))
+                {
+                    out.insert(n.clone(), *id);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the module declares a 64-bit float type (and so needs the soft-double library).
+    pub fn uses_double(&self) -> bool {
+        self.types.map.values().any(|t| *t == SType::Float { width: 64 })
+    }
+
     /// The function this module exports under `name`.
     pub fn exported(&self, name: &str) -> Option<u32> {
         self.functions.iter().find_map(|(id, f)| {
@@ -618,8 +642,14 @@ pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
 pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     let mut all = Vec::new();
     let mut rodata = Vec::new();
-    for words in modules {
-        let m = Module::parse(words)?;
+    let parsed = modules.iter().map(|w| Module::parse(w)).collect::<Result<Vec<_>, _>>()?;
+    let mut parsed: Vec<Module> = parsed;
+    // `double` is computed by the soft-double library: link it in when a module needs it.
+    if parsed.iter().any(|m| m.uses_double()) && !parsed.iter().any(|m| m.exported("__vt_f64_add").is_some()) {
+        let lib = crate::compiler::softlib::fp64_module()?;
+        parsed.push(Module::parse(&lib)?);
+    }
+    for m in parsed {
         let consts = m.const_data()?;
         let base = rodata.len().next_multiple_of(16);
         rodata.resize(base, 0);

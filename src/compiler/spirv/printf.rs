@@ -87,6 +87,7 @@ impl Lowerer<'_> {
                     PrintfArg::Int { bytes: (width / 8).max(1) as u8, lanes: lanes as u8 }
                 }
                 SType::Float { width: 32 } => PrintfArg::Float { bytes: 4, lanes: lanes as u8 },
+                SType::Float { width: 64 } => PrintfArg::Float { bytes: 8, lanes: lanes as u8 },
                 SType::Bool => PrintfArg::Int { bytes: 4, lanes: lanes as u8 },
                 other => return Err(self.err(&format!("printf argument of type {other:?}"))),
             };

@@ -64,7 +64,8 @@ impl Types {
             SType::Int { width: 32, .. } => Ty::I32,
             SType::Int { width: 64, .. } => Ty::I64,
             SType::Float { width: 32 } => Ty::F32,
-            SType::Float { width: 64 } => return Err(CompileError::unsupported("double-precision floating point")),
+            // A double is its IEEE bit pattern; `spirv::fp64` lowers the arithmetic.
+            SType::Float { width: 64 } => Ty::I64,
             SType::Float { width: 16 } => return Err(CompileError::unsupported("half-precision floating point")),
             SType::Pointer { space, .. } => Ty::Ptr(*space),
             // `event_t` (async copies): a dummy 32-bit value.

@@ -1,0 +1,55 @@
+//! Device-side runtime libraries written in OpenCL C and compiled by our own front end: today the
+//! soft double-precision library (`fp64.cl`, the `cl_khr_fp64` implementation — the Ventus
+//! hardware has no D extension).
+//!
+//! Contract: [`fp64_module`] returns the library as a SPIR-V module whose exported functions
+//! (`__vt_f64_*` integer primitives, `__vt_d_*` math built-ins) the SPIR-V translator calls and
+//! inlines for every `double` operation (see `spirv/fp64.rs`). It is compiled once per process
+//! (and cached on disk with the build cache) with the discovered clang/llvm-spirv; a program that
+//! uses `double` therefore needs the front-end tools even when it comes from SPIR-V.
+
+use super::toolchain::{parse_options, Toolchain};
+use super::{cache, CompileError};
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// The soft-double library source.
+pub const FP64_SOURCE: &str = concat!(include_str!("fp64.cl"), include_str!("fp64_math.cl"));
+
+/// The compiled soft-double library (SPIR-V words), built on first use.
+pub fn fp64_module() -> Result<Arc<Vec<u32>>, CompileError> {
+    static MEMO: Mutex<Option<Arc<Vec<u32>>>> = Mutex::new(None);
+    let mut memo = MEMO.lock();
+    if let Some(m) = memo.as_ref() {
+        return Ok(m.clone());
+    }
+    let unavailable = |why: String| CompileError::Unsupported {
+        construct: format!("double precision: the soft-double library cannot be built ({why})"),
+        location: None,
+    };
+    let tc = Toolchain::discover().map_err(|e| unavailable(e.to_string()))?;
+    let key = cache::key(&[
+        b"softlib-fp64",
+        FP64_SOURCE.as_bytes(),
+        tc.version.as_bytes(),
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        super::BACKEND_REVISION.as_bytes(),
+    ]);
+    let words = match cache::get("spv", &key) {
+        Some(bytes) if bytes.len() % 4 == 0 && !bytes.is_empty() => {
+            bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        }
+        _ => {
+            let opts = parse_options("-cl-std=CL1.2").map_err(|e| CompileError::Internal(e.to_string()))?;
+            let out = tc
+                .compile(FP64_SOURCE, &opts, None)
+                .map_err(|(e, log)| CompileError::Internal(format!("soft-double library: {e}\n{log}")))?;
+            let bytes: Vec<u8> = out.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
+            cache::put("spv", &key, &bytes);
+            out.spirv
+        }
+    };
+    let m = Arc::new(words);
+    *memo = Some(m.clone());
+    Ok(m)
+}
