@@ -146,8 +146,20 @@ fn link(
     rodata: &[u8],
     printf: &crate::abi::printf::PrintfTable,
 ) -> Result<Vec<u8>, CompileError> {
-    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata)
-        .map_err(|e| CompileError::Internal(format!("link: {e}")))?;
+    use crate::abi::crt0::LinkError;
+    use crate::isa::asm::AsmError;
+    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata).map_err(|e| match e {
+        // A jump beyond ±1 MiB: the program's code is too large (e.g. many inlined double math
+        // built-ins in one kernel).
+        LinkError::Asm(AsmError::TargetOutOfRange { offset, .. }) if offset.unsigned_abs() >= 1 << 20 => {
+            CompileError::Resources(format!(
+                "the generated code is larger than a jump can span ({} KiB); split the kernel or use fewer \
+                 double-precision math built-ins in one kernel",
+                offset.unsigned_abs() >> 10
+            ))
+        }
+        e => CompileError::Internal(format!("link: {e}")),
+    })?;
     if !printf.sites.is_empty() {
         image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), printf.encode()));
     }

@@ -19,6 +19,8 @@
 
 #ifndef VT_HOST_TEST
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// Contracting a*b+c into fma would replace two cheap soft operations by one far larger one.
+#pragma OPENCL FP_CONTRACT OFF
 #define VT_CLZ32(x) clz(x)
 #endif
 
