@@ -14,13 +14,17 @@
 //! a [`MemError`].
 
 use crate::abi;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{
     AtomicU32,
-    Ordering::{AcqRel, Acquire, Relaxed},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use std::sync::Arc;
+
+/// Number of locks that serialise [`Region::cas64`] (chosen by address).
+const CAS64_STRIPES: usize = 64;
+static CAS64_LOCKS: [Mutex<()>; CAS64_STRIPES] = [const { Mutex::new(()) }; CAS64_STRIPES];
 
 /// A contiguous, word-backed piece of the address space.
 pub struct Region {
@@ -119,6 +123,28 @@ impl Region {
                 Err(now) => cur = now,
             }
         }
+    }
+    /// Atomic 64-bit compare-and-swap of the two words at `addr` (8-byte aligned, `addr + 4`
+    /// inside the region): when they hold `expected` (low word first) they become `new`. Returns
+    /// the old value.
+    ///
+    /// Atomic with respect to every other `cas64` in the process: the pair is updated under one
+    /// of [`CAS64_STRIPES`] locks chosen by the host address of the low word (so the
+    /// per-thread LDS windows, which share device addresses, do not contend). The words stay
+    /// [`AtomicU32`]s and are read/written with acquire/release operations, so a plain 32-bit
+    /// access racing with a `cas64` (a data race in the kernel) is still defined behaviour in
+    /// Rust — which a 64-bit host atomic over the same bytes would not be (mixed-size atomic
+    /// accesses are outside Rust's memory model), and it needs no 8-byte host alignment.
+    pub fn cas64(&self, addr: u32, expected: u64, new: u64) -> u64 {
+        let (lo, hi) = (self.word(addr), self.word(addr.wrapping_add(4)));
+        let stripe = (lo as *const AtomicU32 as usize >> 3) % CAS64_STRIPES;
+        let _guard = CAS64_LOCKS[stripe].lock();
+        let old = u64::from(lo.load(Acquire)) | u64::from(hi.load(Acquire)) << 32;
+        if old == expected {
+            lo.store(new as u32, Release);
+            hi.store((new >> 32) as u32, Release);
+        }
+        old
     }
     /// Acquire load of an aligned word (host side of the printf protocol).
     pub fn load_acquire(&self, addr: u32) -> u32 {
@@ -383,6 +409,19 @@ impl<'a> MemView<'a> {
             return Err(MemError::Misaligned(addr));
         }
         self.region(addr).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
+    }
+    /// Atomic 64-bit compare-and-swap of an 8-byte-aligned doubleword; returns the old value
+    /// (see [`Region::cas64`]).
+    #[inline(always)]
+    pub fn cas64(&self, addr: u32, expected: u64, new: u64) -> Result<u64, MemError> {
+        if addr & 7 != 0 {
+            return Err(MemError::Misaligned(addr));
+        }
+        match self.region(addr) {
+            Some(r) if r.contains(addr.wrapping_add(4)) => Ok(r.cas64(addr, expected, new)),
+            Some(_) => Err(MemError::Unmapped(addr.wrapping_add(4))),
+            None => Err(MemError::Unmapped(addr)),
+        }
     }
 }
 

@@ -133,6 +133,10 @@ table! {
     AmomaxuW, "amomaxu.w", 0xe000_202f, 0xf800_707f, Amo;
     // Zacas compare-and-swap (ventus-icd extension, executed per lane like the other AMOs).
     AmocasW, "amocas.w", 0x2800_202f, 0xf800_707f, Amo;
+    // Zacas RV32 `amocas.d` (ventus-icd extension, per lane): 64-bit compare-and-swap on even/odd
+    // vector register pairs — vd/vd+1 hold the expected value (low/high word) and receive the old
+    // one, vs2/vs2+1 the new value; an odd vd or vs2 is an illegal instruction.
+    AmocasD, "amocas.d", 0x2800_302f, 0xf800_707f, Amo;
     // ---- F (zfinx register names; spike's mirrored FP file) --------------------------------------
     Flw, "flw", 0x2007, I, Load;
     Fsw, "fsw", 0x2027, I, Store;
