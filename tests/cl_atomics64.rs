@@ -82,20 +82,20 @@ fn global_atom_add_carries_into_the_high_word() {
 
 /// The initial values of the 14 global slots of [`every_operation`]'s kernel.
 const INIT: [i64; 14] = [
-    0x7fff_fff0,                // add (carries across bit 32)
-    0x1_0000_0000,              // sub (borrows across bit 32)
-    0x5555_5555_aaaa_aaaa,      // xchg
-    0xffff_fff0,                // inc
-    0x1_0000_0010,              // dec
-    i64::MAX,                   // min (signed)
-    i64::MIN,                   // max (signed)
-    -1,                         // and
-    0,                          // or
-    0x0123_4567_89ab_cdef,      // xor
-    0x0000_0007_0000_0005,      // cmpxchg: no value equals it, one work-item wins
-    -1,                         // min (unsigned)
-    0,                          // max (unsigned)
-    0x1234_5678_0000_0000,      // cmpxchg whose expected value differs only in the high word
+    0x7fff_fff0,           // add (carries across bit 32)
+    0x1_0000_0000,         // sub (borrows across bit 32)
+    0x5555_5555_aaaa_aaaa, // xchg
+    0xffff_fff0,           // inc
+    0x1_0000_0010,         // dec
+    i64::MAX,              // min (signed)
+    i64::MIN,              // max (signed)
+    -1,                    // and
+    0,                     // or
+    0x0123_4567_89ab_cdef, // xor
+    0x0000_0007_0000_0005, // cmpxchg: no value equals it, one work-item wins
+    -1,                    // min (unsigned)
+    0,                     // max (unsigned)
+    0x1234_5678_0000_0000, // cmpxchg whose expected value differs only in the high word
 ];
 
 /// Every `atom_*` on `long`/`ulong` slots `g[0..14]` (global: one set; local: one set per
@@ -198,7 +198,12 @@ fn every_operation_local(options: &str) {
     let (g, old): (Vec<i64>, Vec<i64>) = (read(&out[1]), read(&out[2]));
     for grp in 0..N / 64 {
         let r = 64 * grp..64 * grp + 64;
-        check_every_operation(&g[14 * grp..14 * grp + 14], &x[r.clone()], &old[5 * r.start..5 * r.end], &format!("local, group {grp}"));
+        check_every_operation(
+            &g[14 * grp..14 * grp + 14],
+            &x[r.clone()],
+            &old[5 * r.start..5 * r.end],
+            &format!("local, group {grp}"),
+        );
     }
 }
 both_opt_levels!(local_atom_every_operation, local_atom_every_operation_o0, every_operation_local);

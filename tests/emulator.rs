@@ -862,7 +862,10 @@ C:
     }
     // Inactive lanes keep their registers (expected values).
     for i in 24..32usize {
-        assert_eq!((out[i], out[256 + i]), (i as u32 + if i % 4 == 2 { 4 } else { 0 }, 0x100 + i as u32 + (i % 4 == 1) as u32));
+        assert_eq!(
+            (out[i], out[256 + i]),
+            (i as u32 + if i % 4 == 2 { 4 } else { 0 }, 0x100 + i as u32 + (i % 4 == 1) as u32)
+        );
     }
 }
 
