@@ -420,3 +420,44 @@ fn extensions_are_reported_and_defined_for_the_compiler() {
         assert!(exts.split_whitespace().any(|x| x == e), "{e} missing from CL_DEVICE_EXTENSIONS: {exts}");
     }
 }
+
+#[test]
+fn cas_loops_with_spilled_values_live_across_them() {
+    // K longs (2K vector registers, more than the allocator has) stay live across a 64-bit
+    // atomic loop and a compare-exchange: operands and results of `amocas.d` are reloaded from
+    // and spilled to private memory around the fixed register pairs.
+    const K: usize = 150;
+    let loads: String = (0..K).map(|k| format!("long x{k} = v[i * {K} + {k}];\n")).collect();
+    let sum: String = (0..K).map(|k| format!(" + x{k} * {}", k + 1)).collect();
+    let src = format!(
+        "{EXT}
+        __kernel void k(__global const long *v, volatile __global long *c, __global long *out) {{
+            int i = get_global_id(0);
+            {loads}
+            long o = atom_add(&c[0], x{last} | 1);
+            long p = atom_cmpxchg(&c[1], 0, x0);
+            out[i] = o + p{sum};
+        }}",
+        last = K - 1
+    );
+    let n = 64;
+    let v = values(644, n * K);
+    let out = run1(&src, "k", n, 64, &[buf(&v), zeros(16), zeros(8 * n)]);
+    let (c, res): (Vec<i64>, Vec<i64>) = (read(&out[1]), read(&out[2]));
+    let inc = |i: usize| v[i * K + K - 1] | 1;
+    assert_eq!(c[0], (0..n).fold(0i64, |a, i| a.wrapping_add(inc(i))), "atom_add total");
+    let winner = (0..n).find(|&i| c[1] == v[i * K]).expect("a cmpxchg winner");
+    let mut olds = Vec::new();
+    for i in 0..n {
+        let s = (0..K).fold(0i64, |a, k| a.wrapping_add(v[i * K + k].wrapping_mul(k as i64 + 1)));
+        let p = if i == winner { 0 } else { v[winner * K] };
+        olds.push(res[i].wrapping_sub(s).wrapping_sub(p));
+    }
+    // The old values chain (modulo 2^64) from 0 through every work-item's increment.
+    let mut by_old: std::collections::HashMap<i64, usize> = (0..n).map(|i| (olds[i], i)).collect();
+    let mut at = 0i64;
+    for step in 0..n {
+        let i = by_old.remove(&at).unwrap_or_else(|| panic!("step {step}: no work-item saw {at:#x}; olds {olds:x?}"));
+        at = at.wrapping_add(inc(i));
+    }
+}
