@@ -461,3 +461,24 @@ fn cas_loops_with_spilled_values_live_across_them() {
         at = at.wrapping_add(inc(i));
     }
 }
+
+#[test]
+fn atomics_on_a_local_pointer_argument() {
+    // `__local ulong *` set with clSetKernelArg(size, NULL): every lane sets its bit in a 64-bit
+    // mask and counts in the high word.
+    let src = format!(
+        "{EXT}
+        __kernel void k(__local ulong *s, __global ulong *out) {{
+            int l = get_local_id(0);
+            if (l == 0) {{ s[0] = 0; s[1] = 0; }}
+            barrier(CLK_LOCAL_MEM_FENCE);
+            atom_or(&s[0], 1UL << l);
+            atom_add(&s[1], 1UL << 32);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (l == 0) {{ out[2 * get_group_id(0)] = s[0]; out[2 * get_group_id(0) + 1] = s[1]; }}
+        }}"
+    );
+    let out = run1(&src, "k", 4 * 64, 64, &[Arg::Local(16), zeros(8 * 8)]);
+    let got: Vec<u64> = read(&out[1]);
+    assert_eq!(got, [u64::MAX, 64 << 32].repeat(4));
+}
