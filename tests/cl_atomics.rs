@@ -283,3 +283,31 @@ fn atom_extension_forms_on_global_and_local_memory() {
         assert!(parity == 0 || parity == 1, "local atom_xor/atom_cmpxchg, group {grp}: {parity}");
     }
 }
+
+#[test]
+fn cmpxchg_result_spilled_under_register_pressure() {
+    // Hundreds of values live across an atomic_cmpxchg whose result is used last: the allocator
+    // spills it, and amocas.w must still see the expected value (its destination register is
+    // also an input).
+    const K: usize = 300;
+    let loads: String = (0..K).map(|k| format!("int x{k} = v[i * {K} + {k}];\n")).collect();
+    let sum: String = (0..K).map(|k| format!(" + x{k} * {}", k + 1)).collect();
+    let src = format!(
+        "__kernel void k(__global const int *v, volatile __global int *c, __global int *out) {{
+            int i = get_global_id(0);
+            {loads}
+            int p = atomic_cmpxchg(&c[i], 7, x0);
+            out[i] = p{sum};
+        }}"
+    );
+    let n = 64;
+    let v: Vec<i32> = Rng(75).u32s(n * K).into_iter().map(|x| x as i32).collect();
+    let c: Vec<i32> = (0..n as i32).map(|i| if i % 2 == 0 { 7 } else { 1000 + i }).collect();
+    let out = run1(&src, "k", n, 64, &[buf(&v), buf(&c), zeros(4 * n)]);
+    let (c2, res): (Vec<i32>, Vec<i32>) = (read(&out[1]), read(&out[2]));
+    for i in 0..n {
+        let s = (0..K).fold(0i32, |a, k| a.wrapping_add(v[i * K + k].wrapping_mul(k as i32 + 1)));
+        assert_eq!(c2[i], if i % 2 == 0 { v[i * K] } else { c[i] }, "work-item {i}: memory");
+        assert_eq!(res[i].wrapping_sub(s), c[i], "work-item {i}: returned old value");
+    }
+}

@@ -785,3 +785,153 @@ fn work_item_masks_for_partial_warps_and_non_uniform_groups() {
         }
     }
 }
+
+#[test]
+fn amocas_d_compares_all_64_bits_per_lane_and_returns_the_old_pair() {
+    // (AMO operands are written with x names, as llvm-objdump prints them; they are vector
+    // registers: x20 = v20, x5 = v5.)
+    // Lane i owns the doubleword at OUT + 2048 + 8i, initially (lo, hi) = (i, 0x100 + i). Lanes
+    // expect (i, 0x100 + i) except: lanes ≡ 1 (mod 4) expect a different high word, lanes ≡ 2 a
+    // different low word (both must fail); lanes ≥ 24 are inactive (a divergent branch).
+    let src = format!(
+        "
+    li t0, 2048
+    add t0, t0, a0
+    vsll.vi v5, v1, 3
+    vadd.vx v5, v5, t0            # v5 = &slot[i]
+    li t0, 0x100
+    vadd.vx v6, v1, t0
+    vsw12.v v1, 0(v5)
+    vsw12.v v6, 4(v5)
+    vadd.vx v20, v1, zero         # expected lo
+    vadd.vx v21, v6, zero         # expected hi
+    li t0, 3
+    vand.vx v7, v1, t0
+    vmv.v.x v8, zero
+    li t0, 1
+    vmv.v.x v9, t0
+    li t0, 2
+    vmv.v.x v10, t0
+    la t1, A
+    setrpc zero, t1, 0
+    vbne v7, v9, A
+    vadd.vi v21, v21, 1           # lanes = 1 (mod 4): high word differs
+    j A
+A:
+    join
+    la t1, B
+    setrpc zero, t1, 0
+    vbne v7, v10, B
+    vadd.vi v20, v20, 4           # lanes = 2 (mod 4): low word differs
+    j B
+B:
+    join
+    li t0, 0xaaaa0000
+    vadd.vx v22, v1, t0           # new lo
+    li t0, 0xbbbb0000
+    vadd.vx v23, v1, t0           # new hi
+    vmv.v.x v24, zero
+    li t0, 24
+    vmv.v.x v11, t0
+    la t1, C
+    setrpc zero, t1, 0
+    vbge v1, v11, C
+    amocas.d x20, x22, (x5)
+    j C
+C:
+    join
+{}{}
+    endprg
+",
+        store_lanes(20, 0, 32),
+        store_lanes(21, 1, 32)
+    );
+    let out = exec_ok(&src, lanes32());
+    for i in 0..32u32 {
+        let l = i as usize;
+        let mem = (out[512 + 2 * l], out[512 + 2 * l + 1]);
+        let old = (out[l], out[256 + l]);
+        let init = (i, 0x100 + i);
+        if i >= 24 {
+            assert_eq!(mem, init, "inactive lane {i}: memory untouched");
+            continue;
+        }
+        assert_eq!(old, init, "lane {i}: old value returned in vd/vd+1");
+        let swapped = (0xaaaa_0000 + i, 0xbbbb_0000 + i);
+        assert_eq!(mem, if i % 4 == 0 || i % 4 == 3 { swapped } else { init }, "lane {i}: memory");
+    }
+    // Inactive lanes keep their registers (expected values).
+    for i in 24..32usize {
+        assert_eq!(
+            (out[i], out[256 + i]),
+            (i as u32 + if i % 4 == 2 { 4 } else { 0 }, 0x100 + i as u32 + (i % 4 == 1) as u32)
+        );
+    }
+}
+
+#[test]
+fn amocas_d_loops_add_exactly_under_contention_across_warps_groups_and_threads() {
+    // Every lane of 8 groups × 2 warps adds 0x1_0000_0001 to one doubleword with a CAS loop;
+    // lanes that succeed leave the loop (divergent exit), the others retry with the value seen.
+    let src = format!(
+        "
+    vmv.v.x v0, zero
+    vmv.v.x v5, a0
+    vlw12.v v20, 0(v5)
+    vlw12.v v21, 4(v5)
+    li t0, 1
+HEAD:
+    vadd.vx v24, v20, zero
+    vadd.vx v25, v21, zero
+    vadd.vx v22, v20, t0
+    vmsltu.vv v26, v22, v20
+    vadd.vx v23, v21, t0
+    vadd.vv v23, v23, v26
+    amocas.d x20, x22, (x5)
+    vxor.vv v27, v20, v24
+    vxor.vv v28, v21, v25
+    vor.vv v27, v27, v28
+    la t1, DONE
+    setrpc zero, t1, 0
+    vbeq v27, v0, DONE
+    j HEAD
+DONE:
+    join
+{}{}
+    endprg
+",
+        store_lanes(24, 1, 64),
+        store_lanes(25, 3, 64)
+    );
+    let s = Setup { groups: 8, warps: 2, ..lanes32() };
+    let (a, b) = (exec(&src, &Setup { threads: 1, ..s }), exec(&src, &Setup { threads: 2, ..s }));
+    for (o, threads) in [(&a, 1), (&b, 2)] {
+        o.result.as_ref().unwrap_or_else(|e| panic!("{threads} threads: {e}"));
+        let n = 8 * 64u64;
+        let c = u64::from(o.out[0]) | u64::from(o.out[1]) << 32;
+        assert_eq!(c, n * 0x1_0000_0001, "{threads} threads: counter");
+        let mut olds: Vec<u64> =
+            (0..n as usize).map(|l| u64::from(o.out[256 + l]) | u64::from(o.out[768 + l]) << 32).collect();
+        olds.sort();
+        assert_eq!(olds, (0..n).map(|k| k * 0x1_0000_0001).collect::<Vec<_>>(), "{threads} threads: old values");
+    }
+}
+
+#[test]
+fn amocas_d_faults_on_odd_pairs_misalignment_and_a_half_mapped_doubleword() {
+    // Odd vd or vs2: illegal (the pair would not be an even/odd register pair).
+    for bad in ["amocas.d x21, x22, (x5)", "amocas.d x20, x23, (x5)"] {
+        let w = ventus_icd::isa::asm::assemble_line(bad, 0).unwrap()[0];
+        let f = fault_of(&format!("vmv.v.x v5, a0\n{bad}\n"), lanes32());
+        assert_eq!(f.kind, FaultKind::IllegalInstruction { word: w }, "{bad}");
+    }
+    // Lane 1 is the first whose address (OUT + 4) is not 8-byte aligned.
+    let f = fault_of("vsll.vi v5, v1, 2\nvadd.vx v5, v5, a0\namocas.d x20, x22, (x5)\n", lanes32());
+    assert_eq!((f.kind, f.lane, f.addr), (FaultKind::StoreMisaligned, Some(1), Some(OUT + 4)));
+    // The low word is the last word of the buffer: the high word is unmapped.
+    let f = fault_of(
+        "li t0, 16376\nadd t0, t0, a0\nvmv.v.x v5, t0\namocas.d x20, x22, (x5)\n",
+        Setup { out_words: 4095, ..lanes32() },
+    );
+    assert_eq!((f.kind, f.lane, f.addr), (FaultKind::StoreAccess, Some(0), Some(OUT + 16380)));
+}

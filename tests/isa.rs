@@ -293,6 +293,22 @@ fn illegal_custom_encodings_from_isa_notes_section_3_2() {
     }
 }
 
+#[test]
+fn extension_compare_and_swaps_use_the_zacas_encodings() {
+    // Our additions to the table (never in official code): Zacas `amocas.w` and RV32 `amocas.d`
+    // (funct5 00101, funct3 010 / 011), with aq/rl suffixes like the other AMOs.
+    for (text, word, op) in [
+        ("amocas.w a0, a2, (a1)", 0x28c5_a52f, Op::AmocasW),
+        ("amocas.d a0, a2, (a1)", 0x28c5_b52f, Op::AmocasD),
+        ("amocas.d.aqrl s4, s6, (t0)", 0x2f62_ba2f, Op::AmocasD),
+    ] {
+        assert_eq!(assemble_line(text, 0), Ok(vec![word]), "{text}");
+        assert_eq!(decode(word).map(|i| i.op), Some(op), "{text}");
+        assert_eq!(disassemble(word, 0).map(|t| t.replace('\t', " ")).as_deref(), Some(text), "{word:#010x}");
+        check_word(word, 0);
+    }
+}
+
 // ---- assembler robustness ---------------------------------------------------------------------
 
 #[test]

@@ -30,6 +30,8 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_khr_global_int32_extended_atomics",
     "cl_khr_local_int32_base_atomics",
     "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
     "cl_khr_il_program",
     "cl_khr_fp64",
     "cl_arm_printf",

@@ -3,7 +3,9 @@
 //! * **Global regions** (device buffers from 0x9000_0000 up, and anything else the host maps) are
 //!   shared by all host threads. Policy for racy accesses: every global access is a relaxed atomic
 //!   on the containing 32-bit word (byte/halfword stores are compare-and-swap loops), so Rust stays
-//!   defined and kernels' real atomics (AMOs) are true read-modify-write atomics.
+//!   defined and kernels' real atomics (AMOs) are true read-modify-write atomics. The 64-bit
+//!   compare-and-swap (`amocas.d`, [`Region::cas64`]) updates its two words under an
+//!   address-striped lock, so the memory stays made of 32-bit atomics.
 //! * **Per-slot windows**: each host worker thread owns one LDS window (0x7000_0000, 256 MiB) and one
 //!   program window (0x8000_0000, 256 MiB), both lazily zeroed (untouched pages cost nothing). A work
 //!   group sees the windows of the thread running it — the same addresses the reference simulator
@@ -14,13 +16,17 @@
 //! a [`MemError`].
 
 use crate::abi;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{
     AtomicU32,
-    Ordering::{AcqRel, Acquire, Relaxed},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 use std::sync::Arc;
+
+/// Number of locks that serialise [`Region::cas64`] (chosen by address).
+const CAS64_STRIPES: usize = 64;
+static CAS64_LOCKS: [Mutex<()>; CAS64_STRIPES] = [const { Mutex::new(()) }; CAS64_STRIPES];
 
 /// A contiguous, word-backed piece of the address space.
 pub struct Region {
@@ -119,6 +125,28 @@ impl Region {
                 Err(now) => cur = now,
             }
         }
+    }
+    /// Atomic 64-bit compare-and-swap of the two words at `addr` (8-byte aligned, `addr + 4`
+    /// inside the region): when they hold `expected` (low word first) they become `new`. Returns
+    /// the old value.
+    ///
+    /// Atomic with respect to every other `cas64` in the process: the pair is updated under one
+    /// of [`CAS64_STRIPES`] locks chosen by the host address of the low word (so the
+    /// per-thread LDS windows, which share device addresses, do not contend). The words stay
+    /// [`AtomicU32`]s and are read/written with acquire/release operations, so a plain 32-bit
+    /// access racing with a `cas64` (a data race in the kernel) is still defined behaviour in
+    /// Rust — which a 64-bit host atomic over the same bytes would not be (mixed-size atomic
+    /// accesses are outside Rust's memory model), and it needs no 8-byte host alignment.
+    pub fn cas64(&self, addr: u32, expected: u64, new: u64) -> u64 {
+        let (lo, hi) = (self.word(addr), self.word(addr.wrapping_add(4)));
+        let stripe = (lo as *const AtomicU32 as usize >> 3) % CAS64_STRIPES;
+        let _guard = CAS64_LOCKS[stripe].lock();
+        let old = u64::from(lo.load(Acquire)) | u64::from(hi.load(Acquire)) << 32;
+        if old == expected {
+            lo.store(new as u32, Release);
+            hi.store((new >> 32) as u32, Release);
+        }
+        old
     }
     /// Acquire load of an aligned word (host side of the printf protocol).
     pub fn load_acquire(&self, addr: u32) -> u32 {
@@ -384,6 +412,19 @@ impl<'a> MemView<'a> {
         }
         self.region(addr).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
     }
+    /// Atomic 64-bit compare-and-swap of an 8-byte-aligned doubleword; returns the old value
+    /// (see [`Region::cas64`]).
+    #[inline(always)]
+    pub fn cas64(&self, addr: u32, expected: u64, new: u64) -> Result<u64, MemError> {
+        if addr & 7 != 0 {
+            return Err(MemError::Misaligned(addr));
+        }
+        match self.region(addr) {
+            Some(r) if r.contains(addr.wrapping_add(4)) => Ok(r.cas64(addr, expected, new)),
+            Some(_) => Err(MemError::Unmapped(addr.wrapping_add(4))),
+            None => Err(MemError::Unmapped(addr)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -422,5 +463,46 @@ mod tests {
         assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_3000);
         assert_eq!(m.heap_bytes(), 0x4000);
         assert!(matches!(m.alloc(0x7000_0000), Err(MapError::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn cas64_compares_both_words_and_is_atomic_across_threads() {
+        let m = DeviceMemory::new();
+        m.map(0x9000_0000, 12).unwrap();
+        let lds = Region::zeroed(abi::LDS_BASE, 16);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        let a = 0x9000_0000;
+        v.store(a, 7, 4).unwrap();
+        v.store(a + 4, 1, 4).unwrap();
+        let x = 1u64 << 32 | 7;
+        assert_eq!(v.cas64(a, x ^ 1 << 32, 5), Ok(x), "high word differs: no store");
+        assert_eq!(v.cas64(a, x ^ 1, 5), Ok(x), "low word differs: no store");
+        assert_eq!(v.cas64(a, x, u64::MAX - 1), Ok(x));
+        assert_eq!((v.load(a, 4), v.load(a + 4, 4)), (Ok(u32::MAX - 1), Ok(u32::MAX)));
+        assert_eq!(v.cas64(a + 4, 0, 0), Err(MemError::Misaligned(a + 4)));
+        assert_eq!(v.cas64(a + 8, 0, 0), Err(MemError::Unmapped(a + 12)), "high word outside the region");
+        assert_eq!(v.cas64(0x18, 0, 0), Err(MemError::Unmapped(0x18)));
+        // Four host threads increment one doubleword across bit 32 with CAS loops.
+        let r = m.alloc(8).unwrap();
+        let base = r.base();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..20_000 {
+                        let mut old = 0;
+                        loop {
+                            let seen = r.cas64(base, old, old + 0xffff_ffff);
+                            if seen == old {
+                                break;
+                            }
+                            old = seen;
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(u64::from(r.load(base, 4)) | u64::from(r.load(base + 4, 4)) << 32, 80_000 * 0xffff_ffff);
     }
 }

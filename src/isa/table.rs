@@ -7,8 +7,9 @@
 //!
 //! Coverage: RV32I + Zicsr + Zifencei, M, A, F as spike runs it for Ventus (zfinx with mirrored files),
 //! the Ventus RVV subset (the operations Ventus LLVM knows, §6.1 of ventus-isa.md, SEW=32 memory ops)
-//! and every Ventus custom instruction. Deliberately absent (decode as illegal; listed in the README):
-//! RVC, D/Zfh, narrowing/widening/fixed-point-rounding vector ops, vector ops on EEW≠32 memory,
+//! and every Ventus custom instruction, plus two Zacas compare-and-swaps that only our compiler
+//! emits (`amocas.w`, `amocas.d`: README deviations 12 and 15). Deliberately absent (decode as
+//! illegal; listed in the README): RVC, D/Zfh, narrowing/widening/fixed-point-rounding vector ops, vector ops on EEW≠32 memory,
 //! `vfrec7`/`vfrsqrt7`, reductions, permutations and mask-logical ops.
 
 use super::format::Fmt;
@@ -133,6 +134,10 @@ table! {
     AmomaxuW, "amomaxu.w", 0xe000_202f, 0xf800_707f, Amo;
     // Zacas compare-and-swap (ventus-icd extension, executed per lane like the other AMOs).
     AmocasW, "amocas.w", 0x2800_202f, 0xf800_707f, Amo;
+    // Zacas RV32 `amocas.d` (ventus-icd extension, per lane): 64-bit compare-and-swap on even/odd
+    // vector register pairs — vd/vd+1 hold the expected value (low/high word) and receive the old
+    // one, vs2/vs2+1 the new value; an odd vd or vs2 is an illegal instruction.
+    AmocasD, "amocas.d", 0x2800_302f, 0xf800_707f, Amo;
     // ---- F (zfinx register names; spike's mirrored FP file) --------------------------------------
     Flw, "flw", 0x2007, I, Load;
     Fsw, "fsw", 0x2027, I, Store;

@@ -228,6 +228,16 @@ pub enum Op {
         expected: Value,
         desired: Value,
     },
+    /// 64-bit atomic compare-exchange on 32-bit halves `[lo, hi]`, made by
+    /// [`crate::compiler::pass::legalize64`] for every 64-bit atomic: the result is the low word
+    /// of the old value, [`Op::CmpXchg64Hi`] of the result its high word.
+    CmpXchg64 {
+        ptr: Value,
+        expected: [Value; 2],
+        desired: [Value; 2],
+    },
+    /// The high word of the old value of the [`Op::CmpXchg64`] whose result is the operand.
+    CmpXchg64Hi(Value),
     WorkItem(WorkItem, u32),
     /// A Ventus CSR read (`tid`, `gidx`…): uniform across the warp.
     Csr(u16),
@@ -400,6 +410,8 @@ impl Op {
             Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
             Op::Store { ptr, value } | Op::Atomic { ptr, value, .. } => vec![*ptr, *value],
             Op::CmpXchg { ptr, expected, desired } => vec![*ptr, *expected, *desired],
+            Op::CmpXchg64 { ptr, expected, desired } => vec![*ptr, expected[0], expected[1], desired[0], desired[1]],
+            Op::CmpXchg64Hi(a) => vec![*a],
             Op::Phi(ins) => ins.iter().map(|(_, v)| *v).collect(),
         }
     }
@@ -422,7 +434,7 @@ impl Op {
                 *a = f(*a);
                 *b = f(*b);
             }
-            Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::Copy(a) => *a = f(*a),
+            Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::Copy(a) | Op::CmpXchg64Hi(a) => *a = f(*a),
             Op::Select(a, b, c) | Op::Fma(a, b, c) => {
                 *a = f(*a);
                 *b = f(*b);
@@ -437,11 +449,25 @@ impl Op {
                 *expected = f(*expected);
                 *desired = f(*desired);
             }
+            Op::CmpXchg64 { ptr, expected, desired } => {
+                *ptr = f(*ptr);
+                for v in expected.iter_mut().chain(desired.iter_mut()) {
+                    *v = f(*v);
+                }
+            }
             Op::Phi(ins) => ins.iter_mut().for_each(|(_, v)| *v = f(*v)),
         }
     }
     /// True for operations with side effects (never removed by DCE).
     pub fn has_side_effects(&self) -> bool {
-        matches!(self, Op::Store { .. } | Op::Atomic { .. } | Op::CmpXchg { .. } | Op::Barrier { .. } | Op::PrintNotify)
+        matches!(
+            self,
+            Op::Store { .. }
+                | Op::Atomic { .. }
+                | Op::CmpXchg { .. }
+                | Op::CmpXchg64 { .. }
+                | Op::Barrier { .. }
+                | Op::PrintNotify
+        )
     }
 }

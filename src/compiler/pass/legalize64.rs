@@ -11,7 +11,17 @@
 //! division by zero does not fault (the result is unspecified) and `INT64_MIN / -1` wraps;
 //! `float → long` conversions saturate and map NaN to 0; `long → float` rounds to nearest even.
 //! Division uses a 64-iteration restoring loop (new blocks); everything else is branch-free.
-//! 64-bit atomics are rejected with [`CompileError::Unsupported`].
+//!
+//! 64-bit atomics (`cl_khr_int64_*_atomics`, C11 `atomic_long`) survive as one operation,
+//! [`Op::CmpXchg64`] (→ `amocas.d`, a per-lane 64-bit compare-and-swap on register pairs), whose
+//! result is the old low word and whose old high word is read by [`Op::CmpXchg64Hi`]. A
+//! compare-exchange is that operation alone; every read-modify-write (add, sub, xchg, and, or,
+//! xor, min, max) is a compare-and-swap loop: guess the old value with two plain word loads, then
+//! `new = op(old, v)`, `seen = cas(ptr, old, new)` and retry with `old = seen` until
+//! `seen == old`. Each lane retries until its own CAS succeeds (the loop's exit branch is
+//! divergent and reconverges after the loop), and among lanes contending for one address one
+//! succeeds per iteration, so the loop ends for every lane. A torn guess only costs one more
+//! iteration.
 
 use super::super::ir::*;
 use super::super::CompileError;
@@ -199,9 +209,6 @@ impl Lz<'_> {
                     let a = self.pair(a)?;
                     self.stof(a)
                 }
-                Op::Atomic { .. } | Op::CmpXchg { .. } => {
-                    return Err(CompileError::unsupported("64-bit atomic operations"))
-                }
                 ref op => return Err(internal(op)),
             };
             self.out.push(Inst { result: Some(r), op: Op::Copy(v) });
@@ -243,12 +250,67 @@ impl Lz<'_> {
                 self.unary(o, a)?
             }
             Op::Conv(o, a) => self.convert(o, a)?,
-            Op::Atomic { .. } | Op::CmpXchg { .. } => {
-                return Err(CompileError::unsupported("64-bit atomic operations"))
+            Op::CmpXchg { ptr, expected, desired } => {
+                let (e, d) = (self.pair(expected)?, self.pair(desired)?);
+                self.cas64(ptr, e, d)
+            }
+            Op::Atomic { op, ptr, value } => {
+                let v = self.pair(value)?;
+                self.rmw64(op, ptr, v)
             }
             ref op => return Err(internal(op)),
         };
         self.def(r, p)
+    }
+
+    /// One 64-bit compare-and-swap; returns the old value.
+    fn cas64(&mut self, ptr: Value, e: Pair, d: Pair) -> Pair {
+        let lo = self.e(Ty::I32, Op::CmpXchg64 { ptr, expected: [e.0, e.1], desired: [d.0, d.1] });
+        (lo, self.e(Ty::I32, Op::CmpXchg64Hi(lo)))
+    }
+
+    /// A 64-bit atomic read-modify-write as a compare-and-swap loop (new blocks); returns the old
+    /// value.
+    fn rmw64(&mut self, o: AtomicOp, ptr: Value, v: Pair) -> Pair {
+        // First guess: the current value, read non-atomically (a torn guess just fails the CAS).
+        let g0 = self.e(Ty::I32, Op::Load(ptr));
+        let p4 = self.ptr_add(ptr, 4);
+        let g1 = self.e(Ty::I32, Op::Load(p4));
+        let pre = self.cur;
+        let header = self.f.new_block();
+        let exit = self.f.new_block();
+        self.headers.insert(header);
+        self.switch_to(Term::Br(header), header);
+        let c0 = self.e(Ty::I32, Op::Phi(vec![(pre, g0)]));
+        let c1 = self.e(Ty::I32, Op::Phi(vec![(pre, g1)]));
+        let old = (c0, c1);
+        let new = match o {
+            AtomicOp::Add => self.add64(old, v),
+            AtomicOp::Sub => self.sub64(old, v),
+            AtomicOp::Xchg => v,
+            AtomicOp::And => self.bit2(BinOp::And, old, v),
+            AtomicOp::Or => self.bit2(BinOp::Or, old, v),
+            AtomicOp::Xor => self.bit2(BinOp::Xor, old, v),
+            AtomicOp::MinS | AtomicOp::MinU | AtomicOp::MaxS | AtomicOp::MaxU => {
+                let signed = matches!(o, AtomicOp::MinS | AtomicOp::MaxS);
+                let lt = self.lt64(old, v, signed);
+                if matches!(o, AtomicOp::MinS | AtomicOp::MinU) {
+                    self.sel2(lt, old, v)
+                } else {
+                    self.sel2(lt, v, old)
+                }
+            }
+        };
+        let seen = self.cas64(ptr, old, new);
+        let ok = self.eq64(seen, old);
+        let next = [seen.0, seen.1];
+        for (k, inst) in self.out.iter_mut().take(2).enumerate() {
+            if let Op::Phi(ins) = &mut inst.op {
+                ins.push((header, next[k]));
+            }
+        }
+        self.switch_to(Term::CondBr { cond: ok, then_: exit, else_: header }, exit);
+        old
     }
 
     fn ptr_add(&mut self, p: Value, k: u32) -> Value {

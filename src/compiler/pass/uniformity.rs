@@ -134,7 +134,9 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                     continue;
                 }
                 let d = match &i.op {
-                    Op::LaneId | Op::Atomic { .. } | Op::CmpXchg { .. } => true,
+                    Op::LaneId | Op::Atomic { .. } | Op::CmpXchg { .. } | Op::CmpXchg64 { .. } | Op::CmpXchg64Hi(_) => {
+                        true
+                    }
                     Op::Load(p) => f.ty(*p) == Ty::Ptr(Space::Private) || div[p.0 as usize],
                     Op::Phi(ins) => {
                         temporal[b.0 as usize]

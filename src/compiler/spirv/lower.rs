@@ -557,6 +557,15 @@ impl Lowerer<'_> {
                     return Ok(());
                 }
                 let p = self.get1(fr, ptr_id)?;
+                let leaves = self.m.types.leaves(ty)?;
+                if op == S::AtomicLoad && matches!(leaves[..], [(0, Ty::I64)]) {
+                    // Two word loads could tear: a 64-bit atomic load is a compare-exchange of
+                    // 0 with 0 (it stores nothing new) that returns the current value.
+                    let z = self.const_val(Ty::I64, 0);
+                    let v = self.f.push(*cur, Ty::I64, Op::CmpXchg { ptr: p, expected: z, desired: z });
+                    fr.vals.insert(r, vec![v]);
+                    return Ok(());
+                }
                 let vals = self.load_leaves(*cur, p, ty)?;
                 fr.vals.insert(r, vals);
                 Ok(())
@@ -568,6 +577,11 @@ impl Lowerer<'_> {
                 let pty = *self.m.id_types.get(&ptr_id).ok_or(invalid("pointer without type"))?;
                 let (_, pointee) = self.m.types.pointee(pty)?;
                 let vals = self.get(fr, val_id)?;
+                if op == S::AtomicStore && matches!(self.m.types.leaves(pointee)?[..], [(0, Ty::I64)]) {
+                    // Likewise a 64-bit atomic store is an exchange whose old value is unused.
+                    self.f.push(*cur, Ty::I64, Op::Atomic { op: AtomicOp::Xchg, ptr: p, value: vals[0] });
+                    return Ok(());
+                }
                 self.store_leaves(*cur, p, pointee, &vals)
             }
             S::AccessChain | S::InBoundsAccessChain | S::PtrAccessChain | S::InBoundsPtrAccessChain => {

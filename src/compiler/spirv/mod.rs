@@ -161,6 +161,7 @@ impl Module {
                     C::Float64 => {} // reported where a double is used
                     C::Float16 | C::Float16Buffer => {}
                     C::GenericPointer => {}
+                    C::Int64Atomics => {} // compare-and-swap loops (pass::legalize64)
                     // Image code is reported where a kernel uses it (an unused helper is fine).
                     C::ImageBasic
                     | C::ImageReadWrite

@@ -22,6 +22,8 @@ struct Sel<'a> {
     consts: HashMap<Value, u64>,
     defs: HashMap<Value, Op>,
     argbase: Reg,
+    /// The high-word register of each [`Op::CmpXchg64`] (keyed by its result).
+    cas_hi: HashMap<Value, Reg>,
 }
 
 fn ci(x: u64, t: Ty) -> i64 {
@@ -49,6 +51,7 @@ pub fn select(f: &Func, u: &Uniformity) -> Result<MFunc, CompileError> {
         consts: HashMap::new(),
         defs: HashMap::new(),
         argbase: Reg::S(0),
+        cas_hi: HashMap::new(),
     };
     for b in &f.blocks {
         for i in &b.insts {
@@ -406,6 +409,21 @@ impl Sel<'_> {
                 m.rs1 = Some(p);
                 m.rs2 = Some(n);
                 self.push(m);
+                Ok(())
+            }
+            Op::CmpXchg64 { ptr, expected, desired } => {
+                let r = r.expect("cmpxchg64 result");
+                self.cmpxchg64(r, *ptr, *expected, *desired)
+            }
+            Op::CmpXchg64Hi(c) => {
+                let r = r.expect("cmpxchg64hi result");
+                let h = self.cas_hi_reg(*c);
+                match self.regs.get(&r).copied() {
+                    Some(d) => self.emit_rr(I::VaddVx, d, ZERO, h, 0),
+                    None => {
+                        self.regs.insert(r, h);
+                    }
+                }
                 Ok(())
             }
             Op::Bin(o, a, b) => self.binary(r.expect("bin result"), *o, *a, *b),

@@ -34,6 +34,11 @@ pub const S0: Reg = Reg::X(8);
 pub const T1: Reg = Reg::X(6);
 /// The all-zero vector register (set at kernel entry).
 pub const VZERO: Reg = Reg::PV(0);
+/// `amocas.d` operands: the even/odd pairs v20/v21 (expected value in, old value out) and
+/// v22/v23 (new value). Instruction selection copies into and out of them around each
+/// `amocas.d`; the register allocator leaves v20–v23 alone in functions that contain one.
+pub const CAS64_EXPECTED: u8 = 20;
+pub const CAS64_DESIRED: u8 = 22;
 
 /// What an instruction does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,8 +119,10 @@ impl MInst {
     pub fn uses(&self) -> Vec<Reg> {
         let mut u: Vec<Reg> = [self.rs1, self.rs2, self.rs3].into_iter().flatten().collect();
         if let MOp::I(op) = &self.op {
-            // Multiply-accumulate forms read their destination.
-            if matches!(op.desc().fmt, Fmt::VMacV | Fmt::VMacX | Fmt::VMacF) || matches!(op, Op::VfttaVv) {
+            // Multiply-accumulate forms read their destination, compare-and-swap its expected value.
+            if matches!(op.desc().fmt, Fmt::VMacV | Fmt::VMacX | Fmt::VMacF)
+                || matches!(op, Op::VfttaVv | Op::AmocasW | Op::AmocasD)
+            {
                 u.extend(self.rd);
             }
         }

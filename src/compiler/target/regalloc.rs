@@ -31,8 +31,12 @@ const SCALAR_NEAR_END: i64 = SCALAR_FAR_OFFSET + 2048;
 const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 /// v0 is the zero vector; v1–v3 are spill scratch; v4–v18 hold 1024, 2048, … 15360 (the bases
 /// of spill slots beyond the 11-bit offset of `vlw.v`/`vsw.v`, set at entry when used).
-fn vector_pool() -> Vec<u8> {
-    (19..=255).collect()
+/// In a function with `amocas.d`, v20–v23 are its fixed operand pairs ([`CAS64_EXPECTED`],
+/// [`CAS64_DESIRED`]) and not allocated either.
+fn vector_pool(m: &MFunc) -> Vec<u8> {
+    let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
+    let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
+    (19..=255).filter(|r| !(cas64 && fixed.contains(r))).collect()
 }
 const VECTOR_SCRATCH: [u8; 3] = [1, 2, 3];
 const VECTOR_SLOT_BASES: [u8; 15] = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
@@ -328,7 +332,7 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
     }
     smap.extend(sslots.into_iter().map(|(r, o)| (r, Loc::Slot(o))));
     let private_base = (m.private_bytes as i64 + 3) & !3;
-    let (mut vmap, vspill) = scan(&ints, &vector_pool(), true);
+    let (mut vmap, vspill) = scan(&ints, &vector_pool(m), true);
     let (vslots, vend) = assign_slots(vspill, private_base);
     if vend > i64::from(crate::abi::MAX_PRIVATE_BYTES_PER_ITEM) {
         return Err(CompileError::Resources(format!(

@@ -92,6 +92,47 @@ pub fn vector_amo<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::
     result
 }
 
+/// Per-lane 64-bit compare-and-swap (`amocas.d vd, vs2, (vs1)`): for each active lane in
+/// ascending order, `old = mem64[vs1[i]]; if old == vd:vd+1 { mem64[vs1[i]] = vs2:vs2+1 };
+/// vd:vd+1 = old` (low word in the even register). The address must be 8-byte aligned (else a
+/// misaligned store/AMO fault, as for the other AMOs); an odd `vd` or `vs2` is an illegal
+/// instruction (Zacas reserves odd register pairs).
+pub fn vector_amocas_d<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded) -> Result<(), Trap> {
+    let (rd, rs1, rs2) = (d.rd as usize, d.rs1 as usize, d.rs2 as usize);
+    if rd & 1 != 0 || rs2 & 1 != 0 {
+        return Err(Trap::illegal(d.word));
+    }
+    let m = w.vmask();
+    let mut result = Ok(());
+    for i in lanes(m) {
+        let lane = i as usize;
+        let addr = w.v[rs1][lane];
+        let pair = |r: usize| u64::from(w.v[r][lane]) | u64::from(w.v[r + 1][lane]) << 32;
+        let (expected, new) = (pair(rd), pair(rs2));
+        match mem.cas64(addr, expected, new) {
+            Ok(old) => {
+                w.v[rd][lane] = old as u32;
+                w.v[rd + 1][lane] = (old >> 32) as u32;
+                if T::ENABLED {
+                    t.load(addr);
+                    t.load(addr.wrapping_add(4));
+                    if old == expected {
+                        t.store(addr, new as u32, 4);
+                        t.store(addr.wrapping_add(4), (new >> 32) as u32, 4);
+                    }
+                }
+            }
+            Err(e) => {
+                result = Err(store_trap(e, Some(i)));
+                break;
+            }
+        }
+    }
+    trace_v(w, t, d.rd);
+    trace_v(w, t, d.rd + 1);
+    result
+}
+
 /// Reads a local/global id component for the per-lane CSRs 0x80d..0x813 from the metadata buffer.
 fn lane_csr(w: &Warp, mem: &MemView, num: u16, lane: u32) -> Result<u32, Trap> {
     let md = |off: u32| mem.load(w.csr.knl.wrapping_add(off), 4).map_err(|e| load_trap(e, None));

@@ -300,6 +300,11 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             need_v!();
             memops::vector_amo(w, ctx.mem, t, d, op)?;
         }
+        // 64-bit compare-and-swap on register pairs (our extension for 64-bit atomics).
+        Op::AmocasD => {
+            need_v!();
+            memops::vector_amocas_d(w, ctx.mem, t, d)?;
+        }
         // ---- F (zfinx mirror) -------------------------------------------------------------------
         Op::Flw => {
             need_fp!();

@@ -654,6 +654,50 @@ impl Sel<'_> {
         Ok(())
     }
 
+    /// The vector register that receives the old high word of the [`Op::CmpXchg64`] whose
+    /// result is `c`.
+    pub(super) fn cas_hi_reg(&mut self, c: Value) -> Reg {
+        if let Some(r) = self.cas_hi.get(&c) {
+            return *r;
+        }
+        let r = self.m.new_v();
+        self.cas_hi.insert(c, r);
+        r
+    }
+
+    /// `amocas.d` through the fixed register pairs [`CAS64_EXPECTED`] (expected value in, old
+    /// value out) and [`CAS64_DESIRED`]: copies in, the CAS, copies out (low word to the result's
+    /// register, high word to [`Self::cas_hi_reg`]). Nothing else runs between the copies, so the
+    /// four registers are never live across other code (the allocator keeps them out of its
+    /// pool in functions that contain `amocas.d`).
+    pub(super) fn cmpxchg64(
+        &mut self,
+        r: Value,
+        p: Value,
+        expected: [Value; 2],
+        desired: [Value; 2],
+    ) -> Result<(), CompileError> {
+        let d = self.reg(r);
+        if !d.is_vector() {
+            return Err(CompileError::Internal("uniform 64-bit compare-exchange result".into()));
+        }
+        let vp = self.v(p)?;
+        let srcs = [self.v(expected[0])?, self.v(expected[1])?, self.v(desired[0])?, self.v(desired[1])?];
+        let (e, n) = (CAS64_EXPECTED, CAS64_DESIRED);
+        for (k, src) in srcs.into_iter().enumerate() {
+            self.emit_rr(I::VaddVx, Reg::PV([e, e + 1, n, n + 1][k]), ZERO, src, 0);
+        }
+        let mut m = MInst::new(MOp::I(I::AmocasD));
+        m.rd = Some(Reg::PV(e));
+        m.rs1 = Some(vp);
+        m.rs2 = Some(Reg::PV(n));
+        self.push(m);
+        let h = self.cas_hi_reg(r);
+        self.emit_rr(I::VaddVx, d, ZERO, Reg::PV(e), 0);
+        self.emit_rr(I::VaddVx, h, ZERO, Reg::PV(e + 1), 0);
+        Ok(())
+    }
+
     pub(super) fn terminator(&mut self, bi: usize, preds: &[Vec<BlockId>]) -> Result<(), CompileError> {
         // φ copies for a single successor with several predecessors.
         if let Term::Br(t) = self.f.blocks[bi].term {
