@@ -14,7 +14,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-15";
+pub const BACKEND_REVISION: &str = "ventus-cc-16";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,8 +28,9 @@ pub enum CompileError {
     Resources(String),
     /// A compiler bug caught by an internal check.
     Internal(String),
-    /// A call to a function that no module of the program defines (legal in a compiled object:
-    /// `clLinkProgram` resolves it; an error in an executable).
+    /// A call to a function, or a use of an `extern global` variable, that no module of the
+    /// program defines (legal in a compiled object: `clLinkProgram` resolves it; an error in an
+    /// executable).
     Unresolved(String),
 }
 
@@ -52,7 +53,7 @@ impl std::fmt::Display for CompileError {
             CompileError::Resources(m) => write!(f, "error: kernel exceeds device resources: {m}"),
             CompileError::Internal(m) => write!(f, "internal compiler error: {m}"),
             CompileError::Unresolved(name) => {
-                write!(f, "error: undefined function `{name}` (not defined in any linked program)")
+                write!(f, "error: undefined symbol `{name}` (not defined in any linked program)")
             }
         }
     }
@@ -134,7 +135,7 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
     if kernels.is_empty() {
         return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
     }
-    let elf = link(&asm, &kernels, &prog.rodata, &prog.printf)?;
+    let elf = link(&asm, &kernels, &prog.rodata, &prog.globals, &prog.printf)?;
     Ok(Compiled { elf, kernels, asm, warnings })
 }
 
@@ -143,10 +144,14 @@ fn link(
     asm: &str,
     kernels: &[crate::abi::kernel_info::KernelInfo],
     rodata: &[u8],
+    globals: &crate::abi::globals::GlobalsImage,
     printf: &crate::abi::printf::PrintfTable,
 ) -> Result<Vec<u8>, CompileError> {
     let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata)
         .map_err(|e| CompileError::Internal(format!("link: {e}")))?;
+    if globals.size > 0 {
+        image.notes.push((crate::abi::globals::SECTION.to_string(), globals.encode()));
+    }
     if !printf.sites.is_empty() {
         image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), printf.encode()));
     }

@@ -18,6 +18,7 @@ pub mod types;
 
 use super::ir::{Func, Space};
 use super::CompileError;
+use crate::abi::globals;
 use crate::abi::kernel_info::{self, AddressSpace, ArgInfo, KernelInfo};
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
@@ -57,6 +58,18 @@ pub struct ConstData {
     pub offsets: HashMap<u32, u32>,
 }
 
+/// Program-scope `global` variables of one module laid out for the globals block
+/// ([`crate::abi::globals`]): every defined `CrossWorkgroup` variable, initialised from its
+/// constant initialiser or zero. Imports (`extern global`) take no space here.
+#[derive(Debug, Default, Clone)]
+pub struct GlobalData {
+    pub bytes: Vec<u8>,
+    /// Variable id → byte offset in `bytes`.
+    pub offsets: HashMap<u32, u32>,
+    /// Pointer-valued initialisers: (byte position in `bytes`, variable whose address is stored).
+    pub relocs: Vec<(u32, u32)>,
+}
+
 /// One lowered kernel.
 pub struct Kernel {
     pub func: Func,
@@ -67,6 +80,8 @@ pub struct Kernel {
 pub struct Program {
     pub kernels: Vec<Kernel>,
     pub rodata: Vec<u8>,
+    /// Initial contents of the program's globals block (size 0: the program has none).
+    pub globals: crate::abi::globals::GlobalsImage,
     /// printf call sites of every kernel (ids are program-wide).
     pub printf: crate::abi::printf::PrintfTable,
 }
@@ -420,8 +435,37 @@ impl Module {
 
     /// Bytes of a constant of type `ty` (for `.rodata` initialisers).
     pub fn constant_bytes(&self, id: u32, ty: u32, out: &mut Vec<u8>) -> Result<(), CompileError> {
+        self.constant_bytes_in(id, ty, out, None)
+    }
+
+    /// As [`Module::constant_bytes`]; with `relocs`, a component that is the address of a
+    /// program-scope `global` variable becomes a zero word recorded as (position in `out`,
+    /// variable) for the caller to resolve.
+    fn constant_bytes_in(
+        &self,
+        id: u32,
+        ty: u32,
+        out: &mut Vec<u8>,
+        mut relocs: Option<&mut Vec<(u32, u32)>>,
+    ) -> Result<(), CompileError> {
         let start = out.len();
         let size = self.types.size(ty)? as usize;
+        if let Some(g) = self.globals.get(&id) {
+            return match (g.space, relocs) {
+                (Space::Global, Some(r)) if g.builtin.is_none() && size == 4 => {
+                    r.push((start as u32, id));
+                    out.resize(start + 4, 0);
+                    Ok(())
+                }
+                (Space::Global, Some(_)) => Err(invalid(format!("pointer initializer %{id} of the wrong size"))),
+                (Space::Global, None) => Err(CompileError::unsupported(
+                    "the address of a program-scope global variable in the initializer of a `constant` variable",
+                )),
+                _ => Err(CompileError::unsupported(
+                    "a program-scope pointer initialized with the address of a non-`global` variable",
+                )),
+            };
+        }
         let c = self.constants.get(&id).ok_or(invalid(format!("initializer %{id} is not a constant")))?;
         match (c.class.opcode, self.types.get(ty)?.clone()) {
             (Op::ConstantNull | Op::Undef, _) => out.resize(start + size, 0),
@@ -435,7 +479,7 @@ impl Module {
                 let offs = self.types.member_offsets(ty)?;
                 for (k, (m, o)) in members.iter().zip(offs).enumerate() {
                     out.resize(start + o as usize, 0);
-                    self.constant_bytes(id_operand(c, k)?, *m, out)?;
+                    self.constant_bytes_in(id_operand(c, k)?, *m, out, relocs.as_deref_mut())?;
                 }
             }
             (
@@ -449,7 +493,7 @@ impl Module {
                 };
                 for k in 0..c.operands.len() {
                     out.resize(start + k * stride as usize, 0);
-                    self.constant_bytes(id_operand(c, k)?, elem, out)?;
+                    self.constant_bytes_in(id_operand(c, k)?, elem, out, relocs.as_deref_mut())?;
                 }
             }
             (op, t) => return Err(invalid(format!("cannot serialise constant {op:?} of {t:?}"))),
@@ -473,6 +517,60 @@ impl Module {
             match g.initializer {
                 Some(init) => self.constant_bytes(init, g.pointee, &mut d.bytes)?,
                 None => d.bytes.resize(off + self.types.size(g.pointee)? as usize, 0),
+            }
+            d.offsets.insert(id, off as u32);
+        }
+        Ok(d)
+    }
+
+    /// Whether variable `id` is an import (`extern global int x;`, defined by another module).
+    pub fn is_import(&self, id: u32) -> bool {
+        self.decorations.get(&id).is_some_and(|ds| {
+            ds.iter().any(|(d, ops)| {
+                *d == Decoration::LinkageAttributes
+                    && matches!(ops.get(1), Some(Operand::LinkageType(spirv::LinkageType::Import)))
+            })
+        })
+    }
+
+    /// The defined program-scope `global` variable this module exports under `name`.
+    pub fn exported_global(&self, name: &str) -> Option<u32> {
+        self.globals.iter().find_map(|(id, g)| {
+            (g.space == Space::Global
+                && g.builtin.is_none()
+                && !self.is_import(*id)
+                && self.linkage_name(*id).as_deref() == Some(name))
+            .then_some(*id)
+        })
+    }
+
+    /// Lays out every defined program-scope `global` variable (in id order) for the globals
+    /// block; a variable larger than [`globals::MAX_VARIABLE_SIZE`] is a build error.
+    pub fn global_data(&self) -> Result<GlobalData, CompileError> {
+        let mut d = GlobalData::default();
+        let mut ids: Vec<_> = self
+            .globals
+            .iter()
+            .filter(|(id, g)| g.space == Space::Global && g.builtin.is_none() && !self.is_import(**id))
+            .map(|(k, _)| *k)
+            .collect();
+        ids.sort();
+        for id in ids {
+            let g = &self.globals[&id];
+            let size = self.types.size(g.pointee)?;
+            if size > globals::MAX_VARIABLE_SIZE {
+                let name = self.names.get(&id).cloned().unwrap_or_else(|| format!("%{id}"));
+                return Err(CompileError::Resources(format!(
+                    "program-scope variable `{name}` has {size} bytes (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE is {})",
+                    globals::MAX_VARIABLE_SIZE
+                )));
+            }
+            let align = self.types.align(g.pointee)?.max(4) as usize;
+            let off = d.bytes.len().next_multiple_of(align);
+            d.bytes.resize(off, 0);
+            match g.initializer {
+                Some(init) => self.constant_bytes_in(init, g.pointee, &mut d.bytes, Some(&mut d.relocs))?,
+                None => d.bytes.resize(off + size as usize, 0),
             }
             d.offsets.insert(id, off as u32);
         }
@@ -615,17 +713,71 @@ pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
 }
 
 /// Lowers the kernels of several modules linked together (imports resolved by name).
+///
+/// Each module's `.rodata` constants and `global` variables get their own region of the
+/// program's combined `.rodata` and globals block (16-byte aligned module bases); an
+/// `extern global` declaration resolves by linkage name to the variable another module exports.
 pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     let mut all = Vec::new();
     let mut rodata = Vec::new();
+    let mut gbytes = Vec::new();
+    let mut gdata = Vec::new();
     for words in modules {
         let m = Module::parse(words)?;
         let consts = m.const_data()?;
         let base = rodata.len().next_multiple_of(16);
         rodata.resize(base, 0);
         rodata.extend_from_slice(&consts.bytes);
+        let g = m.global_data()?;
+        let gbase = if g.bytes.is_empty() { gbytes.len() } else { gbytes.len().next_multiple_of(16) };
+        gbytes.resize(gbase, 0);
+        gbytes.extend_from_slice(&g.bytes);
+        gdata.push((g, gbase as u32));
         all.push((m, consts, base as u32));
     }
+    if gbytes.len() > globals::MAX_TOTAL_SIZE as usize {
+        return Err(CompileError::Resources(format!(
+            "program-scope variables need {} bytes (limit {})",
+            gbytes.len(),
+            globals::MAX_TOTAL_SIZE
+        )));
+    }
+    // Block offset of every program-scope `global` variable of every module, imports included.
+    let mut global_offsets = HashMap::new();
+    for (k, (m, _, _)) in all.iter().enumerate() {
+        for (id, g) in &m.globals {
+            if g.space != Space::Global || g.builtin.is_some() {
+                continue;
+            }
+            let off = match gdata[k].0.offsets.get(id) {
+                Some(off) => gdata[k].1 + off,
+                None => {
+                    let name = m.linkage_name(*id).unwrap_or_else(|| format!("%{id}"));
+                    let found = all.iter().enumerate().find_map(|(j, (other, _, _))| {
+                        (j != k).then(|| other.exported_global(&name).map(|v| gdata[j].1 + gdata[j].0.offsets[&v]))?
+                    });
+                    match found {
+                        Some(off) => off,
+                        // Reported if a kernel uses it (an unused declaration is harmless).
+                        None => continue,
+                    }
+                }
+            };
+            global_offsets.insert((k, *id), off);
+        }
+    }
+    let mut relocs = Vec::new();
+    for (k, (g, gbase)) in gdata.iter().enumerate() {
+        for &(pos, var) in &g.relocs {
+            let target = *global_offsets.get(&(k, var)).ok_or_else(|| {
+                CompileError::Unresolved(all[k].0.linkage_name(var).unwrap_or_else(|| format!("%{var}")))
+            })?;
+            let at = (gbase + pos) as usize;
+            gbytes[at..at + 4].copy_from_slice(&target.to_le_bytes());
+            relocs.push(gbase + pos);
+        }
+    }
+    let globals = globals::GlobalsImage { size: gbytes.len() as u32, init: gbytes, relocs }.trimmed();
     let mut kernels = Vec::new();
     let mut printf = crate::abi::printf::PrintfTable::default();
     for (k, (m, _, _)) in all.iter().enumerate() {
@@ -634,10 +786,11 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
                 return Err(CompileError::InvalidSpirv(format!("kernel `{name}` is defined twice")));
             }
             let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
-            let func = lower::lower_kernel(&all, k, *fid, name, iface, &mut printf)?;
+            let g = lower::ProgramGlobals { offsets: &global_offsets, present: globals.size > 0 };
+            let func = lower::lower_kernel(&all, k, *fid, name, iface, &g, &mut printf)?;
             let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
             kernels.push(Kernel { func, info });
         }
     }
-    Ok(Program { kernels, rodata, printf })
+    Ok(Program { kernels, rodata, globals, printf })
 }
