@@ -102,9 +102,9 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         | CL_DEVICE_IMAGE3D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_DEPTH
         | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE
-        | CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE
-        | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => b(&zero_usize),
+        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => b(&zero_usize),
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => b(&dev::MAX_GLOBAL_VARIABLE_SIZE),
+        CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => b(&dev::GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE),
         CL_DEVICE_MAX_PARAMETER_SIZE => b(&dev::MAX_PARAMETER_SIZE),
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => b(&dev::MEM_BASE_ADDR_ALIGN_BITS),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => b(&128u32),
@@ -147,10 +147,14 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         }
         // OpenCL C 3.0 (in the all-versions list) with the full profile requires 64-bit integers.
         CL_DEVICE_OPENCL_C_FEATURES => {
-            let mut out = CL_MAKE_VERSION(3, 0, 0).to_ne_bytes().to_vec();
-            let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
-            name[..16].copy_from_slice(b"__opencl_c_int64");
-            out.extend_from_slice(&name);
+            let features = ["__opencl_c_int64", "__opencl_c_program_scope_global_variables"];
+            let mut out = Vec::new();
+            for f in features {
+                out.extend_from_slice(&CL_MAKE_VERSION(3, 0, 0).to_ne_bytes());
+                let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
+                name[..f.len()].copy_from_slice(f.as_bytes());
+                out.extend_from_slice(&name);
+            }
             Some(out)
         }
         CL_DEVICE_EXTENSIONS => b(&dev::EXTENSIONS.join(" ")),

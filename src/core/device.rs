@@ -40,6 +40,11 @@ pub const MAX_MEM_ALLOC_SIZE: u64 = 256 << 20;
 pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
 pub const MAX_CONSTANT_BUFFER_SIZE: u64 = 64 << 10;
 pub const MAX_CONSTANT_ARGS: u32 = 8;
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (the compiler rejects a larger program-scope variable).
+pub const MAX_GLOBAL_VARIABLE_SIZE: usize = crate::abi::globals::MAX_VARIABLE_SIZE as usize;
+/// `CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE`: a program's variables live in one device
+/// allocation of any size up to `MAX_MEM_ALLOC_SIZE` at no extra cost; 1 MiB is a modest hint.
+pub const GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: usize = 1 << 20;
 pub const MAX_PARAMETER_SIZE: usize = 1024;
 pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
 pub const ADDRESS_BITS: u32 = 32;

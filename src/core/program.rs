@@ -14,16 +14,22 @@
 //!   layer with `CL_INVALID_OPERATION` ([`Program::begin_build`], [`Program::kernels_attached`]).
 //! * [`BuildOptions::parse`] validates option strings for build, compile and link; it never
 //!   panics and reports the offending token in an [`OptionsError`].
+//! * Program-scope variables ([`crate::abi::globals`]): an executable whose ELF carries a
+//!   globals image gets one device block per program object ([`Program::globals_base`]),
+//!   allocated and initialised at its first launch, shared by all its kernels, persisting across
+//!   launches, and freed when the program is released or rebuilt.
 //! * [`spirv_spec_constants`] scans a SPIR-V module for its specialization constants (id → size).
 
 use super::context::Context;
 use super::device::Device;
 use crate::abi::elf::{ElfError, ResourceUsage, VentusElf};
+use crate::abi::globals::{GlobalsError, GlobalsImage};
 use crate::abi::kernel_info::{self, KernelInfo, KernelInfoError};
 use crate::cl::object::{handle_type, Ref};
 use crate::cl::*;
 use crate::emulator::config::Config;
 use crate::emulator::hostcall::HostCall;
+use crate::emulator::memory::MapError;
 use crate::emulator::program::ProgramError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -70,6 +76,9 @@ pub struct Executable {
     pub kernels: Vec<KernelDef>,
     /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
     pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
+    /// Initial contents of the program-scope variables (`.ventus.globals`); `None` when the
+    /// program has none (then its kernels take no hidden globals argument).
+    pub globals: Option<GlobalsImage>,
 }
 
 /// Why bytes are not a usable Ventus executable (→ `CL_INVALID_BINARY`).
@@ -81,6 +90,7 @@ pub enum LoadError {
     Program(ProgramError),
     KernelInfo(KernelInfoError),
     Printf(crate::abi::printf::PrintfError),
+    Globals(GlobalsError),
 }
 
 impl std::fmt::Display for LoadError {
@@ -91,6 +101,7 @@ impl std::fmt::Display for LoadError {
             LoadError::Program(e) => e.fmt(f),
             LoadError::KernelInfo(e) => e.fmt(f),
             LoadError::Printf(e) => write!(f, "printf table: {e}"),
+            LoadError::Globals(e) => e.fmt(f),
         }
     }
 }
@@ -128,7 +139,8 @@ impl Executable {
             }
             None => None,
         };
-        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels, printf })
+        let globals = GlobalsImage::from_elf(&elf).map_err(LoadError::Globals)?.filter(|g| g.size > 0);
+        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels, printf, globals })
     }
 
     /// The kernel called `name`.
@@ -300,6 +312,16 @@ pub struct Program {
     kernels: AtomicUsize,
     /// Specialization constants set by `clSetProgramSpecializationConstant` (IL programs).
     spec_constants: Mutex<BTreeMap<u32, Vec<u8>>>,
+    /// The globals block of the current executable, once a kernel of it was launched.
+    globals: Mutex<Option<GlobalsBlock>>,
+}
+
+/// A program's device block for its program-scope variables ([`crate::abi::globals`]).
+struct GlobalsBlock {
+    /// The executable it was initialised for (a rebuild installs another one).
+    exec: Arc<Executable>,
+    device: Ref<Device>,
+    base: u32,
 }
 
 /// A snapshot of the build state for queries.
@@ -335,6 +357,7 @@ impl Program {
             }),
             kernels: AtomicUsize::new(0),
             spec_constants: Mutex::new(BTreeMap::new()),
+            globals: Mutex::new(None),
         }
     }
 
@@ -406,8 +429,43 @@ impl Program {
     }
 
     /// Installs the executable produced by compiling source or IL (before [`finish_build`]).
+    /// The previous executable's globals block, if any, is freed (builds are refused while
+    /// kernel objects, and so launches, exist).
     pub fn install_executable(&self, exec: Arc<Executable>) {
         self.state.lock().exec = Some(exec);
+        self.free_globals();
+    }
+
+    /// The address of the globals block of `exec` (this program's executable) on `device`,
+    /// or `None` if it has no program-scope variables. The block is allocated and initialised
+    /// from the image on the first call and then lives, shared by every kernel of the program,
+    /// until the program is released or rebuilt.
+    pub fn globals_base(&self, exec: &Arc<Executable>, device: &Ref<Device>) -> Result<Option<u32>, MapError> {
+        let Some(image) = &exec.globals else { return Ok(None) };
+        let mut g = self.globals.lock();
+        if let Some(b) = g.as_ref() {
+            if Arc::ptr_eq(&b.exec, exec) && Arc::ptr_eq(&b.device, device) {
+                return Ok(Some(b.base));
+            }
+        }
+        if let Some(old) = g.take() {
+            old.device.memory.unmap(old.base);
+        }
+        let base = crate::device::stage_globals(&device.memory, image)?;
+        *g = Some(GlobalsBlock { exec: exec.clone(), device: device.clone(), base });
+        Ok(Some(base))
+    }
+
+    /// `CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE`: bytes of program-scope variables of the
+    /// built executable (0 without one).
+    pub fn global_variable_total_size(&self) -> usize {
+        self.executable().and_then(|e| e.globals.as_ref().map(|g| g.size as usize)).unwrap_or(0)
+    }
+
+    fn free_globals(&self) {
+        if let Some(old) = self.globals.lock().take() {
+            old.device.memory.unmap(old.base);
+        }
     }
 
     /// Records a compiled object (`clCompileProgram`): the SPIR-V, binary type COMPILED_OBJECT.
@@ -467,6 +525,13 @@ impl Program {
     /// The specialization constant values set so far.
     pub fn spec_constants(&self) -> BTreeMap<u32, Vec<u8>> {
         self.spec_constants.lock().clone()
+    }
+}
+
+impl Drop for Program {
+    /// The program's storage for its program-scope variables ends with it.
+    fn drop(&mut self) {
+        self.free_globals();
     }
 }
 
