@@ -335,6 +335,37 @@ fn pointers_to_globals() {
     }
 }
 
+/// Initialisers that point inside other globals (`&data[2]`, an array decaying to a pointer, a
+/// struct member, a pointer table): llvm-spirv writes them as constant access chains.
+#[test]
+fn pointer_initialisers_into_arrays_and_structs() {
+    let src = "
+        global int data[4] = {10, 20, 30, 40};
+        typedef struct { int pad; int v[3]; } T;
+        global T t = {1, {2, 3, 4}};
+        global int *p2 = &data[2];
+        global int *p0 = data;
+        global int *pv = &t.v[1];
+        global int *table[3] = {&data[3], &t.pad, &data[1]};
+        typedef struct { global int *a; int n; } P;
+        global P ps = {&data[1], 3};
+        kernel void read(global int *out) {
+            out[0] = *p2; out[1] = *p0; out[2] = *pv;
+            for (int k = 0; k < 3; k++) out[3 + k] = *table[k];
+            out[6] = ps.a[ps.n - 1];
+            out[7] = p2 - p0;
+            *p2 += 1;
+        }";
+    for options in ["-cl-std=CL3.0", "-cl-std=CL2.0 -cl-opt-disable"] {
+        let mut env = Env::new();
+        let p = env.build(src, options);
+        let out = ints(&env.run(p, "read", &[zeros(32)], 1, 1)[0]);
+        assert_eq!(out, vec![30, 10, 3, 40, 1, 20, 40, 2], "{options}");
+        let out = ints(&env.run(p, "read", &[zeros(32)], 1, 1)[0]);
+        assert_eq!(out, vec![31, 10, 3, 40, 1, 20, 40, 2], "{options}: second launch");
+    }
+}
+
 #[test]
 fn total_size_and_device_queries() {
     let mut env = Env::new();

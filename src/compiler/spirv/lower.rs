@@ -232,6 +232,16 @@ impl Lowerer<'_> {
             self.const_cache.insert((self.mod_idx, id), v.clone());
             return Ok(v);
         }
+        if self.m.spec_ops.contains_key(&id) {
+            // Address arithmetic on a module-scope variable folded by LLVM into a constant.
+            let Some((var, off)) = self.m.const_address(id)? else {
+                return Err(self.err("OpSpecConstantOp"));
+            };
+            let base = self.get1(fr, var)?;
+            let p = self.offset_ptr(self.prelude, base, off as u32);
+            self.const_cache.insert((self.mod_idx, id), vec![p]);
+            return Ok(vec![p]);
+        }
         if let Some(g) = self.m.globals.get(&id) {
             let v = match g.space {
                 Space::Local => {

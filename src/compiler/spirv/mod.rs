@@ -40,6 +40,9 @@ pub struct Module {
     /// Constants: id → (type id, defining instruction).
     pub constants: HashMap<u32, Instruction>,
     pub globals: HashMap<u32, Global>,
+    /// `OpSpecConstantOp`s (only address arithmetic on module-scope variables is supported:
+    /// [`Module::const_address`]).
+    pub spec_ops: HashMap<u32, Instruction>,
     pub names: HashMap<u32, String>,
     pub decorations: HashMap<u32, Vec<(Decoration, Vec<Operand>)>>,
     pub functions: HashMap<u32, dr::Function>,
@@ -66,8 +69,9 @@ pub struct GlobalData {
     pub bytes: Vec<u8>,
     /// Variable id → byte offset in `bytes`.
     pub offsets: HashMap<u32, u32>,
-    /// Pointer-valued initialisers: (byte position in `bytes`, variable whose address is stored).
-    pub relocs: Vec<(u32, u32)>,
+    /// Pointer-valued initialisers: (byte position in `bytes`, variable whose address plus the
+    /// addend is stored, addend).
+    pub relocs: Vec<(u32, u32, i32)>,
 }
 
 /// One lowered kernel.
@@ -136,10 +140,40 @@ fn check_instruction_stream(words: &[u32]) -> Result<(), CompileError> {
     Ok(())
 }
 
+/// rspirv 0.13 decodes one operand per parameter of an `OpSpecConstantOp`'s opcode, ignoring
+/// variadic ones (so `&t.v[1]`, an access chain with two indexes, does not parse): each
+/// `OpSpecConstantOp` is replaced by an `OpUndef` of the same type and id for rspirv, and
+/// returned decoded here (every operand after the opcode as an id). Call after
+/// [`check_instruction_stream`].
+fn extract_spec_constant_ops(words: &[u32]) -> (Vec<u32>, Vec<Instruction>) {
+    const OP_SPEC_CONSTANT_OP: u32 = 52;
+    const OP_UNDEF: u32 = 1;
+    let mut out = words[..5.min(words.len())].to_vec();
+    let mut ops = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let inst = &words[at..at + count];
+        match (inst[0] & 0xffff, inst.get(3).and_then(|&op| Op::from_u32(op))) {
+            (OP_SPEC_CONSTANT_OP, Some(op)) => {
+                let mut operands = vec![Operand::LiteralSpecConstantOpInteger(op)];
+                operands.extend(inst[4..].iter().map(|&w| Operand::IdRef(w)));
+                ops.push(Instruction::new(Op::SpecConstantOp, Some(inst[1]), Some(inst[2]), operands));
+                out.extend_from_slice(&[3 << 16 | OP_UNDEF, inst[1], inst[2]]);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+        at += count;
+    }
+    (out, ops)
+}
+
 impl Module {
     /// Parses and scans a module.
     pub fn parse(words: &[u32]) -> Result<Module, CompileError> {
         check_instruction_stream(words)?;
+        let (words, spec_ops) = extract_spec_constant_ops(words);
+        let words = &words[..];
         // rspirv's decoder can still panic on some malformed inputs; never let that reach the
         // application (the words are only read).
         let spv = std::panic::catch_unwind(|| rspirv::dr::load_words(words))
@@ -158,6 +192,7 @@ impl Module {
             types: Types::default(),
             constants: HashMap::new(),
             globals: HashMap::new(),
+            spec_ops: HashMap::new(),
             names: HashMap::new(),
             decorations: HashMap::new(),
             functions: HashMap::new(),
@@ -251,6 +286,11 @@ impl Module {
         }
         for i in &spv.types_global_values {
             m.scan_global(i)?;
+        }
+        for i in spec_ops {
+            let r = i.result_id.ok_or(invalid("constant without id"))?;
+            m.constants.remove(&r);
+            m.spec_ops.insert(r, i);
         }
         for f in &spv.functions {
             let def = f.def.as_ref().ok_or(invalid("function without OpFunction"))?;
@@ -367,9 +407,8 @@ impl Module {
                 }
                 self.constants.insert(r, i.clone());
             }
-            Op::SpecConstantOp => {
-                return Err(CompileError::unsupported("OpSpecConstantOp"));
-            }
+            // Replaced by `OpUndef` before parsing (`extract_spec_constant_ops`): not reached.
+            Op::SpecConstantOp => return Err(invalid("OpSpecConstantOp")),
             Op::Variable => {
                 let r = r.ok_or(invalid("variable without id"))?;
                 let ty = i.result_type.ok_or(invalid("variable without type"))?;
@@ -438,22 +477,23 @@ impl Module {
         self.constant_bytes_in(id, ty, out, None)
     }
 
-    /// As [`Module::constant_bytes`]; with `relocs`, a component that is the address of a
-    /// program-scope `global` variable becomes a zero word recorded as (position in `out`,
-    /// variable) for the caller to resolve.
+    /// As [`Module::constant_bytes`]; with `relocs`, a component that is an address inside a
+    /// program-scope `global` variable ([`Module::const_address`]) becomes a zero word recorded
+    /// as (position in `out`, variable, byte offset) for the caller to resolve.
     fn constant_bytes_in(
         &self,
         id: u32,
         ty: u32,
         out: &mut Vec<u8>,
-        mut relocs: Option<&mut Vec<(u32, u32)>>,
+        mut relocs: Option<&mut Vec<(u32, u32, i32)>>,
     ) -> Result<(), CompileError> {
         let start = out.len();
         let size = self.types.size(ty)? as usize;
-        if let Some(g) = self.globals.get(&id) {
+        if let Some((var, addend)) = self.const_address(id)? {
+            let g = &self.globals[&var];
             return match (g.space, relocs) {
                 (Space::Global, Some(r)) if g.builtin.is_none() && size == 4 => {
-                    r.push((start as u32, id));
+                    r.push((start as u32, var, addend as i32));
                     out.resize(start + 4, 0);
                     Ok(())
                 }
@@ -521,6 +561,72 @@ impl Module {
             d.offsets.insert(id, off as u32);
         }
         Ok(d)
+    }
+
+    /// A signed integer constant (sign-extended from its width).
+    fn constant_i64(&self, id: u32) -> Result<i64, CompileError> {
+        let v = self.constant_u64(id)?;
+        let ty = self.constants.get(&id).and_then(|c| c.result_type).ok_or(invalid("constant without type"))?;
+        Ok(match self.types.get(ty)? {
+            SType::Int { width, .. } if *width < 64 => ((v << (64 - width)) as i64) >> (64 - width),
+            _ => v as i64,
+        })
+    }
+
+    /// A constant address: `id` is a module-scope variable, or an `OpSpecConstantOp` bitcast or
+    /// access chain with constant indices over one (how llvm-spirv writes `&table[2]` in an
+    /// initializer). Returns the variable and the byte offset from it; `None` for anything else.
+    pub fn const_address(&self, id: u32) -> Result<Option<(u32, i64)>, CompileError> {
+        self.const_address_at(id, 0)
+    }
+
+    fn const_address_at(&self, id: u32, depth: u32) -> Result<Option<(u32, i64)>, CompileError> {
+        if self.globals.contains_key(&id) {
+            return Ok(Some((id, 0)));
+        }
+        let Some(i) = self.spec_ops.get(&id) else { return Ok(None) };
+        if depth > 64 {
+            return Err(invalid("OpSpecConstantOp nested too deeply"));
+        }
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = i.operands.first() else {
+            return Err(invalid("OpSpecConstantOp without an opcode"));
+        };
+        let base_id = id_operand(i, 1)?;
+        let Some((var, mut off)) = self.const_address_at(base_id, depth + 1)? else { return Ok(None) };
+        let mut k = 2;
+        let mut cur = match op {
+            Op::Bitcast => return Ok(Some((var, off))),
+            Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
+                let bty = *self.id_types.get(&base_id).ok_or(invalid("access-chain base without type"))?;
+                self.types.pointee(bty)?.1
+            }
+            _ => return Ok(None),
+        };
+        if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
+            off += self.constant_i64(id_operand(i, 2)?)? * self.types.stride(cur)? as i64;
+            k = 3;
+        }
+        while k < i.operands.len() {
+            let idx = id_operand(i, k)?;
+            match self.types.get(cur)?.clone() {
+                SType::Struct { members, .. } => {
+                    let m = self.constant_u64(idx)? as usize;
+                    off += *self.types.member_offsets(cur)?.get(m).ok_or(invalid("struct index out of range"))? as i64;
+                    cur = members[m];
+                }
+                SType::Array { elem, .. } | SType::RuntimeArray { elem } => {
+                    off += self.constant_i64(idx)? * self.types.stride(elem)? as i64;
+                    cur = elem;
+                }
+                SType::Vector { elem, .. } => {
+                    off += self.constant_i64(idx)? * self.types.size(elem)? as i64;
+                    cur = elem;
+                }
+                other => return Err(invalid(format!("access chain into {other:?}"))),
+            }
+            k += 1;
+        }
+        Ok(Some((var, off)))
     }
 
     /// Whether variable `id` is an import (`extern global int x;`, defined by another module).
@@ -768,10 +874,11 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     }
     let mut relocs = Vec::new();
     for (k, (g, gbase)) in gdata.iter().enumerate() {
-        for &(pos, var) in &g.relocs {
-            let target = *global_offsets.get(&(k, var)).ok_or_else(|| {
+        for &(pos, var, addend) in &g.relocs {
+            let target = global_offsets.get(&(k, var)).ok_or_else(|| {
                 CompileError::Unresolved(all[k].0.linkage_name(var).unwrap_or_else(|| format!("%{var}")))
             })?;
+            let target = target.wrapping_add(addend as u32);
             let at = (gbase + pos) as usize;
             gbytes[at..at + 4].copy_from_slice(&target.to_le_bytes());
             relocs.push(gbase + pos);
