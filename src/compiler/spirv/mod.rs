@@ -5,6 +5,12 @@
 //! [`CompileError::InvalidSpirv`]; constructs outside the supported subset report
 //! [`CompileError::Unsupported`] naming the construct (and source line when the module has
 //! `OpLine`).
+//!
+//! Module-scope variables: `UniformConstant` ones (program-scope `constant` data, string
+//! literals) go to `.rodata` ([`Module::const_data`]); `CrossWorkgroup` ones (program-scope
+//! `global` variables) to the program's globals image ([`Module::global_data`], combined per
+//! module by [`lower_modules`]), which kernels address through the hidden globals-block argument
+//! of [`crate::abi::globals`]; `Workgroup` ones are the kernel's static `__local` area.
 
 mod async_copy;
 mod convert;
