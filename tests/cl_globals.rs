@@ -440,3 +440,30 @@ fn linked_objects_share_extern_variables() {
     assert_eq!(out, vec![25, 51]);
     assert_eq!(total_size(linked), 16 + 4, "module bases are 16-aligned");
 }
+
+/// Pointers to `constant` data (string literals, program-scope constants) in the initialisers
+/// of `global` variables and of `constant` tables: the linker relocates them to `.rodata`.
+#[test]
+fn pointers_to_constant_data() {
+    let src = "
+        constant int primes[4] = {2, 3, 5, 7};
+        constant char *global msg = \"hello\";
+        constant int *global pp = &primes[1];
+        constant char *constant names[3] = {\"zero\", \"one\", \"two\"};
+        global int counter = 0;
+        kernel void read(global int *out) {
+            out[0] = msg[1];
+            out[1] = pp[2];
+            out[2] = names[2][1] + names[1][0];
+            pp++;
+            out[3] = *pp + counter++;
+        }";
+    for options in ["-cl-std=CL3.0", "-cl-std=CL2.0 -cl-opt-disable"] {
+        let mut env = Env::new();
+        let p = env.build(src, options);
+        let out = ints(&env.run(p, "read", &[zeros(16)], 1, 1)[0]);
+        assert_eq!(out, vec!['e' as i32, 7, 'w' as i32 + 'o' as i32, 5], "{options}");
+        let out = ints(&env.run(p, "read", &[zeros(16)], 1, 1)[0]);
+        assert_eq!(out[3], 8, "{options}: pp and counter persist");
+    }
+}

@@ -97,11 +97,11 @@ pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileEr
 }
 
 fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
-    let prog = spirv::lower_modules(modules)?;
+    let mut prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();
     let mut warnings = Vec::new();
-    for (k, mut kernel) in prog.kernels.into_iter().enumerate() {
+    for (k, mut kernel) in std::mem::take(&mut prog.kernels).into_iter().enumerate() {
         let f = &mut kernel.func;
         pass::run(f)?;
         pass::legalize(f)?;
@@ -135,25 +135,41 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
     if kernels.is_empty() {
         return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
     }
-    let elf = link(&asm, &kernels, &prog.rodata, &prog.globals, &prog.printf)?;
+    let elf = link(&asm, &kernels, &prog)?;
     Ok(Compiled { elf, kernels, asm, warnings })
 }
 
-/// Links the generated assembly with crt0 into an ELF.
+/// Links the generated assembly with crt0 into an ELF; words holding `.rodata` offsets (pointer
+/// initialisers, [`spirv::Program::rodata_relocs`]) get the address of `.rodata` added.
 fn link(
     asm: &str,
     kernels: &[crate::abi::kernel_info::KernelInfo],
-    rodata: &[u8],
-    globals: &crate::abi::globals::GlobalsImage,
-    printf: &crate::abi::printf::PrintfTable,
+    prog: &spirv::Program,
 ) -> Result<Vec<u8>, CompileError> {
-    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata)
+    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, &prog.rodata)
         .map_err(|e| CompileError::Internal(format!("link: {e}")))?;
+    let layout = crate::abi::elf_writer::Layout::of(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))?;
+    let relocate = |bytes: &mut Vec<u8>, at: u32| {
+        let at = at as usize;
+        if bytes.len() < at + 4 {
+            bytes.resize(at + 4, 0);
+        }
+        let w = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        bytes[at..at + 4].copy_from_slice(&w.wrapping_add(layout.rodata).to_le_bytes());
+    };
+    for &at in &prog.rodata_relocs {
+        relocate(&mut image.rodata, at);
+    }
+    let mut globals = prog.globals.clone();
+    for &at in &prog.globals_rodata_relocs {
+        relocate(&mut globals.init, at);
+    }
+    let globals = globals.trimmed();
     if globals.size > 0 {
         image.notes.push((crate::abi::globals::SECTION.to_string(), globals.encode()));
     }
-    if !printf.sites.is_empty() {
-        image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), printf.encode()));
+    if !prog.printf.sites.is_empty() {
+        image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), prog.printf.encode()));
     }
     crate::abi::elf_writer::write_elf(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))
 }

@@ -65,6 +65,9 @@ pub struct Module {
 pub struct ConstData {
     pub bytes: Vec<u8>,
     pub offsets: HashMap<u32, u32>,
+    /// Pointer-valued initialisers (`constant char *constant names[] = {"a", "b"};`), as in
+    /// [`GlobalData::relocs`].
+    pub relocs: Vec<(u32, u32, i32)>,
 }
 
 /// Program-scope `global` variables of one module laid out for the globals block
@@ -92,6 +95,10 @@ pub struct Program {
     pub rodata: Vec<u8>,
     /// Initial contents of the program's globals block (size 0: the program has none).
     pub globals: crate::abi::globals::GlobalsImage,
+    /// Words of `rodata` and of `globals.init` holding an offset in `.rodata` (an initializer
+    /// pointing to `constant` data): the linker adds the address of `.rodata`.
+    pub rodata_relocs: Vec<u32>,
+    pub globals_rodata_relocs: Vec<u32>,
     /// printf call sites of every kernel (ids are program-wide).
     pub printf: crate::abi::printf::PrintfTable,
 }
@@ -484,8 +491,8 @@ impl Module {
     }
 
     /// As [`Module::constant_bytes`]; with `relocs`, a component that is an address inside a
-    /// program-scope `global` variable ([`Module::const_address`]) becomes a zero word recorded
-    /// as (position in `out`, variable, byte offset) for the caller to resolve.
+    /// program-scope `global` or `constant` variable ([`Module::const_address`]) becomes a zero
+    /// word recorded as (position in `out`, variable, byte offset) for the caller to resolve.
     fn constant_bytes_in(
         &self,
         id: u32,
@@ -498,17 +505,16 @@ impl Module {
         if let Some((var, addend)) = self.const_address(id)? {
             let g = &self.globals[&var];
             return match (g.space, relocs) {
-                (Space::Global, Some(r)) if g.builtin.is_none() && size == 4 => {
+                (Space::Global | Space::Constant, Some(r)) if g.builtin.is_none() && size == 4 => {
                     r.push((start as u32, var, addend as i32));
                     out.resize(start + 4, 0);
                     Ok(())
                 }
-                (Space::Global, Some(_)) => Err(invalid(format!("pointer initializer %{id} of the wrong size"))),
-                (Space::Global, None) => Err(CompileError::unsupported(
-                    "the address of a program-scope global variable in the initializer of a `constant` variable",
-                )),
+                (Space::Global | Space::Constant, Some(_)) => {
+                    Err(invalid(format!("pointer initializer %{id} of the wrong size")))
+                }
                 _ => Err(CompileError::unsupported(
-                    "a program-scope pointer initialized with the address of a non-`global` variable",
+                    "a program-scope pointer initialized with the address of a `local` or private variable",
                 )),
             };
         }
@@ -561,7 +567,7 @@ impl Module {
             let off = d.bytes.len().next_multiple_of(align);
             d.bytes.resize(off, 0);
             match g.initializer {
-                Some(init) => self.constant_bytes(init, g.pointee, &mut d.bytes)?,
+                Some(init) => self.constant_bytes_in(init, g.pointee, &mut d.bytes, Some(&mut d.relocs))?,
                 None => d.bytes.resize(off + self.types.size(g.pointee)? as usize, 0),
             }
             d.offsets.insert(id, off as u32);
@@ -878,19 +884,40 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
             global_offsets.insert((k, *id), off);
         }
     }
-    let mut relocs = Vec::new();
+    // Pointer-valued initialisers: block offsets (relocated by the runtime) or `.rodata`
+    // offsets (relocated by the linker).
+    let name_of = |k: usize, var: u32| all[k].0.linkage_name(var).unwrap_or_else(|| format!("%{var}"));
+    let rodata_offset = |k: usize, var: u32| -> Result<u32, CompileError> {
+        let (_, consts, base) = &all[k];
+        consts.offsets.get(&var).map(|o| base + o).ok_or_else(|| CompileError::Unresolved(name_of(k, var)))
+    };
+    let (mut relocs, mut globals_rodata_relocs, mut rodata_relocs) = (Vec::new(), Vec::new(), Vec::new());
     for (k, (g, gbase)) in gdata.iter().enumerate() {
         for &(pos, var, addend) in &g.relocs {
-            let target = global_offsets.get(&(k, var)).ok_or_else(|| {
-                CompileError::Unresolved(all[k].0.linkage_name(var).unwrap_or_else(|| format!("%{var}")))
-            })?;
-            let target = target.wrapping_add(addend as u32);
+            let target = if all[k].0.globals[&var].space == Space::Constant {
+                globals_rodata_relocs.push(gbase + pos);
+                rodata_offset(k, var)?
+            } else {
+                relocs.push(gbase + pos);
+                *global_offsets.get(&(k, var)).ok_or_else(|| CompileError::Unresolved(name_of(k, var)))?
+            };
             let at = (gbase + pos) as usize;
-            gbytes[at..at + 4].copy_from_slice(&target.to_le_bytes());
-            relocs.push(gbase + pos);
+            gbytes[at..at + 4].copy_from_slice(&target.wrapping_add(addend as u32).to_le_bytes());
         }
     }
-    let globals = globals::GlobalsImage { size: gbytes.len() as u32, init: gbytes, relocs }.trimmed();
+    for (k, (m, consts, base)) in all.iter().enumerate() {
+        for &(pos, var, addend) in &consts.relocs {
+            if m.globals[&var].space != Space::Constant {
+                return Err(CompileError::unsupported(
+                    "the address of a program-scope global variable in the initializer of a `constant` variable",
+                ));
+            }
+            let at = (base + pos) as usize;
+            rodata[at..at + 4].copy_from_slice(&rodata_offset(k, var)?.wrapping_add(addend as u32).to_le_bytes());
+            rodata_relocs.push(base + pos);
+        }
+    }
+    let globals = globals::GlobalsImage { size: gbytes.len() as u32, init: gbytes, relocs };
     let mut kernels = Vec::new();
     let mut printf = crate::abi::printf::PrintfTable::default();
     for (k, (m, _, _)) in all.iter().enumerate() {
@@ -905,5 +932,5 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
             kernels.push(Kernel { func, info });
         }
     }
-    Ok(Program { kernels, rodata, globals, printf })
+    Ok(Program { kernels, rodata, globals, rodata_relocs, globals_rodata_relocs, printf })
 }
