@@ -249,6 +249,11 @@ fn variables_persist_across_launches_and_kernels() {
         env.run(p, "bump", &[], 64, 64);
         let out = words(&env.run(p, "read", &[zeros(8)], 1, 1)[0]);
         assert_eq!(out, vec![100 + 3 * N as u32 - 64, 3], "{options}");
+        // Rebuilding the program gives it fresh variables.
+        let (code, log) = build(p, options);
+        assert_eq!(code, CL_SUCCESS, "rebuild: {log}");
+        let out = words(&env.run(p, "read", &[zeros(8)], 1, 1)[0]);
+        assert_eq!(out, vec![100, 0], "{options}: after a rebuild");
     }
 }
 

@@ -617,6 +617,50 @@ mod tests {
         assert!(BuildOptions::parse("-D X", OptionsFor::Link).is_err());
     }
 
+    /// The globals block: allocated and initialised once per executable, relocated, reused by
+    /// later launches, replaced by a rebuild and freed with the program.
+    #[test]
+    fn globals_block_lifetime() {
+        use crate::abi::globals::{GlobalsImage, SECTION};
+        use crate::cl::object::Obj;
+        let image = GlobalsImage { size: 12, init: vec![7, 0, 0, 0, 4], relocs: vec![4] };
+        let exec_with = |g: &GlobalsImage| {
+            let mut elf = crate::abi::crt0::link_image_with_rodata(".globl k\nk:\n    ret\n", &[], &[]).unwrap();
+            elf.notes.push((SECTION.to_string(), g.encode()));
+            Arc::new(Executable::load(&crate::abi::elf_writer::write_elf(&elf).unwrap()).unwrap())
+        };
+        let exec = exec_with(&image);
+        assert_eq!(exec.globals, Some(image.clone()));
+        // A device of its own, so other tests' allocations cannot interfere.
+        let dev = Obj::new(Device::new());
+        let ctx = Obj::new(Context::new(vec![dev.clone()], Vec::new(), None));
+        let p = Program::from_binary(ctx, vec![dev.clone()], exec.clone());
+        let base = p.globals_base(&exec, &dev).unwrap().unwrap();
+        let mut got = [0u8; 12];
+        dev.memory.read(base, &mut got).unwrap();
+        let want: Vec<u8> = [7u32, base + 4, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(got.to_vec(), want);
+        dev.memory.write_u32(base, 99).unwrap();
+        assert_eq!(p.globals_base(&exec, &dev).unwrap(), Some(base), "one block per program");
+        assert_eq!(dev.memory.read_u32(base).unwrap(), 99, "not re-initialised");
+        let exec2 = exec_with(&image);
+        p.install_executable(exec2.clone());
+        assert!(dev.memory.read_u32(base).is_err(), "a rebuild frees the old block");
+        let base2 = p.globals_base(&exec2, &dev).unwrap().unwrap();
+        assert_eq!(dev.memory.read_u32(base2).unwrap(), 7);
+        drop(p);
+        assert!(dev.memory.read_u32(base2).is_err(), "released with the program");
+        let plain =
+            Arc::new(Executable::load(&crate::abi::crt0::link(".globl k\nk:\n    ret\n", &[]).unwrap()).unwrap());
+        let q = Program::from_binary(
+            Obj::new(Context::new(vec![dev.clone()], Vec::new(), None)),
+            vec![dev.clone()],
+            plain.clone(),
+        );
+        assert_eq!(q.globals_base(&plain, &dev).unwrap(), None);
+        assert_eq!(dev.memory.heap_bytes(), 0);
+    }
+
     #[test]
     fn spirv_specialization_constants() {
         // Header, OpTypeInt %1 32, OpTypeBool %2, OpSpecConstant %1 %3 7, OpSpecConstantTrue %2 %4,
