@@ -407,7 +407,8 @@ fn total_size_and_device_queries() {
 }
 
 /// Two compiled objects linked: a variable one defines and the other declares `extern` is one
-/// variable; same-named `static` variables of the two objects stay distinct.
+/// variable (also for `constant` data); same-named `static` variables of the two objects stay
+/// distinct.
 #[test]
 fn linked_objects_share_extern_variables() {
     let mut env = Env::new();
@@ -421,14 +422,16 @@ fn linked_objects_share_extern_variables() {
     let a = compile(
         &mut env,
         "global int shared = 5;
+         constant int squares[4] = {0, 1, 4, 9};
          static global int own = 1;
          kernel void from_a(global int *out) { atomic_add(&shared, 10); out[0] = own; own += 2; }",
     );
     let b = compile(
         &mut env,
         "extern global int shared;
+         extern constant int squares[4];
          static global int own = 50;
-         kernel void from_b(global int *out) { out[0] = shared; out[1] = own++; }",
+         kernel void from_b(global int *out) { out[0] = shared; out[1] = own++; out[2] = squares[3]; }",
     );
     let objs = [a, b];
     let mut err = 0;
@@ -437,12 +440,12 @@ fn linked_objects_share_extern_variables() {
     let linked = env.keep(linked);
     let out = ints(&env.run(linked, "from_a", &[zeros(4)], 1, 1)[0]);
     assert_eq!(out, vec![1]);
-    let out = ints(&env.run(linked, "from_b", &[zeros(8)], 1, 1)[0]);
-    assert_eq!(out, vec![15, 50]);
+    let out = ints(&env.run(linked, "from_b", &[zeros(12)], 1, 1)[0]);
+    assert_eq!(out, vec![15, 50, 9]);
     let out = ints(&env.run(linked, "from_a", &[zeros(4)], 1, 1)[0]);
     assert_eq!(out, vec![3]);
-    let out = ints(&env.run(linked, "from_b", &[zeros(8)], 1, 1)[0]);
-    assert_eq!(out, vec![25, 51]);
+    let out = ints(&env.run(linked, "from_b", &[zeros(12)], 1, 1)[0]);
+    assert_eq!(out, vec![25, 51, 9]);
     assert_eq!(total_size(linked), 16 + 4, "module bases are 16-aligned");
 }
 

@@ -250,8 +250,20 @@ impl Lowerer<'_> {
                     self.f.push(self.prelude, Ty::Ptr(Space::Local), Op::LocalAddr { offset: off })
                 }
                 Space::Constant => {
-                    let off = *self.consts.offsets.get(&id).ok_or(invalid("constant data without layout"))?;
-                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset: self.const_base + off })
+                    let offset = match self.consts.offsets.get(&id) {
+                        Some(off) => self.const_base + off,
+                        None => {
+                            // `extern constant`: the definition another module exports.
+                            let name = self.m.linkage_name(id).unwrap_or_else(|| format!("%{id}"));
+                            let found = self.all.iter().enumerate().find_map(|(k, (other, consts, base))| {
+                                (k != self.mod_idx).then(|| {
+                                    other.exported_var(&name, Space::Constant).map(|v| base + consts.offsets[&v])
+                                })?
+                            });
+                            found.ok_or(CompileError::Unresolved(name))?
+                        }
+                    };
+                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset })
                 }
                 _ if g.builtin.is_some() => return Err(invalid("built-in variable used other than by OpLoad")),
                 Space::Global => {

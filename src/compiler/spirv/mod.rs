@@ -554,12 +554,16 @@ impl Module {
         Ok(())
     }
 
-    /// Lays out every initialised `UniformConstant` variable (program-scope constants, string
-    /// literals) for `.rodata`.
+    /// Lays out every defined `UniformConstant` variable (program-scope constants, string
+    /// literals) for `.rodata`; imports (`extern constant`) are another module's.
     pub fn const_data(&self) -> Result<ConstData, CompileError> {
         let mut d = ConstData::default();
-        let mut ids: Vec<_> =
-            self.globals.iter().filter(|(_, g)| g.space == Space::Constant).map(|(k, _)| *k).collect();
+        let mut ids: Vec<_> = self
+            .globals
+            .iter()
+            .filter(|(id, g)| g.space == Space::Constant && !self.is_import(**id))
+            .map(|(k, _)| *k)
+            .collect();
         ids.sort();
         for id in ids {
             let g = &self.globals[&id];
@@ -651,10 +655,10 @@ impl Module {
         })
     }
 
-    /// The defined program-scope `global` variable this module exports under `name`.
-    pub fn exported_global(&self, name: &str) -> Option<u32> {
+    /// The defined program-scope variable of `space` this module exports under `name`.
+    pub fn exported_var(&self, name: &str, space: Space) -> Option<u32> {
         self.globals.iter().find_map(|(id, g)| {
-            (g.space == Space::Global
+            (g.space == space
                 && g.builtin.is_none()
                 && !self.is_import(*id)
                 && self.linkage_name(*id).as_deref() == Some(name))
@@ -872,7 +876,9 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
                 None => {
                     let name = m.linkage_name(*id).unwrap_or_else(|| format!("%{id}"));
                     let found = all.iter().enumerate().find_map(|(j, (other, _, _))| {
-                        (j != k).then(|| other.exported_global(&name).map(|v| gdata[j].1 + gdata[j].0.offsets[&v]))?
+                        (j != k).then(|| {
+                            other.exported_var(&name, Space::Global).map(|v| gdata[j].1 + gdata[j].0.offsets[&v])
+                        })?
                     });
                     match found {
                         Some(off) => off,
@@ -889,7 +895,16 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     let name_of = |k: usize, var: u32| all[k].0.linkage_name(var).unwrap_or_else(|| format!("%{var}"));
     let rodata_offset = |k: usize, var: u32| -> Result<u32, CompileError> {
         let (_, consts, base) = &all[k];
-        consts.offsets.get(&var).map(|o| base + o).ok_or_else(|| CompileError::Unresolved(name_of(k, var)))
+        if let Some(o) = consts.offsets.get(&var) {
+            return Ok(base + o);
+        }
+        let name = name_of(k, var);
+        all.iter()
+            .enumerate()
+            .find_map(|(j, (other, consts, base))| {
+                (j != k).then(|| other.exported_var(&name, Space::Constant).map(|v| base + consts.offsets[&v]))?
+            })
+            .ok_or(CompileError::Unresolved(name))
     };
     let (mut relocs, mut globals_rodata_relocs, mut rodata_relocs) = (Vec::new(), Vec::new(), Vec::new());
     for (k, (g, gbase)) in gdata.iter().enumerate() {
