@@ -7,6 +7,7 @@
 pub mod crt0;
 pub mod elf;
 pub mod elf_writer;
+pub mod globals;
 pub mod image;
 pub mod kernel_info;
 pub mod launch;

@@ -472,8 +472,7 @@ pub extern "C" fn clGetProgramBuildInfo(
             CL_PROGRAM_BUILD_OPTIONS => info::write(&b.options, s, v, r),
             CL_PROGRAM_BUILD_LOG => info::write(&b.log, s, v, r),
             CL_PROGRAM_BINARY_TYPE => info::write(&b.binary_type, s, v, r),
-            // No program-scope global variables on this device.
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => info::write(&0usize, s, v, r),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => info::write(&p.global_variable_total_size(), s, v, r),
             _ => Err(CL_INVALID_VALUE),
         }
     })

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use ventus_icd::abi::crt0::{link, parse_kernel_decls};
 use ventus_icd::abi::elf::VentusElf;
+use ventus_icd::abi::globals::GlobalsImage;
 use ventus_icd::abi::image::LaunchImage;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
 use ventus_icd::abi::printf::legacy;
-use ventus_icd::device::{launch, launch_traced, DeviceError, KernelLaunch};
+use ventus_icd::device::{launch, launch_traced, stage_globals, DeviceError, KernelLaunch};
 use ventus_icd::emulator::commit_log::{write_record, CommitRecord};
 use ventus_icd::emulator::hostcall::HostCall;
 use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, Program, RunOptions, TrapMode};
@@ -413,6 +414,10 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
             ArgSpec::Null => KernelArg::Pointer(0),
             ArgSpec::Value(v) => KernelArg::Value(v.clone()),
         });
+    }
+    // Programs with program-scope variables: their block, initialised, as the hidden last argument.
+    if let Some(image) = GlobalsImage::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))? {
+        kargs.push(KernelArg::Pointer(stage_globals(&mem, &image).map_err(|e| usage(e.to_string()))?));
     }
     let l = KernelLaunch {
         program: &prog,

@@ -15,7 +15,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-16";
+pub const BACKEND_REVISION: &str = "ventus-cc-17";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,8 +29,9 @@ pub enum CompileError {
     Resources(String),
     /// A compiler bug caught by an internal check.
     Internal(String),
-    /// A call to a function that no module of the program defines (legal in a compiled object:
-    /// `clLinkProgram` resolves it; an error in an executable).
+    /// A call to a function, or a use of an `extern global` variable, that no module of the
+    /// program defines (legal in a compiled object: `clLinkProgram` resolves it; an error in an
+    /// executable).
     Unresolved(String),
 }
 
@@ -53,7 +54,7 @@ impl std::fmt::Display for CompileError {
             CompileError::Resources(m) => write!(f, "error: kernel exceeds device resources: {m}"),
             CompileError::Internal(m) => write!(f, "internal compiler error: {m}"),
             CompileError::Unresolved(name) => {
-                write!(f, "error: undefined function `{name}` (not defined in any linked program)")
+                write!(f, "error: undefined symbol `{name}` (not defined in any linked program)")
             }
         }
     }
@@ -97,11 +98,11 @@ pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileEr
 }
 
 fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
-    let prog = spirv::lower_modules(modules)?;
+    let mut prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();
     let mut warnings = Vec::new();
-    for (k, mut kernel) in prog.kernels.into_iter().enumerate() {
+    for (k, mut kernel) in std::mem::take(&mut prog.kernels).into_iter().enumerate() {
         let f = &mut kernel.func;
         pass::run(f)?;
         pass::legalize(f)?;
@@ -135,20 +136,20 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
     if kernels.is_empty() {
         return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
     }
-    let elf = link(&asm, &kernels, &prog.rodata, &prog.printf)?;
+    let elf = link(&asm, &kernels, &prog)?;
     Ok(Compiled { elf, kernels, asm, warnings })
 }
 
-/// Links the generated assembly with crt0 into an ELF.
+/// Links the generated assembly with crt0 into an ELF; words holding `.rodata` offsets (pointer
+/// initialisers, [`spirv::Program::rodata_relocs`]) get the address of `.rodata` added.
 fn link(
     asm: &str,
     kernels: &[crate::abi::kernel_info::KernelInfo],
-    rodata: &[u8],
-    printf: &crate::abi::printf::PrintfTable,
+    prog: &spirv::Program,
 ) -> Result<Vec<u8>, CompileError> {
     use crate::abi::crt0::LinkError;
     use crate::isa::asm::AsmError;
-    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, rodata).map_err(|e| match e {
+    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, &prog.rodata).map_err(|e| match e {
         // A jump beyond ±1 MiB: the program's code is too large (e.g. many inlined double math
         // built-ins in one kernel).
         LinkError::Asm(AsmError::TargetOutOfRange { offset, .. }) if offset.unsigned_abs() >= 1 << 20 => {
@@ -160,8 +161,28 @@ fn link(
         }
         e => CompileError::Internal(format!("link: {e}")),
     })?;
-    if !printf.sites.is_empty() {
-        image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), printf.encode()));
+    let layout = crate::abi::elf_writer::Layout::of(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))?;
+    let relocate = |bytes: &mut Vec<u8>, at: u32| {
+        let at = at as usize;
+        if bytes.len() < at + 4 {
+            bytes.resize(at + 4, 0);
+        }
+        let w = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        bytes[at..at + 4].copy_from_slice(&w.wrapping_add(layout.rodata).to_le_bytes());
+    };
+    for &at in &prog.rodata_relocs {
+        relocate(&mut image.rodata, at);
+    }
+    let mut globals = prog.globals.clone();
+    for &at in &prog.globals_rodata_relocs {
+        relocate(&mut globals.init, at);
+    }
+    let globals = globals.trimmed();
+    if globals.size > 0 {
+        image.notes.push((crate::abi::globals::SECTION.to_string(), globals.encode()));
+    }
+    if !prog.printf.sites.is_empty() {
+        image.notes.push((crate::abi::printf::PRINTF_SECTION.to_string(), prog.printf.encode()));
     }
     crate::abi::elf_writer::write_elf(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))
 }

@@ -306,7 +306,7 @@ impl Toolchain {
             .args(["-Xclang", &format!("-cl-ext={CL_EXT}")])
             .arg("-fno-color-diagnostics");
         if std == "CL3.0" {
-            c.args(["-Xclang", "-cl-ext=+__opencl_c_int64,-__opencl_c_generic_address_space,-__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,+__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
+            c.args(["-Xclang", "-cl-ext=+__opencl_c_int64,-__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,+__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
         }
         if let Some(h) = headers {
             c.arg("-I").arg(h);

@@ -37,7 +37,8 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_arm_printf",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`; also what clang is told).
-pub const OPENCL_C_FEATURES: &[&str] = &["__opencl_c_int64", "__opencl_c_fp64"];
+pub const OPENCL_C_FEATURES: &[&str] =
+    &["__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_program_scope_global_variables"];
 /// Global memory reported (the heap is 0x9000_0000..0xffff_ffff: 1.75 GiB of address space).
 pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;
 pub const MAX_MEM_ALLOC_SIZE: u64 = 256 << 20;
@@ -45,6 +46,11 @@ pub const MAX_MEM_ALLOC_SIZE: u64 = 256 << 20;
 pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
 pub const MAX_CONSTANT_BUFFER_SIZE: u64 = 64 << 10;
 pub const MAX_CONSTANT_ARGS: u32 = 8;
+/// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (the compiler rejects a larger program-scope variable).
+pub const MAX_GLOBAL_VARIABLE_SIZE: usize = crate::abi::globals::MAX_VARIABLE_SIZE as usize;
+/// `CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE`: a program's variables live in one device
+/// allocation of any size up to `MAX_MEM_ALLOC_SIZE` at no extra cost; 1 MiB is a modest hint.
+pub const GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: usize = 1 << 20;
 pub const MAX_PARAMETER_SIZE: usize = 1024;
 pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
 pub const ADDRESS_BITS: u32 = 32;

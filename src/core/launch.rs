@@ -16,6 +16,10 @@
 //!   `cl_arm_printf` callback) while the kernel still runs; text formatted by a host call (legacy
 //!   printf of official binaries) is written the same way as it arrives; afterwards every buffer argument gets
 //!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
+//! * A kernel of a program with program-scope variables gets the address of the program's
+//!   globals block ([`Program::globals_base`](super::program::Program::globals_base), allocated
+//!   and initialised at the program's first launch) as a hidden trailing argument
+//!   ([`crate::abi::globals`]).
 //! * A launch that faults (or hits the watchdog, or cannot be staged) fails only its own event,
 //!   with `CL_OUT_OF_RESOURCES`, and the context's error callback receives a message naming the
 //!   kernel and the fault's work-group, warp, lane, pc and address. The queue and context stay
@@ -142,7 +146,13 @@ impl Launch {
     fn run(&self, context: &super::context::Context) -> Result<(), LaunchFailure> {
         let k = &self.kernel;
         let dev = &self.device;
-        let args = device_args(&self.args);
+        let mut args = device_args(&self.args);
+        // Programs with program-scope variables: the hidden trailing argument (abi::globals).
+        if let Some(base) =
+            k.program.globals_base(&k.exec, dev).map_err(|e| LaunchFailure::Device(DeviceError::Memory(e)))?
+        {
+            args.push(KernelArg::Pointer(base));
+        }
         let (tx, rx) = channel();
         let mut opts = k.run_options();
         opts.print_hook = Some(Arc::new(ChannelHook(tx)));

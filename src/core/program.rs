@@ -14,16 +14,22 @@
 //!   layer with `CL_INVALID_OPERATION` ([`Program::begin_build`], [`Program::kernels_attached`]).
 //! * [`BuildOptions::parse`] validates option strings for build, compile and link; it never
 //!   panics and reports the offending token in an [`OptionsError`].
+//! * Program-scope variables ([`crate::abi::globals`]): an executable whose ELF carries a
+//!   globals image gets one device block per program object ([`Program::globals_base`]),
+//!   allocated and initialised at its first launch, shared by all its kernels, persisting across
+//!   launches, and freed when the program is released or rebuilt.
 //! * [`spirv_spec_constants`] scans a SPIR-V module for its specialization constants (id → size).
 
 use super::context::Context;
 use super::device::Device;
 use crate::abi::elf::{ElfError, ResourceUsage, VentusElf};
+use crate::abi::globals::{GlobalsError, GlobalsImage};
 use crate::abi::kernel_info::{self, KernelInfo, KernelInfoError};
 use crate::cl::object::{handle_type, Ref};
 use crate::cl::*;
 use crate::emulator::config::Config;
 use crate::emulator::hostcall::HostCall;
+use crate::emulator::memory::MapError;
 use crate::emulator::program::ProgramError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
@@ -70,6 +76,9 @@ pub struct Executable {
     pub kernels: Vec<KernelDef>,
     /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
     pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
+    /// Initial contents of the program-scope variables (`.ventus.globals`); `None` when the
+    /// program has none (then its kernels take no hidden globals argument).
+    pub globals: Option<GlobalsImage>,
 }
 
 /// Why bytes are not a usable Ventus executable (→ `CL_INVALID_BINARY`).
@@ -81,6 +90,7 @@ pub enum LoadError {
     Program(ProgramError),
     KernelInfo(KernelInfoError),
     Printf(crate::abi::printf::PrintfError),
+    Globals(GlobalsError),
 }
 
 impl std::fmt::Display for LoadError {
@@ -91,6 +101,7 @@ impl std::fmt::Display for LoadError {
             LoadError::Program(e) => e.fmt(f),
             LoadError::KernelInfo(e) => e.fmt(f),
             LoadError::Printf(e) => write!(f, "printf table: {e}"),
+            LoadError::Globals(e) => e.fmt(f),
         }
     }
 }
@@ -128,7 +139,8 @@ impl Executable {
             }
             None => None,
         };
-        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels, printf })
+        let globals = GlobalsImage::from_elf(&elf).map_err(LoadError::Globals)?.filter(|g| g.size > 0);
+        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels, printf, globals })
     }
 
     /// The kernel called `name`.
@@ -300,6 +312,16 @@ pub struct Program {
     kernels: AtomicUsize,
     /// Specialization constants set by `clSetProgramSpecializationConstant` (IL programs).
     spec_constants: Mutex<BTreeMap<u32, Vec<u8>>>,
+    /// The globals block of the current executable, once a kernel of it was launched.
+    globals: Mutex<Option<GlobalsBlock>>,
+}
+
+/// A program's device block for its program-scope variables ([`crate::abi::globals`]).
+struct GlobalsBlock {
+    /// The executable it was initialised for (a rebuild installs another one).
+    exec: Arc<Executable>,
+    device: Ref<Device>,
+    base: u32,
 }
 
 /// A snapshot of the build state for queries.
@@ -335,6 +357,7 @@ impl Program {
             }),
             kernels: AtomicUsize::new(0),
             spec_constants: Mutex::new(BTreeMap::new()),
+            globals: Mutex::new(None),
         }
     }
 
@@ -406,8 +429,43 @@ impl Program {
     }
 
     /// Installs the executable produced by compiling source or IL (before [`finish_build`]).
+    /// The previous executable's globals block, if any, is freed (builds are refused while
+    /// kernel objects, and so launches, exist).
     pub fn install_executable(&self, exec: Arc<Executable>) {
         self.state.lock().exec = Some(exec);
+        self.free_globals();
+    }
+
+    /// The address of the globals block of `exec` (this program's executable) on `device`,
+    /// or `None` if it has no program-scope variables. The block is allocated and initialised
+    /// from the image on the first call and then lives, shared by every kernel of the program,
+    /// until the program is released or rebuilt.
+    pub fn globals_base(&self, exec: &Arc<Executable>, device: &Ref<Device>) -> Result<Option<u32>, MapError> {
+        let Some(image) = &exec.globals else { return Ok(None) };
+        let mut g = self.globals.lock();
+        if let Some(b) = g.as_ref() {
+            if Arc::ptr_eq(&b.exec, exec) && Arc::ptr_eq(&b.device, device) {
+                return Ok(Some(b.base));
+            }
+        }
+        if let Some(old) = g.take() {
+            old.device.memory.unmap(old.base);
+        }
+        let base = crate::device::stage_globals(&device.memory, image)?;
+        *g = Some(GlobalsBlock { exec: exec.clone(), device: device.clone(), base });
+        Ok(Some(base))
+    }
+
+    /// `CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE`: bytes of program-scope variables of the
+    /// built executable (0 without one).
+    pub fn global_variable_total_size(&self) -> usize {
+        self.executable().and_then(|e| e.globals.as_ref().map(|g| g.size as usize)).unwrap_or(0)
+    }
+
+    fn free_globals(&self) {
+        if let Some(old) = self.globals.lock().take() {
+            old.device.memory.unmap(old.base);
+        }
     }
 
     /// Records a compiled object (`clCompileProgram`): the SPIR-V, binary type COMPILED_OBJECT.
@@ -467,6 +525,13 @@ impl Program {
     /// The specialization constant values set so far.
     pub fn spec_constants(&self) -> BTreeMap<u32, Vec<u8>> {
         self.spec_constants.lock().clone()
+    }
+}
+
+impl Drop for Program {
+    /// The program's storage for its program-scope variables ends with it.
+    fn drop(&mut self) {
+        self.free_globals();
     }
 }
 
@@ -550,6 +615,50 @@ mod tests {
             Err(OptionsError::EnableLinkOptionsWithoutLibrary)
         );
         assert!(BuildOptions::parse("-D X", OptionsFor::Link).is_err());
+    }
+
+    /// The globals block: allocated and initialised once per executable, relocated, reused by
+    /// later launches, replaced by a rebuild and freed with the program.
+    #[test]
+    fn globals_block_lifetime() {
+        use crate::abi::globals::{GlobalsImage, SECTION};
+        use crate::cl::object::Obj;
+        let image = GlobalsImage { size: 12, init: vec![7, 0, 0, 0, 4], relocs: vec![4] };
+        let exec_with = |g: &GlobalsImage| {
+            let mut elf = crate::abi::crt0::link_image_with_rodata(".globl k\nk:\n    ret\n", &[], &[]).unwrap();
+            elf.notes.push((SECTION.to_string(), g.encode()));
+            Arc::new(Executable::load(&crate::abi::elf_writer::write_elf(&elf).unwrap()).unwrap())
+        };
+        let exec = exec_with(&image);
+        assert_eq!(exec.globals, Some(image.clone()));
+        // A device of its own, so other tests' allocations cannot interfere.
+        let dev = Obj::new(Device::new());
+        let ctx = Obj::new(Context::new(vec![dev.clone()], Vec::new(), None));
+        let p = Program::from_binary(ctx, vec![dev.clone()], exec.clone());
+        let base = p.globals_base(&exec, &dev).unwrap().unwrap();
+        let mut got = [0u8; 12];
+        dev.memory.read(base, &mut got).unwrap();
+        let want: Vec<u8> = [7u32, base + 4, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(got.to_vec(), want);
+        dev.memory.write_u32(base, 99).unwrap();
+        assert_eq!(p.globals_base(&exec, &dev).unwrap(), Some(base), "one block per program");
+        assert_eq!(dev.memory.read_u32(base).unwrap(), 99, "not re-initialised");
+        let exec2 = exec_with(&image);
+        p.install_executable(exec2.clone());
+        assert!(dev.memory.read_u32(base).is_err(), "a rebuild frees the old block");
+        let base2 = p.globals_base(&exec2, &dev).unwrap().unwrap();
+        assert_eq!(dev.memory.read_u32(base2).unwrap(), 7);
+        drop(p);
+        assert!(dev.memory.read_u32(base2).is_err(), "released with the program");
+        let plain =
+            Arc::new(Executable::load(&crate::abi::crt0::link(".globl k\nk:\n    ret\n", &[]).unwrap()).unwrap());
+        let q = Program::from_binary(
+            Obj::new(Context::new(vec![dev.clone()], Vec::new(), None)),
+            vec![dev.clone()],
+            plain.clone(),
+        );
+        assert_eq!(q.globals_base(&plain, &dev).unwrap(), None);
+        assert_eq!(dev.memory.heap_bytes(), 0);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod print;
 
+use crate::abi::globals::GlobalsImage;
 use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
 use crate::emulator::memory::MapError;
@@ -64,6 +65,15 @@ pub fn metadata_bytes(meta: &Metadata, work_items: Option<&emulator::WorkItems>)
         }
     }
     bytes
+}
+
+/// Allocates a program's globals block ([`crate::abi::globals`]) and writes its initial
+/// contents; returns its address (the value of the kernels' hidden argument). The caller owns
+/// the block and frees it with [`DeviceMemory::unmap`].
+pub fn stage_globals(mem: &DeviceMemory, image: &GlobalsImage) -> Result<u32, MapError> {
+    let r = mem.alloc(image.size.max(4))?;
+    r.write_bytes(r.base(), &image.contents(r.base()));
+    Ok(r.base())
 }
 
 /// Stages and runs a launch; temporary buffers are released whatever the outcome.

@@ -4,9 +4,10 @@
 #![allow(dead_code)]
 
 use ventus_icd::abi::elf::VentusElf;
+use ventus_icd::abi::globals::GlobalsImage;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
 use ventus_icd::compiler::{compile_spirv, toolchain};
-use ventus_icd::device::{launch, KernelLaunch};
+use ventus_icd::device::{launch, stage_globals, KernelLaunch};
 use ventus_icd::emulator::{DeviceMemory, Program, RunOptions, WorkItems};
 
 /// A kernel argument.
@@ -97,6 +98,10 @@ pub fn run_compiled(
             A::Val(v) => KernelArg::Value(v.clone()),
             A::Local(n) => KernelArg::Local(*n),
         });
+    }
+    // Programs with program-scope variables: a fresh globals block, the hidden last argument.
+    if let Some(image) = GlobalsImage::from_elf(&elf).unwrap() {
+        kargs.push(KernelArg::Pointer(stage_globals(&mem, &image).unwrap()));
     }
     let mut g = Geometry { work_dim: global.len() as u32, num_groups: [1; 3], local: [1; 3], offset: [0; 3] };
     let mut gl = [1u32; 3];

@@ -15,6 +15,16 @@ const MAX_DEPTH: usize = 64;
 /// succeed anyway and memory use would grow into gigabytes.
 const MAX_VALUES: usize = 1_000_000;
 
+/// The program's globals block as the kernels see it.
+pub(super) struct ProgramGlobals<'m> {
+    /// (module index, variable id) → byte offset in the block, for every `global` variable a
+    /// module defines or imports from another module.
+    pub offsets: &'m HashMap<(usize, u32), u32>,
+    /// The program has a globals block: every kernel takes the hidden trailing argument
+    /// ([`crate::abi::globals`]), even one that does not use it.
+    pub present: bool,
+}
+
 pub(super) struct Lowerer<'m> {
     pub m: &'m Module,
     pub consts: &'m ConstData,
@@ -24,6 +34,11 @@ pub(super) struct Lowerer<'m> {
     /// Index of `m` in `all`, and its constant-data base.
     mod_idx: usize,
     const_base: u32,
+    globals: &'m ProgramGlobals<'m>,
+    /// The hidden globals-block argument, loaded in the prelude on first use.
+    globals_base: Option<Value>,
+    /// Its offset in the argument buffer (set by `lower_args` when the program has globals).
+    globals_arg: Option<u32>,
     pub f: Func,
     /// Block 0: constants, arguments and work-item values, hoisted so they dominate everything.
     pub prelude: BlockId,
@@ -72,6 +87,7 @@ pub(super) fn lower_kernel(
     fid: u32,
     name: &str,
     iface: &[u32],
+    globals: &ProgramGlobals,
     printf: &mut crate::abi::printf::PrintfTable,
 ) -> Result<Func, CompileError> {
     let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
@@ -81,6 +97,9 @@ pub(super) fn lower_kernel(
         all,
         mod_idx,
         const_base,
+        globals,
+        globals_base: None,
+        globals_arg: None,
         f: Func::new(name),
         prelude: BlockId(0),
         const_cache: HashMap::new(),
@@ -169,6 +188,9 @@ impl Lowerer<'_> {
                 }
             }
         }
+        if self.globals.present {
+            self.globals_arg = Some(crate::abi::globals::hidden_arg_offset(off));
+        }
         Ok(out)
     }
 
@@ -220,6 +242,16 @@ impl Lowerer<'_> {
             self.const_cache.insert((self.mod_idx, id), v.clone());
             return Ok(v);
         }
+        if self.m.spec_ops.contains_key(&id) {
+            // Address arithmetic on a module-scope variable folded by LLVM into a constant.
+            let Some((var, off)) = self.m.const_address(id)? else {
+                return Err(self.err("OpSpecConstantOp"));
+            };
+            let base = self.get1(fr, var)?;
+            let p = self.offset_ptr(self.prelude, base, off as u32);
+            self.const_cache.insert((self.mod_idx, id), vec![p]);
+            return Ok(vec![p]);
+        }
         if let Some(g) = self.m.globals.get(&id) {
             let v = match g.space {
                 Space::Local => {
@@ -228,11 +260,41 @@ impl Lowerer<'_> {
                     self.f.push(self.prelude, Ty::Ptr(Space::Local), Op::LocalAddr { offset: off })
                 }
                 Space::Constant => {
-                    let off = *self.consts.offsets.get(&id).ok_or(invalid("constant data without layout"))?;
-                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset: self.const_base + off })
+                    let offset = match self.consts.offsets.get(&id) {
+                        Some(off) => self.const_base + off,
+                        None => {
+                            // `extern constant`: the definition another module exports.
+                            let name = self.m.linkage_name(id).unwrap_or_else(|| format!("%{id}"));
+                            let found = self.all.iter().enumerate().find_map(|(k, (other, consts, base))| {
+                                (k != self.mod_idx).then(|| {
+                                    other.exported_var(&name, Space::Constant).map(|v| base + consts.offsets[&v])
+                                })?
+                            });
+                            found.ok_or(CompileError::Unresolved(name))?
+                        }
+                    };
+                    self.f.push(self.prelude, Ty::Ptr(Space::Constant), Op::ConstAddr { offset })
                 }
                 _ if g.builtin.is_some() => return Err(invalid("built-in variable used other than by OpLoad")),
-                _ => return Err(self.err("program-scope global variables")),
+                Space::Global => {
+                    let Some(&off) = self.globals.offsets.get(&(self.mod_idx, id)) else {
+                        let name = self.m.linkage_name(id).unwrap_or_else(|| format!("%{id}"));
+                        return Err(CompileError::Unresolved(name));
+                    };
+                    let base = match self.globals_base {
+                        Some(b) => b,
+                        None => {
+                            let at = self
+                                .globals_arg
+                                .ok_or(CompileError::Internal("globals block without argument".into()))?;
+                            let b = self.f.push(self.prelude, Ty::Ptr(Space::Global), Op::ArgWord { offset: at });
+                            self.globals_base = Some(b);
+                            b
+                        }
+                    };
+                    self.offset_ptr(self.prelude, base, off)
+                }
+                _ => return Err(self.err("program-scope variables in this address space")),
             };
             self.const_cache.insert((self.mod_idx, id), vec![v]);
             return Ok(vec![v]);

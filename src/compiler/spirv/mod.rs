@@ -5,6 +5,12 @@
 //! [`CompileError::InvalidSpirv`]; constructs outside the supported subset report
 //! [`CompileError::Unsupported`] naming the construct (and source line when the module has
 //! `OpLine`).
+//!
+//! Module-scope variables: `UniformConstant` ones (program-scope `constant` data, string
+//! literals) go to `.rodata` ([`Module::const_data`]); `CrossWorkgroup` ones (program-scope
+//! `global` variables) to the program's globals image ([`Module::global_data`], combined per
+//! module by [`lower_modules`]), which kernels address through the hidden globals-block argument
+//! of [`crate::abi::globals`]; `Workgroup` ones are the kernel's static `__local` area.
 
 mod async_copy;
 mod convert;
@@ -19,6 +25,7 @@ pub mod types;
 
 use super::ir::{Func, Space};
 use super::CompileError;
+use crate::abi::globals;
 use crate::abi::kernel_info::{self, AddressSpace, ArgInfo, KernelInfo};
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
@@ -40,6 +47,9 @@ pub struct Module {
     /// Constants: id → (type id, defining instruction).
     pub constants: HashMap<u32, Instruction>,
     pub globals: HashMap<u32, Global>,
+    /// `OpSpecConstantOp`s (only address arithmetic on module-scope variables is supported:
+    /// [`Module::const_address`]).
+    pub spec_ops: HashMap<u32, Instruction>,
     pub names: HashMap<u32, String>,
     pub decorations: HashMap<u32, Vec<(Decoration, Vec<Operand>)>>,
     pub functions: HashMap<u32, dr::Function>,
@@ -56,6 +66,22 @@ pub struct Module {
 pub struct ConstData {
     pub bytes: Vec<u8>,
     pub offsets: HashMap<u32, u32>,
+    /// Pointer-valued initialisers (`constant char *constant names[] = {"a", "b"};`), as in
+    /// [`GlobalData::relocs`].
+    pub relocs: Vec<(u32, u32, i32)>,
+}
+
+/// Program-scope `global` variables of one module laid out for the globals block
+/// ([`crate::abi::globals`]): every defined `CrossWorkgroup` variable, initialised from its
+/// constant initialiser or zero. Imports (`extern global`) take no space here.
+#[derive(Debug, Default, Clone)]
+pub struct GlobalData {
+    pub bytes: Vec<u8>,
+    /// Variable id → byte offset in `bytes`.
+    pub offsets: HashMap<u32, u32>,
+    /// Pointer-valued initialisers: (byte position in `bytes`, variable whose address plus the
+    /// addend is stored, addend).
+    pub relocs: Vec<(u32, u32, i32)>,
 }
 
 /// One lowered kernel.
@@ -68,6 +94,12 @@ pub struct Kernel {
 pub struct Program {
     pub kernels: Vec<Kernel>,
     pub rodata: Vec<u8>,
+    /// Initial contents of the program's globals block (size 0: the program has none).
+    pub globals: crate::abi::globals::GlobalsImage,
+    /// Words of `rodata` and of `globals.init` holding an offset in `.rodata` (an initializer
+    /// pointing to `constant` data): the linker adds the address of `.rodata`.
+    pub rodata_relocs: Vec<u32>,
+    pub globals_rodata_relocs: Vec<u32>,
     /// printf call sites of every kernel (ids are program-wide).
     pub printf: crate::abi::printf::PrintfTable,
 }
@@ -122,10 +154,40 @@ fn check_instruction_stream(words: &[u32]) -> Result<(), CompileError> {
     Ok(())
 }
 
+/// rspirv 0.13 decodes one operand per parameter of an `OpSpecConstantOp`'s opcode, ignoring
+/// variadic ones (so `&t.v[1]`, an access chain with two indexes, does not parse): each
+/// `OpSpecConstantOp` is replaced by an `OpUndef` of the same type and id for rspirv, and
+/// returned decoded here (every operand after the opcode as an id). Call after
+/// [`check_instruction_stream`].
+fn extract_spec_constant_ops(words: &[u32]) -> (Vec<u32>, Vec<Instruction>) {
+    const OP_SPEC_CONSTANT_OP: u32 = 52;
+    const OP_UNDEF: u32 = 1;
+    let mut out = words[..5.min(words.len())].to_vec();
+    let mut ops = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let inst = &words[at..at + count];
+        match (inst[0] & 0xffff, inst.get(3).and_then(|&op| Op::from_u32(op))) {
+            (OP_SPEC_CONSTANT_OP, Some(op)) => {
+                let mut operands = vec![Operand::LiteralSpecConstantOpInteger(op)];
+                operands.extend(inst[4..].iter().map(|&w| Operand::IdRef(w)));
+                ops.push(Instruction::new(Op::SpecConstantOp, Some(inst[1]), Some(inst[2]), operands));
+                out.extend_from_slice(&[3 << 16 | OP_UNDEF, inst[1], inst[2]]);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+        at += count;
+    }
+    (out, ops)
+}
+
 impl Module {
     /// Parses and scans a module.
     pub fn parse(words: &[u32]) -> Result<Module, CompileError> {
         check_instruction_stream(words)?;
+        let (words, spec_ops) = extract_spec_constant_ops(words);
+        let words = &words[..];
         // rspirv's decoder can still panic on some malformed inputs; never let that reach the
         // application (the words are only read).
         let spv = std::panic::catch_unwind(|| rspirv::dr::load_words(words))
@@ -144,6 +206,7 @@ impl Module {
             types: Types::default(),
             constants: HashMap::new(),
             globals: HashMap::new(),
+            spec_ops: HashMap::new(),
             names: HashMap::new(),
             decorations: HashMap::new(),
             functions: HashMap::new(),
@@ -238,6 +301,11 @@ impl Module {
         }
         for i in &spv.types_global_values {
             m.scan_global(i)?;
+        }
+        for i in spec_ops {
+            let r = i.result_id.ok_or(invalid("constant without id"))?;
+            m.constants.remove(&r);
+            m.spec_ops.insert(r, i);
         }
         for f in &spv.functions {
             let def = f.def.as_ref().ok_or(invalid("function without OpFunction"))?;
@@ -354,9 +422,8 @@ impl Module {
                 }
                 self.constants.insert(r, i.clone());
             }
-            Op::SpecConstantOp => {
-                return Err(CompileError::unsupported("OpSpecConstantOp"));
-            }
+            // Replaced by `OpUndef` before parsing (`extract_spec_constant_ops`): not reached.
+            Op::SpecConstantOp => return Err(invalid("OpSpecConstantOp")),
             Op::Variable => {
                 let r = r.ok_or(invalid("variable without id"))?;
                 let ty = i.result_type.ok_or(invalid("variable without type"))?;
@@ -445,8 +512,37 @@ impl Module {
 
     /// Bytes of a constant of type `ty` (for `.rodata` initialisers).
     pub fn constant_bytes(&self, id: u32, ty: u32, out: &mut Vec<u8>) -> Result<(), CompileError> {
+        self.constant_bytes_in(id, ty, out, None)
+    }
+
+    /// As [`Module::constant_bytes`]; with `relocs`, a component that is an address inside a
+    /// program-scope `global` or `constant` variable ([`Module::const_address`]) becomes a zero
+    /// word recorded as (position in `out`, variable, byte offset) for the caller to resolve.
+    fn constant_bytes_in(
+        &self,
+        id: u32,
+        ty: u32,
+        out: &mut Vec<u8>,
+        mut relocs: Option<&mut Vec<(u32, u32, i32)>>,
+    ) -> Result<(), CompileError> {
         let start = out.len();
         let size = self.types.size(ty)? as usize;
+        if let Some((var, addend)) = self.const_address(id)? {
+            let g = &self.globals[&var];
+            return match (g.space, relocs) {
+                (Space::Global | Space::Constant, Some(r)) if g.builtin.is_none() && size == 4 => {
+                    r.push((start as u32, var, addend as i32));
+                    out.resize(start + 4, 0);
+                    Ok(())
+                }
+                (Space::Global | Space::Constant, Some(_)) => {
+                    Err(invalid(format!("pointer initializer %{id} of the wrong size")))
+                }
+                _ => Err(CompileError::unsupported(
+                    "a program-scope pointer initialized with the address of a `local` or private variable",
+                )),
+            };
+        }
         let c = self.constants.get(&id).ok_or(invalid(format!("initializer %{id} is not a constant")))?;
         match (c.class.opcode, self.types.get(ty)?.clone()) {
             (Op::ConstantNull | Op::Undef, _) => out.resize(start + size, 0),
@@ -460,7 +556,7 @@ impl Module {
                 let offs = self.types.member_offsets(ty)?;
                 for (k, (m, o)) in members.iter().zip(offs).enumerate() {
                     out.resize(start + o as usize, 0);
-                    self.constant_bytes(id_operand(c, k)?, *m, out)?;
+                    self.constant_bytes_in(id_operand(c, k)?, *m, out, relocs.as_deref_mut())?;
                 }
             }
             (
@@ -474,7 +570,7 @@ impl Module {
                 };
                 for k in 0..c.operands.len() {
                     out.resize(start + k * stride as usize, 0);
-                    self.constant_bytes(id_operand(c, k)?, elem, out)?;
+                    self.constant_bytes_in(id_operand(c, k)?, elem, out, relocs.as_deref_mut())?;
                 }
             }
             (op, t) => return Err(invalid(format!("cannot serialise constant {op:?} of {t:?}"))),
@@ -483,12 +579,16 @@ impl Module {
         Ok(())
     }
 
-    /// Lays out every initialised `UniformConstant` variable (program-scope constants, string
-    /// literals) for `.rodata`.
+    /// Lays out every defined `UniformConstant` variable (program-scope constants, string
+    /// literals) for `.rodata`; imports (`extern constant`) are another module's.
     pub fn const_data(&self) -> Result<ConstData, CompileError> {
         let mut d = ConstData::default();
-        let mut ids: Vec<_> =
-            self.globals.iter().filter(|(_, g)| g.space == Space::Constant).map(|(k, _)| *k).collect();
+        let mut ids: Vec<_> = self
+            .globals
+            .iter()
+            .filter(|(id, g)| g.space == Space::Constant && !self.is_import(**id))
+            .map(|(k, _)| *k)
+            .collect();
         ids.sort();
         for id in ids {
             let g = &self.globals[&id];
@@ -496,8 +596,128 @@ impl Module {
             let off = d.bytes.len().next_multiple_of(align);
             d.bytes.resize(off, 0);
             match g.initializer {
-                Some(init) => self.constant_bytes(init, g.pointee, &mut d.bytes)?,
+                Some(init) => self.constant_bytes_in(init, g.pointee, &mut d.bytes, Some(&mut d.relocs))?,
                 None => d.bytes.resize(off + self.types.size(g.pointee)? as usize, 0),
+            }
+            d.offsets.insert(id, off as u32);
+        }
+        Ok(d)
+    }
+
+    /// A signed integer constant (sign-extended from its width).
+    fn constant_i64(&self, id: u32) -> Result<i64, CompileError> {
+        let v = self.constant_u64(id)?;
+        let ty = self.constants.get(&id).and_then(|c| c.result_type).ok_or(invalid("constant without type"))?;
+        Ok(match self.types.get(ty)? {
+            SType::Int { width, .. } if *width < 64 => ((v << (64 - width)) as i64) >> (64 - width),
+            _ => v as i64,
+        })
+    }
+
+    /// A constant address: `id` is a module-scope variable, or an `OpSpecConstantOp` bitcast or
+    /// access chain with constant indices over one (how llvm-spirv writes `&table[2]` in an
+    /// initializer). Returns the variable and the byte offset from it; `None` for anything else.
+    pub fn const_address(&self, id: u32) -> Result<Option<(u32, i64)>, CompileError> {
+        self.const_address_at(id, 0)
+    }
+
+    fn const_address_at(&self, id: u32, depth: u32) -> Result<Option<(u32, i64)>, CompileError> {
+        if self.globals.contains_key(&id) {
+            return Ok(Some((id, 0)));
+        }
+        let Some(i) = self.spec_ops.get(&id) else { return Ok(None) };
+        if depth > 64 {
+            return Err(invalid("OpSpecConstantOp nested too deeply"));
+        }
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = i.operands.first() else {
+            return Err(invalid("OpSpecConstantOp without an opcode"));
+        };
+        let base_id = id_operand(i, 1)?;
+        let Some((var, mut off)) = self.const_address_at(base_id, depth + 1)? else { return Ok(None) };
+        let mut k = 2;
+        let mut cur = match op {
+            Op::Bitcast => return Ok(Some((var, off))),
+            Op::AccessChain | Op::InBoundsAccessChain | Op::PtrAccessChain | Op::InBoundsPtrAccessChain => {
+                let bty = *self.id_types.get(&base_id).ok_or(invalid("access-chain base without type"))?;
+                self.types.pointee(bty)?.1
+            }
+            _ => return Ok(None),
+        };
+        if matches!(op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
+            off += self.constant_i64(id_operand(i, 2)?)? * self.types.stride(cur)? as i64;
+            k = 3;
+        }
+        while k < i.operands.len() {
+            let idx = id_operand(i, k)?;
+            match self.types.get(cur)?.clone() {
+                SType::Struct { members, .. } => {
+                    let m = self.constant_u64(idx)? as usize;
+                    off += *self.types.member_offsets(cur)?.get(m).ok_or(invalid("struct index out of range"))? as i64;
+                    cur = members[m];
+                }
+                SType::Array { elem, .. } | SType::RuntimeArray { elem } => {
+                    off += self.constant_i64(idx)? * self.types.stride(elem)? as i64;
+                    cur = elem;
+                }
+                SType::Vector { elem, .. } => {
+                    off += self.constant_i64(idx)? * self.types.size(elem)? as i64;
+                    cur = elem;
+                }
+                other => return Err(invalid(format!("access chain into {other:?}"))),
+            }
+            k += 1;
+        }
+        Ok(Some((var, off)))
+    }
+
+    /// Whether variable `id` is an import (`extern global int x;`, defined by another module).
+    pub fn is_import(&self, id: u32) -> bool {
+        self.decorations.get(&id).is_some_and(|ds| {
+            ds.iter().any(|(d, ops)| {
+                *d == Decoration::LinkageAttributes
+                    && matches!(ops.get(1), Some(Operand::LinkageType(spirv::LinkageType::Import)))
+            })
+        })
+    }
+
+    /// The defined program-scope variable of `space` this module exports under `name`.
+    pub fn exported_var(&self, name: &str, space: Space) -> Option<u32> {
+        self.globals.iter().find_map(|(id, g)| {
+            (g.space == space
+                && g.builtin.is_none()
+                && !self.is_import(*id)
+                && self.linkage_name(*id).as_deref() == Some(name))
+            .then_some(*id)
+        })
+    }
+
+    /// Lays out every defined program-scope `global` variable (in id order) for the globals
+    /// block; a variable larger than [`globals::MAX_VARIABLE_SIZE`] is a build error.
+    pub fn global_data(&self) -> Result<GlobalData, CompileError> {
+        let mut d = GlobalData::default();
+        let mut ids: Vec<_> = self
+            .globals
+            .iter()
+            .filter(|(id, g)| g.space == Space::Global && g.builtin.is_none() && !self.is_import(**id))
+            .map(|(k, _)| *k)
+            .collect();
+        ids.sort();
+        for id in ids {
+            let g = &self.globals[&id];
+            let size = self.types.size(g.pointee)?;
+            if size > globals::MAX_VARIABLE_SIZE {
+                let name = self.names.get(&id).cloned().unwrap_or_else(|| format!("%{id}"));
+                return Err(CompileError::Resources(format!(
+                    "program-scope variable `{name}` has {size} bytes (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE is {})",
+                    globals::MAX_VARIABLE_SIZE
+                )));
+            }
+            let align = self.types.align(g.pointee)?.max(4) as usize;
+            let off = d.bytes.len().next_multiple_of(align);
+            d.bytes.resize(off, 0);
+            match g.initializer {
+                Some(init) => self.constant_bytes_in(init, g.pointee, &mut d.bytes, Some(&mut d.relocs))?,
+                None => d.bytes.resize(off + size as usize, 0),
             }
             d.offsets.insert(id, off as u32);
         }
@@ -640,11 +860,16 @@ pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
 }
 
 /// Lowers the kernels of several modules linked together (imports resolved by name).
+///
+/// Each module's `.rodata` constants and `global` variables get their own region of the
+/// program's combined `.rodata` and globals block (16-byte aligned module bases); an
+/// `extern global` declaration resolves by linkage name to the variable another module exports.
 pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     let mut all = Vec::new();
     let mut rodata = Vec::new();
-    let parsed = modules.iter().map(|w| Module::parse(w)).collect::<Result<Vec<_>, _>>()?;
-    let mut parsed: Vec<Module> = parsed;
+    let mut gbytes = Vec::new();
+    let mut gdata = Vec::new();
+    let mut parsed = modules.iter().map(|w| Module::parse(w)).collect::<Result<Vec<_>, _>>()?;
     // `double` is computed by the soft-double library: link it in when a module needs it.
     if parsed.iter().any(|m| m.uses_double()) && !parsed.iter().any(|m| m.exported("__vt_f64_add").is_some()) {
         let lib = crate::compiler::softlib::fp64_module()?;
@@ -655,8 +880,89 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
         let base = rodata.len().next_multiple_of(16);
         rodata.resize(base, 0);
         rodata.extend_from_slice(&consts.bytes);
+        let g = m.global_data()?;
+        let gbase = if g.bytes.is_empty() { gbytes.len() } else { gbytes.len().next_multiple_of(16) };
+        gbytes.resize(gbase, 0);
+        gbytes.extend_from_slice(&g.bytes);
+        gdata.push((g, gbase as u32));
         all.push((m, consts, base as u32));
     }
+    if gbytes.len() > globals::MAX_TOTAL_SIZE as usize {
+        return Err(CompileError::Resources(format!(
+            "program-scope variables need {} bytes (limit {})",
+            gbytes.len(),
+            globals::MAX_TOTAL_SIZE
+        )));
+    }
+    // Block offset of every program-scope `global` variable of every module, imports included.
+    let mut global_offsets = HashMap::new();
+    for (k, (m, _, _)) in all.iter().enumerate() {
+        for (id, g) in &m.globals {
+            if g.space != Space::Global || g.builtin.is_some() {
+                continue;
+            }
+            let off = match gdata[k].0.offsets.get(id) {
+                Some(off) => gdata[k].1 + off,
+                None => {
+                    let name = m.linkage_name(*id).unwrap_or_else(|| format!("%{id}"));
+                    let found = all.iter().enumerate().find_map(|(j, (other, _, _))| {
+                        (j != k).then(|| {
+                            other.exported_var(&name, Space::Global).map(|v| gdata[j].1 + gdata[j].0.offsets[&v])
+                        })?
+                    });
+                    match found {
+                        Some(off) => off,
+                        // Reported if a kernel uses it (an unused declaration is harmless).
+                        None => continue,
+                    }
+                }
+            };
+            global_offsets.insert((k, *id), off);
+        }
+    }
+    // Pointer-valued initialisers: block offsets (relocated by the runtime) or `.rodata`
+    // offsets (relocated by the linker).
+    let name_of = |k: usize, var: u32| all[k].0.linkage_name(var).unwrap_or_else(|| format!("%{var}"));
+    let rodata_offset = |k: usize, var: u32| -> Result<u32, CompileError> {
+        let (_, consts, base) = &all[k];
+        if let Some(o) = consts.offsets.get(&var) {
+            return Ok(base + o);
+        }
+        let name = name_of(k, var);
+        all.iter()
+            .enumerate()
+            .find_map(|(j, (other, consts, base))| {
+                (j != k).then(|| other.exported_var(&name, Space::Constant).map(|v| base + consts.offsets[&v]))?
+            })
+            .ok_or(CompileError::Unresolved(name))
+    };
+    let (mut relocs, mut globals_rodata_relocs, mut rodata_relocs) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, (g, gbase)) in gdata.iter().enumerate() {
+        for &(pos, var, addend) in &g.relocs {
+            let target = if all[k].0.globals[&var].space == Space::Constant {
+                globals_rodata_relocs.push(gbase + pos);
+                rodata_offset(k, var)?
+            } else {
+                relocs.push(gbase + pos);
+                *global_offsets.get(&(k, var)).ok_or_else(|| CompileError::Unresolved(name_of(k, var)))?
+            };
+            let at = (gbase + pos) as usize;
+            gbytes[at..at + 4].copy_from_slice(&target.wrapping_add(addend as u32).to_le_bytes());
+        }
+    }
+    for (k, (m, consts, base)) in all.iter().enumerate() {
+        for &(pos, var, addend) in &consts.relocs {
+            if m.globals[&var].space != Space::Constant {
+                return Err(CompileError::unsupported(
+                    "the address of a program-scope global variable in the initializer of a `constant` variable",
+                ));
+            }
+            let at = (base + pos) as usize;
+            rodata[at..at + 4].copy_from_slice(&rodata_offset(k, var)?.wrapping_add(addend as u32).to_le_bytes());
+            rodata_relocs.push(base + pos);
+        }
+    }
+    let globals = globals::GlobalsImage { size: gbytes.len() as u32, init: gbytes, relocs };
     let mut kernels = Vec::new();
     let mut printf = crate::abi::printf::PrintfTable::default();
     for (k, (m, _, _)) in all.iter().enumerate() {
@@ -665,10 +971,11 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
                 return Err(CompileError::InvalidSpirv(format!("kernel `{name}` is defined twice")));
             }
             let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
-            let func = lower::lower_kernel(&all, k, *fid, name, iface, &mut printf)?;
+            let g = lower::ProgramGlobals { offsets: &global_offsets, present: globals.size > 0 };
+            let func = lower::lower_kernel(&all, k, *fid, name, iface, &g, &mut printf)?;
             let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
             kernels.push(Kernel { func, info });
         }
     }
-    Ok(Program { kernels, rodata, printf })
+    Ok(Program { kernels, rodata, globals, rodata_relocs, globals_rodata_relocs, printf })
 }
