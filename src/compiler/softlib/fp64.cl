@@ -84,51 +84,53 @@ static ulong vt_norm_round_pack(uint sign, int exp, ulong sig, int mode) {
     return vt_round_pack(sign, exp, sig << shift, mode);
 }
 
-static ulong vt_add_mags(ulong a, ulong b, uint sign) {
+// a + b for non-NaN operands of any signs. Every path that rounds ends in the one
+// vt_round_pack at the bottom (this body is inlined at every double addition, so its size
+// matters more than its branch count).
+ulong __vt_f64_add(ulong a, ulong b) {
+    if (vt_isnan(a) || vt_isnan(b))
+        return VT_QNAN;
+    uint sign = (uint)(a >> 63);
     int ea = (int)((a >> 52) & 0x7ff), eb = (int)((b >> 52) & 0x7ff);
     ulong sa = a & VT_FRAC, sb = b & VT_FRAC;
     int d = ea - eb;
     int ez;
     ulong sz;
-    if (d == 0) {
-        if (ea == 0)
-            return ((ulong)sign << 63) | (sa + sb);
-        if (ea == 0x7ff)
-            return (sa | sb) != 0 ? VT_QNAN : a;
-        ez = ea;
-        sz = (VT_HIDDEN * 2 + sa + sb) << 9;
-    } else {
-        sa <<= 9;
-        sb <<= 9;
-        if (d < 0) {
-            if (eb == 0x7ff)
-                return sb != 0 ? VT_QNAN : ((ulong)sign << 63) | VT_INF;
-            ez = eb;
-            sa += ea != 0 ? 0x2000000000000000UL : sa;
-            sa = vt_shr_jam64(sa, (uint)(-d));
-        } else {
-            if (ea == 0x7ff)
-                return sa != 0 ? VT_QNAN : ((ulong)sign << 63) | VT_INF;
+    if (ea == 0x7ff || eb == 0x7ff) {
+        // An infinity: inf − inf is invalid, else the infinite operand wins.
+        if (ea == 0x7ff && eb == 0x7ff && (a >> 63) != (b >> 63))
+            return VT_QNAN;
+        return ea == 0x7ff ? a : b;
+    }
+    if (sign == (uint)(b >> 63)) {
+        if (d == 0) {
+            if (ea == 0)
+                return ((ulong)sign << 63) | (sa + sb);
             ez = ea;
+            sz = (VT_HIDDEN * 2 + sa + sb) << 9;
+        } else {
+            // Order so that a has the larger exponent.
+            if (d < 0) {
+                ulong t = sa;
+                sa = sb;
+                sb = t;
+                ez = eb;
+                eb = ea;
+                d = -d;
+            } else {
+                ez = ea;
+            }
+            sa <<= 9;
+            sb <<= 9;
             sb += eb != 0 ? 0x2000000000000000UL : sb;
             sb = vt_shr_jam64(sb, (uint)d);
+            sz = 0x2000000000000000UL + sa + sb;
+            if (sz < 0x4000000000000000UL) {
+                --ez;
+                sz <<= 1;
+            }
         }
-        sz = 0x2000000000000000UL + sa + sb;
-        if (sz < 0x4000000000000000UL) {
-            --ez;
-            sz <<= 1;
-        }
-    }
-    return vt_round_pack(sign, ez, sz, 0);
-}
-
-static ulong vt_sub_mags(ulong a, ulong b, uint sign) {
-    int ea = (int)((a >> 52) & 0x7ff), eb = (int)((b >> 52) & 0x7ff);
-    ulong sa = a & VT_FRAC, sb = b & VT_FRAC;
-    int d = ea - eb;
-    if (d == 0) {
-        if (ea == 0x7ff)
-            return VT_QNAN;
+    } else if (d == 0) {
         long diff = (long)(sa - sb);
         if (diff == 0)
             return 0;
@@ -139,43 +141,36 @@ static ulong vt_sub_mags(ulong a, ulong b, uint sign) {
             diff = -diff;
         }
         int shift = (int)vt_clz64((ulong)diff) - 11;
-        int ez = ea - shift;
+        ez = ea - shift;
         if (ez < 0) {
             shift = ea;
             ez = 0;
         }
-        return ((ulong)sign << 63) + ((ulong)ez << 52) + ((ulong)diff << shift);
-    }
-    sa <<= 10;
-    sb <<= 10;
-    int ez;
-    ulong sz;
-    if (d < 0) {
-        sign ^= 1;
-        if (eb == 0x7ff)
-            return sb != 0 ? VT_QNAN : ((ulong)sign << 63) | VT_INF;
-        sa += ea != 0 ? 0x4000000000000000UL : sa;
-        sa = vt_shr_jam64(sa, (uint)(-d));
-        sb |= 0x4000000000000000UL;
-        ez = eb;
-        sz = sb - sa;
+        // Exact: the round bits are zero.
+        sz = ((ulong)diff << shift) << 10;
     } else {
-        if (ea == 0x7ff)
-            return sa != 0 ? VT_QNAN : a;
+        if (d < 0) {
+            ulong t = sa;
+            sa = sb;
+            sb = t;
+            ez = eb;
+            eb = ea;
+            d = -d;
+            sign ^= 1;
+        } else {
+            ez = ea;
+        }
+        sa <<= 10;
+        sb <<= 10;
         sb += eb != 0 ? 0x4000000000000000UL : sb;
         sb = vt_shr_jam64(sb, (uint)d);
-        sa |= 0x4000000000000000UL;
-        ez = ea;
-        sz = sa - sb;
+        sz = (sa | 0x4000000000000000UL) - sb;
+        // Normalise: the leading one moves to bit 62.
+        int shift = (int)vt_clz64(sz) - 1;
+        ez = ez - 1 - shift;
+        sz <<= shift;
     }
-    return vt_norm_round_pack(sign, ez - 1, sz, 0);
-}
-
-ulong __vt_f64_add(ulong a, ulong b) {
-    if (vt_isnan(a) || vt_isnan(b))
-        return VT_QNAN;
-    uint sa = (uint)(a >> 63), sb = (uint)(b >> 63);
-    return sa == sb ? vt_add_mags(a, b, sa) : vt_sub_mags(a, b, sa);
+    return vt_round_pack(sign, ez, sz, 0);
 }
 
 ulong __vt_f64_sub(ulong a, ulong b) { return __vt_f64_add(a, b ^ VT_SIGN); }
