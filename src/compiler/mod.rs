@@ -97,41 +97,88 @@ pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileEr
     })
 }
 
+/// The middle and back end for one function: passes, legalisation, uniformity, instruction
+/// selection and register allocation (`stack_base`: where its scalar spill slots start).
+fn back_end(
+    f: &mut ir::Func,
+    level: u8,
+    stack_base: u32,
+    warnings: &mut Vec<String>,
+) -> Result<(target::mir::MFunc, target::regalloc::Frame), CompileError> {
+    pass::run(f)?;
+    pass::legalize(f)?;
+    pass::split_edges::split_critical_edges(f);
+    ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
+    let u = pass::uniformity::analyze(f)?;
+    if u.barrier_in_divergent_flow {
+        warnings.push(format!(
+            "warning: kernel `{}`: a barrier may be reached in divergent control flow; this is only \
+             correct if every work-item of a work-group reaches it, as OpenCL C requires",
+            f.name
+        ));
+    }
+    if std::env::var_os("VENTUS_DUMP_IR").is_some() {
+        let div: Vec<u32> = (0..f.types.len() as u32).filter(|v| u.divergent[*v as usize]).collect();
+        eprintln!("{}divergent: {div:?}\nbranches: {:?}", ir::print::print(f), u.branches);
+    }
+    let mut m = target::isel::select(f, &u, level)?;
+    let frame = target::regalloc::allocate(&mut m, stack_base)?;
+    if frame.private > crate::abi::MAX_PRIVATE_BYTES_PER_ITEM {
+        return Err(CompileError::Resources(format!(
+            "{} needs {} bytes of private memory per work-item (limit {})",
+            f.name,
+            frame.private,
+            crate::abi::MAX_PRIVATE_BYTES_PER_ITEM
+        )));
+    }
+    Ok((m, frame))
+}
+
 fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
     let mut prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();
     let mut warnings = Vec::new();
+    // Frames of the functions that call subroutines: a callee's frame starts above them.
+    let mut top = target::regalloc::Frame::default();
+    let mut calling = Vec::new();
     for (k, mut kernel) in std::mem::take(&mut prog.kernels).into_iter().enumerate() {
-        let f = &mut kernel.func;
-        pass::run(f)?;
-        pass::legalize(f)?;
-        pass::split_edges::split_critical_edges(f);
-        ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
-        let u = pass::uniformity::analyze(f)?;
-        if u.barrier_in_divergent_flow {
-            warnings.push(format!(
-                "warning: kernel `{}`: a barrier may be reached in divergent control flow; this is only \
-                 correct if every work-item of a work-group reaches it, as OpenCL C requires",
-                kernel.info.name
-            ));
+        let (m, frame) = back_end(&mut kernel.func, 0, 0, &mut warnings)?;
+        if m.calls {
+            top.private = top.private.max(frame.private);
+            top.stack = top.stack.max(frame.stack);
+            calling.push(kernels.len());
         }
-        if std::env::var_os("VENTUS_DUMP_IR").is_some() {
-            let div: Vec<u32> = (0..f.types.len() as u32).filter(|v| u.divergent[*v as usize]).collect();
-            eprintln!("{}divergent: {div:?}\nbranches: {:?}", ir::print::print(f), u.branches);
-        }
-        let mut m = target::isel::select(f, &u)?;
-        let private = target::regalloc::allocate(&mut m)?;
-        if private > crate::abi::MAX_PRIVATE_BYTES_PER_ITEM {
-            return Err(CompileError::Resources(format!(
-                "kernel {} needs {private} bytes of private memory per work-item (limit {})",
-                kernel.info.name,
-                crate::abi::MAX_PRIVATE_BYTES_PER_ITEM
-            )));
-        }
-        kernel.info.private_bytes = private;
+        kernel.info.private_bytes = frame.private;
         asm.push_str(&target::emit::emit(&m, &label_prefix(&kernel.info.name, k))?);
         kernels.push(kernel.info);
+    }
+    // Subroutines, level by level (`target::call`): level 1 above the kernels' frames, level 2
+    // above those of level 1.
+    let mut subs = std::mem::take(&mut prog.subs);
+    for level in 1..=2u8 {
+        let base = top;
+        for (k, (l, f)) in subs.iter_mut().enumerate() {
+            if *l != level {
+                continue;
+            }
+            for b in &mut f.blocks {
+                for i in &mut b.insts {
+                    if let ir::Op::PrivateAddr { offset } = &mut i.op {
+                        *offset += base.private.next_multiple_of(4);
+                    }
+                }
+            }
+            f.private_bytes += base.private.next_multiple_of(4);
+            let (m, frame) = back_end(f, level, base.stack, &mut warnings)?;
+            top.private = top.private.max(frame.private);
+            top.stack = top.stack.max(frame.stack);
+            asm.push_str(&target::emit::emit(&m, &format!("sub{k}"))?);
+        }
+    }
+    // A kernel that calls gets private memory for the deepest frame.
+    for k in calling {
+        kernels[k].private_bytes = kernels[k].private_bytes.max(top.private);
     }
     if kernels.is_empty() {
         return Err(CompileError::InvalidSpirv("the module has no kernels".into()));

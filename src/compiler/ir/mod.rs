@@ -269,6 +269,19 @@ pub enum Op {
     Phi(Vec<(BlockId, Value)>),
     /// A copy (introduced by passes).
     Copy(Value),
+    /// Out-of-line call of a runtime-library subroutine (`Func::callees[sub]`, a pure function
+    /// of its 32-bit argument words): the result is its first return word, [`Op::CallRes`]
+    /// reads the others. See `compiler::subroutine` for the calling convention.
+    Call {
+        sub: u32,
+        args: Vec<Value>,
+    },
+    /// Return word `k` (≥ 1) of the [`Op::Call`] whose result is the operand.
+    CallRes(Value, u32),
+    /// In a subroutine: its 32-bit argument word `k`.
+    Param(u32),
+    /// In a subroutine: the 32-bit words it returns (at its exit, before `Term::Ret`).
+    Return(Vec<Value>),
 }
 
 /// Block terminators.
@@ -306,6 +319,8 @@ pub struct Func {
     pub local_bytes: u32,
     /// Bytes of private data per work-item.
     pub private_bytes: u32,
+    /// Subroutines named by the [`Op::Call`]s of this function.
+    pub callees: Vec<String>,
 }
 
 impl Func {
@@ -316,6 +331,17 @@ impl Func {
             blocks: vec![Block { insts: Vec::new(), term: Term::Unreachable }],
             local_bytes: 0,
             private_bytes: 0,
+            callees: Vec::new(),
+        }
+    }
+    /// The index of subroutine `name` in [`Func::callees`] (added if new).
+    pub fn callee(&mut self, name: &str) -> u32 {
+        match self.callees.iter().position(|c| c == name) {
+            Some(k) => k as u32,
+            None => {
+                self.callees.push(name.to_string());
+                self.callees.len() as u32 - 1
+            }
         }
     }
     pub fn entry(&self) -> BlockId {
@@ -404,7 +430,10 @@ impl Op {
             | Op::PrintNotify
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
+            | Op::Param(_)
             | Op::PrivateAddr { .. } => vec![],
+            Op::Call { args, .. } | Op::Return(args) => args.clone(),
+            Op::CallRes(a, _) => vec![*a],
             Op::Bin(_, a, b) | Op::Cmp(_, a, b) => vec![*a, *b],
             Op::Un(_, a) | Op::Conv(_, a) | Op::Load(a) | Op::Copy(a) => vec![*a],
             Op::Select(a, b, c) | Op::Fma(a, b, c) => vec![*a, *b, *c],
@@ -429,7 +458,10 @@ impl Op {
             | Op::PrintNotify
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
+            | Op::Param(_)
             | Op::PrivateAddr { .. } => {}
+            Op::Call { args, .. } | Op::Return(args) => args.iter_mut().for_each(|v| *v = f(*v)),
+            Op::CallRes(a, _) => *a = f(*a),
             Op::Bin(_, a, b) | Op::Cmp(_, a, b) => {
                 *a = f(*a);
                 *b = f(*b);
@@ -468,6 +500,7 @@ impl Op {
                 | Op::CmpXchg64 { .. }
                 | Op::Barrier { .. }
                 | Op::PrintNotify
+                | Op::Return(_)
         )
     }
 }

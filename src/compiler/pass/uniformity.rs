@@ -134,7 +134,15 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                     continue;
                 }
                 let d = match &i.op {
-                    Op::LaneId | Op::Atomic { .. } | Op::CmpXchg { .. } | Op::CmpXchg64 { .. } | Op::CmpXchg64Hi(_) => {
+                    Op::LaneId
+                    | Op::Atomic { .. }
+                    | Op::CmpXchg { .. }
+                    | Op::CmpXchg64 { .. }
+                    | Op::CmpXchg64Hi(_)
+                    // Subroutines run on vector registers (arguments and results per lane).
+                    | Op::Call { .. }
+                    | Op::CallRes(..)
+                    | Op::Param(_) => {
                         true
                     }
                     Op::Load(p) => f.ty(*p) == Ty::Ptr(Space::Private) || div[p.0 as usize],

@@ -61,6 +61,9 @@ pub(super) struct Lowerer<'m> {
     /// and its exported functions by name.
     lib: Option<usize>,
     lib_fns: HashMap<String, u32>,
+    /// Call level of the function being built (0: kernel, 1 and 2: library subroutines, see
+    /// `target::call`): library functions of a deeper level are called out of line.
+    level: u8,
 }
 
 /// Per-inlined-call state.
@@ -113,11 +116,9 @@ pub(super) fn lower_kernel(
         private_top: 0,
         lib: None,
         lib_fns: HashMap::new(),
+        level: 0,
     };
-    if let Some(k) = all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some()) {
-        lw.lib = Some(k);
-        lw.lib_fns = all[k].0.exports();
-    }
+    lw.find_lib();
     // Static __local variables of this kernel, in interface order.
     for id in iface {
         if let Some(g) = m.globals.get(id) {
@@ -138,7 +139,142 @@ pub(super) fn lower_kernel(
     Ok(lw.f)
 }
 
+/// Lowers the library function `name` (module `mod_idx`, function `fid`) as an out-of-line
+/// subroutine of call `level`: its arguments arrive as 32-bit words ([`Op::Param`]) and its
+/// result leaves as words ([`Op::Return`]); `i64` values travel as (low, high) word pairs.
+pub(super) fn lower_subroutine(
+    all: &[(Module, ConstData, u32)],
+    mod_idx: usize,
+    fid: u32,
+    name: &str,
+    level: u8,
+    globals: &ProgramGlobals,
+) -> Result<Func, CompileError> {
+    let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
+    let mut lw = Lowerer {
+        m,
+        consts,
+        all,
+        mod_idx,
+        const_base,
+        globals,
+        globals_base: None,
+        globals_arg: None,
+        f: Func::new(name),
+        prelude: BlockId(0),
+        const_cache: HashMap::new(),
+        wi_cache: HashMap::new(),
+        local_offsets: HashMap::new(),
+        depth: 0,
+        line: None,
+        printf_sites: Vec::new(),
+        printf_first_id: 0,
+        generic_ids: Default::default(),
+        private_top: 0,
+        lib: None,
+        lib_fns: HashMap::new(),
+        level,
+    };
+    lw.find_lib();
+    let func = m.functions.get(&fid).ok_or(invalid("subroutine missing"))?;
+    let mut word = 0u32;
+    let mut args = Vec::new();
+    for p in &func.parameters {
+        let t = m.types.scalar(p.result_type.ok_or(invalid("parameter without type"))?)?;
+        let b = lw.prelude;
+        let v = match t {
+            Ty::I64 => {
+                let lo = lw.f.push(b, Ty::I32, Op::Param(word));
+                let hi = lw.f.push(b, Ty::I32, Op::Param(word + 1));
+                word += 2;
+                lw.join64(b, lo, hi)
+            }
+            Ty::I32 | Ty::F32 => {
+                word += 1;
+                lw.f.push(b, t, Op::Param(word - 1))
+            }
+            other => return Err(CompileError::Internal(format!("subroutine {name}: parameter of type {other:?}"))),
+        };
+        args.push(vec![v]);
+    }
+    let body = lw.f.new_block();
+    lw.f.block_mut(BlockId(0)).term = Term::Br(body);
+    let (exit, ret) = lw.inline(fid, args, body)?;
+    let mut words = Vec::new();
+    for v in ret {
+        words.extend(lw.split64(exit, v));
+    }
+    lw.f.push_void(exit, Op::Return(words));
+    lw.f.block_mut(exit).term = Term::Ret;
+    Ok(lw.f)
+}
+
 impl Lowerer<'_> {
+    /// Finds the soft-double library among the program's modules.
+    fn find_lib(&mut self) {
+        if let Some(k) = self.all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some()) {
+            self.lib = Some(k);
+            self.lib_fns = self.all[k].0.exports();
+        }
+    }
+
+    /// `lo | hi << 32` as an `i64`.
+    fn join64(&mut self, b: BlockId, lo: Value, hi: Value) -> Value {
+        let l = self.f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, lo));
+        let h = self.f.push(b, Ty::I64, Op::Conv(ConvOp::ZExt, hi));
+        let k = self.const_val(Ty::I64, 32);
+        let h = self.f.push(b, Ty::I64, Op::Bin(BinOp::Shl, h, k));
+        self.f.push(b, Ty::I64, Op::Bin(BinOp::Or, l, h))
+    }
+
+    /// The 32-bit words of a subroutine argument or result (`i64`: low, high).
+    fn split64(&mut self, b: BlockId, v: Value) -> Vec<Value> {
+        match self.f.ty(v) {
+            Ty::I64 => {
+                let lo = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, v));
+                let k = self.const_val(Ty::I64, 32);
+                let h = self.f.push(b, Ty::I64, Op::Bin(BinOp::ShrL, v, k));
+                vec![lo, self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, h))]
+            }
+            Ty::I1 | Ty::I8 | Ty::I16 => vec![self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, v))],
+            _ => vec![v],
+        }
+    }
+
+    /// Whether a call of library function `name` from here is made out of line.
+    fn out_of_line(&self, name: &str) -> bool {
+        crate::compiler::target::call::level_of(name).is_some_and(|l| l > self.level)
+            && std::env::var_os("VENTUS_INLINE_SUBROUTINES").is_none()
+    }
+
+    /// An out-of-line call of library function `name` (its result: one value, `i64` rebuilt from
+    /// two words).
+    fn call_sub(&mut self, b: BlockId, name: &str, args: &[Value]) -> Result<Value, CompileError> {
+        let (Some(k), Some(&fid)) = (self.lib, self.lib_fns.get(name)) else {
+            return Err(CompileError::Internal(format!("library function {name} missing")));
+        };
+        let lib = &self.all[k].0;
+        let def = lib.functions.get(&fid).and_then(|f| f.def.as_ref()).ok_or(invalid("library function without def"))?;
+        let rt = lib.types.scalar(def.result_type.ok_or(invalid("function without type"))?)?;
+        let mut words = Vec::new();
+        for a in args {
+            words.extend(self.split64(b, *a));
+        }
+        if words.len() > crate::compiler::target::call::MAX_WORDS {
+            return Err(CompileError::Internal(format!("{name}: too many argument words")));
+        }
+        let sub = self.f.callee(name);
+        let first_ty = if rt == Ty::F32 { Ty::F32 } else { Ty::I32 };
+        let r0 = self.f.push(b, first_ty, Op::Call { sub, args: words });
+        Ok(match rt {
+            Ty::I64 => {
+                let r1 = self.f.push(b, Ty::I32, Op::CallRes(r0, 1));
+                self.join64(b, r0, r1)
+            }
+            _ => r0,
+        })
+    }
+
     pub fn err(&self, what: &str) -> CompileError {
         CompileError::Unsupported { construct: what.to_string(), location: self.line.clone() }
     }
@@ -587,6 +723,15 @@ impl Lowerer<'_> {
                 for k in 1..i.operands.len() {
                     args.push(self.get(fr, id_operand(i, k)?)?);
                 }
+                // The library calling one of its own subroutines of a deeper level.
+                if self.lib == Some(self.mod_idx) {
+                    if let Some(name) = self.m.linkage_name(callee).filter(|n| self.out_of_line(n)) {
+                        let flat: Vec<Value> = args.iter().flatten().copied().collect();
+                        let v = self.call_sub(*cur, &name, &flat)?;
+                        fr.vals.insert(r, vec![v]);
+                        return Ok(());
+                    }
+                }
                 let entry = self.f.new_block();
                 self.f.block_mut(*cur).term = Term::Br(entry);
                 let saved = self.line.clone();
@@ -712,6 +857,9 @@ impl Lowerer<'_> {
     /// Calls (inlines) the soft-double library's `name` with scalar `args` at the end of `*cur`;
     /// `*cur` becomes the block after the call. Returns the single scalar result.
     pub(super) fn call_lib(&mut self, cur: &mut BlockId, name: &str, args: &[Value]) -> Result<Value, CompileError> {
+        if self.out_of_line(name) {
+            return self.call_sub(*cur, name, args);
+        }
         let (Some(k), Some(&fid)) = (self.lib, self.lib_fns.get(name)) else {
             return Err(CompileError::Internal(format!("soft-double library function {name} missing")));
         };

@@ -102,6 +102,9 @@ pub struct Program {
     pub globals_rodata_relocs: Vec<u32>,
     /// printf call sites of every kernel (ids are program-wide).
     pub printf: crate::abi::printf::PrintfTable,
+    /// Library subroutines the kernels call out of line, with their call level
+    /// (`target::call`), callers before callees.
+    pub subs: Vec<(u8, Func)>,
 }
 
 fn invalid(m: impl Into<String>) -> CompileError {
@@ -977,5 +980,23 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
             kernels.push(Kernel { func, info });
         }
     }
-    Ok(Program { kernels, rodata, globals, rodata_relocs, globals_rodata_relocs, printf })
+    // Every library subroutine reachable from the kernels, lowered once.
+    let mut subs: Vec<(u8, Func)> = Vec::new();
+    let mut todo: Vec<String> = kernels.iter().flat_map(|k| k.func.callees.clone()).collect();
+    let lib = all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some());
+    while let Some(name) = todo.pop() {
+        if subs.iter().any(|(_, f)| f.name == name) {
+            continue;
+        }
+        let level = crate::compiler::target::call::level_of(&name)
+            .ok_or(CompileError::Internal(format!("call of {name}, which is not a subroutine")))?;
+        let k = lib.ok_or(CompileError::Internal("subroutine call without the library".into()))?;
+        let fid = all[k].0.exported(&name).ok_or(CompileError::Internal(format!("{name} missing")))?;
+        let g = lower::ProgramGlobals { offsets: &global_offsets, present: globals.size > 0 };
+        let f = lower::lower_subroutine(&all, k, fid, &name, level, &g)?;
+        todo.extend(f.callees.iter().cloned());
+        subs.push((level, f));
+    }
+    subs.sort_by_key(|(l, _)| *l);
+    Ok(Program { kernels, rodata, globals, rodata_relocs, globals_rodata_relocs, printf, subs })
 }

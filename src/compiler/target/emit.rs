@@ -52,7 +52,7 @@ impl Out {
 fn upper_words(inst: &MInst) -> u32 {
     let wide = |r: Option<Reg>| matches!(r, Some(Reg::X(n) | Reg::PV(n)) if n >= 32);
     match inst.op {
-        MOp::Jump => 1,
+        MOp::Jump | MOp::Call(_) => 1,
         MOp::LaBlock => 2,
         MOp::Li | MOp::LaRodata => 2 + if wide(inst.rd) { 2 } else { 0 },
         MOp::Branch(_) => 4,
@@ -64,10 +64,15 @@ fn upper_words(inst: &MInst) -> u32 {
 /// -4096..=4094.
 const SHORT_BRANCH_REACH: i64 = 4000;
 
-/// Emits one kernel (a global symbol `name`) as assembly.
+/// Emits one kernel (a global symbol `name`) or subroutine (the local label
+/// [`super::call::label`] of its name) as assembly.
 pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
     let mut o = Out { text: String::new() };
-    let _ = writeln!(o.text, ".globl {}\n{}:", m.name, m.name);
+    if m.level == 0 {
+        let _ = writeln!(o.text, ".globl {}\n{}:", m.name, m.name);
+    } else {
+        let _ = writeln!(o.text, "{}:", super::call::label(&m.name));
+    }
     let label = |b: u32| format!(".L{label_prefix}_{b}");
     // Upper bounds of every block's start, in bytes from the function's start.
     let mut block_start = Vec::with_capacity(m.blocks.len());
@@ -89,6 +94,7 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
                         o.line(&format!("j {}", label(t)));
                     }
                 }
+                MOp::Call(name) => o.line(&format!("jal {}", super::call::label(name))),
                 MOp::LaBlock => {
                     let t = inst.target.ok_or(CompileError::Internal("la without target".into()))?;
                     let rd = num(inst.rd.unwrap_or(T1))?;

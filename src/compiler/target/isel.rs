@@ -24,6 +24,8 @@ struct Sel<'a> {
     argbase: Reg,
     /// The high-word register of each [`Op::CmpXchg64`] (keyed by its result).
     cas_hi: HashMap<Value, Reg>,
+    /// The [`Op::CallRes`] values of each call (keyed by the call's result) and their word.
+    callres: HashMap<Value, Vec<(Value, u32)>>,
 }
 
 fn ci(x: u64, t: Ty) -> i64 {
@@ -40,18 +42,23 @@ fn fits12(x: i64) -> bool {
     (-2048..2048).contains(&x)
 }
 
-/// Selects a kernel.
-pub fn select(f: &Func, u: &Uniformity) -> Result<MFunc, CompileError> {
+/// Selects a kernel (`level` 0) or a subroutine of call level 1 or 2 (`target::call`).
+pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError> {
+    let calls = f.blocks.iter().flat_map(|b| &b.insts).any(|i| matches!(i.op, Op::Call { .. }));
+    if calls && level >= 2 {
+        return Err(CompileError::Internal(format!("level-2 subroutine {} calls another", f.name)));
+    }
     let mut s = Sel {
         f,
         u,
-        m: MFunc { name: f.name.clone(), private_bytes: f.private_bytes, ..MFunc::default() },
+        m: MFunc { name: f.name.clone(), private_bytes: f.private_bytes, level, calls, ..MFunc::default() },
         out: Vec::new(),
         regs: HashMap::new(),
         consts: HashMap::new(),
         defs: HashMap::new(),
         argbase: Reg::S(0),
         cas_hi: HashMap::new(),
+        callres: HashMap::new(),
     };
     for b in &f.blocks {
         for i in &b.insts {
@@ -66,6 +73,7 @@ pub fn select(f: &Func, u: &Uniformity) -> Result<MFunc, CompileError> {
                     Op::Undef => {
                         s.consts.insert(r, 0);
                     }
+                    Op::CallRes(c, k) => s.callres.entry(c).or_default().push((r, k)),
                     _ => {}
                 }
                 s.defs.insert(r, i.op.clone());
@@ -77,8 +85,14 @@ pub fn select(f: &Func, u: &Uniformity) -> Result<MFunc, CompileError> {
     for bi in 0..f.blocks.len() {
         s.out.clear();
         if bi == 0 {
-            s.emit_rr(I::Addi, s.argbase, A0, ZERO, 0);
-            s.emit_rr(I::VmvVX, VZERO, ZERO, ZERO, 0);
+            if level == 0 {
+                s.emit_rr(I::Addi, s.argbase, A0, ZERO, 0);
+                s.emit_rr(I::VmvVX, VZERO, ZERO, ZERO, 0);
+            }
+            if calls {
+                let save = Reg::X(super::call::level(level).ra_save);
+                s.emit_rr(I::Addi, save, RA, ZERO, 0);
+            }
         }
         if u.joins[bi] {
             s.emit_rr(I::Join, ZERO, ZERO, ZERO, 0);
@@ -453,6 +467,23 @@ impl Sel<'_> {
             }
             Op::Conv(o, a) => self.convert(r.expect("conv result"), *o, *a),
             Op::WorkItem(..) => Err(CompileError::Internal("work-item function not lowered".into())),
+            Op::Param(k) => {
+                let d = self.reg(r.expect("param result"));
+                let a = super::call::level(self.m.level).args + *k as u8;
+                self.emit_rr(I::VaddVx, d, ZERO, Reg::PV(a), 0);
+                Ok(())
+            }
+            Op::Return(words) => {
+                let a = super::call::level(self.m.level).args;
+                for (k, w) in words.clone().into_iter().enumerate() {
+                    let src = self.v(w)?;
+                    self.emit_rr(I::VaddVx, Reg::PV(a + k as u8), ZERO, src, 0);
+                }
+                Ok(())
+            }
+            Op::Call { sub, args } => self.call(r.expect("call result"), *sub, args),
+            // Copied out of the return registers by the call itself.
+            Op::CallRes(..) => Ok(()),
         }
     }
 }

@@ -55,6 +55,8 @@ pub enum MOp {
     Branch(Op),
     /// `jal x0, target`.
     Jump,
+    /// `jal ra, <subroutine>` (see `target::call`).
+    Call(String),
 }
 
 /// One machine instruction.
@@ -89,7 +91,7 @@ impl MInst {
     pub fn defs(&self) -> Vec<Reg> {
         match &self.op {
             MOp::Li | MOp::LaRodata | MOp::LaBlock => self.rd.into_iter().collect(),
-            MOp::Branch(_) | MOp::Jump => vec![],
+            MOp::Branch(_) | MOp::Jump | MOp::Call(_) => vec![],
             MOp::I(op) => {
                 let fmt = op.desc().fmt;
                 let writes_rd = !matches!(
@@ -152,6 +154,10 @@ pub struct MFunc {
     pub next_v: u32,
     /// Private bytes per work-item used by the IR (spill slots go above).
     pub private_bytes: u32,
+    /// Call level (0: kernel; 1, 2: subroutines, see `target::call`).
+    pub level: u8,
+    /// Whether the function calls subroutines.
+    pub calls: bool,
 }
 
 impl MFunc {

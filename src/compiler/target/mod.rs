@@ -1,5 +1,6 @@
 //! The Ventus back end: instruction selection, register allocation and encoding.
 
+pub mod call;
 pub mod emit;
 pub mod isel;
 pub mod mir;

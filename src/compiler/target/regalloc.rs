@@ -33,10 +33,29 @@ const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 /// of spill slots beyond the 11-bit offset of `vlw.v`/`vsw.v`, set at entry when used).
 /// In a function with `amocas.d`, v20–v23 are its fixed operand pairs ([`CAS64_EXPECTED`],
 /// [`CAS64_DESIRED`]) and not allocated either.
+/// Functions that take part in subroutine calls allocate only from their call level's ranges
+/// (`target::call`).
 fn vector_pool(m: &MFunc) -> Vec<u8> {
     let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
     let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
-    (19..=255).filter(|r| !(cas64 && fixed.contains(r))).collect()
+    let range = if m.level == 0 && !m.calls { 19..=255 } else { super::call::level(m.level).vpool };
+    range.filter(|r| !(cas64 && fixed.contains(r))).collect()
+}
+
+fn scalar_pool_of(m: &MFunc) -> Vec<u8> {
+    if m.level == 0 && !m.calls {
+        scalar_pool()
+    } else {
+        super::call::level(m.level).spool
+    }
+}
+
+/// What a function's frame uses: private bytes per work-item (IR data and vector spill slots)
+/// and bytes of the warp stack (scalar spill slots), each counted from 0.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Frame {
+    pub private: u32,
+    pub stack: u32,
 }
 const VECTOR_SCRATCH: [u8; 3] = [1, 2, 3];
 const VECTOR_SLOT_BASES: [u8; 15] = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
@@ -318,12 +337,13 @@ fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i6
     (out, next)
 }
 
-/// Allocates registers in place; returns the private bytes per work-item used (IR frame plus
-/// vector spill slots).
-pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
+/// Allocates registers in place. Scalar spill slots start at `stack_base` bytes of the warp
+/// stack, vector slots above the IR's private data (`m.private_bytes`, which for a subroutine
+/// already starts above its callers' frames). Returns the frame's extent.
+pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
     let ints = intervals(m);
-    let (mut smap, sspill) = scan(&ints, &scalar_pool(), false);
-    let (sslots, send) = assign_slots(sspill, 0);
+    let (mut smap, sspill) = scan(&ints, &scalar_pool_of(m), false);
+    let (sslots, send) = assign_slots(sspill, i64::from(stack_base.next_multiple_of(4)));
     let stack = i64::from(crate::abi::COMPILED_WARP_STACK_BYTES);
     if send > stack {
         return Err(CompileError::Resources(format!(
@@ -416,7 +436,7 @@ pub fn allocate(m: &mut MFunc) -> Result<u32, CompileError> {
         }
         entry.insts.splice(0..0, init);
     }
-    Ok(vslot.max(m.private_bytes as i64) as u32)
+    Ok(Frame { private: vslot.max(m.private_bytes as i64) as u32, stack: send as u32 })
 }
 
 /// The load (reload) or store of spilled `p` at slot `off`.

@@ -698,6 +698,39 @@ impl Sel<'_> {
         Ok(())
     }
 
+    /// An out-of-line subroutine call (`target::call`): arguments into the callee level's
+    /// argument registers, `jal`, result words out of them (the [`Op::CallRes`] values of this
+    /// call get their registers here).
+    pub(super) fn call(&mut self, r: Value, sub: u32, args: &[Value]) -> Result<(), CompileError> {
+        use super::super::call;
+        let name = self
+            .f
+            .callees
+            .get(sub as usize)
+            .cloned()
+            .ok_or(CompileError::Internal(format!("call of unknown subroutine #{sub}")))?;
+        let lv = call::level_of(&name).ok_or(CompileError::Internal(format!("{name} is not a subroutine")))?;
+        if lv <= self.m.level || args.len() > call::MAX_WORDS {
+            return Err(CompileError::Internal(format!("bad call of {name} from level {}", self.m.level)));
+        }
+        let base = call::level(lv).args;
+        let srcs = args.iter().map(|a| self.v(*a)).collect::<Result<Vec<_>, _>>()?;
+        for (k, src) in srcs.into_iter().enumerate() {
+            self.emit_rr(I::VaddVx, Reg::PV(base + k as u8), ZERO, src, 0);
+        }
+        self.push(MInst::new(MOp::Call(name)));
+        let mut outs = vec![(r, 0u32)];
+        outs.extend(self.callres.get(&r).cloned().unwrap_or_default());
+        for (v, k) in outs {
+            let d = self.reg(v);
+            if !d.is_vector() {
+                return Err(CompileError::Internal("uniform subroutine result".into()));
+            }
+            self.emit_rr(I::VaddVx, d, ZERO, Reg::PV(base + k as u8), 0);
+        }
+        Ok(())
+    }
+
     pub(super) fn terminator(&mut self, bi: usize, preds: &[Vec<BlockId>]) -> Result<(), CompileError> {
         // φ copies for a single successor with several predecessors.
         if let Term::Br(t) = self.f.blocks[bi].term {
@@ -718,6 +751,10 @@ impl Sel<'_> {
         }
         match self.f.blocks[bi].term.clone() {
             Term::Ret | Term::Unreachable => {
+                if self.m.calls {
+                    let save = Reg::X(super::super::call::level(self.m.level).ra_save);
+                    self.emit_rr(I::Addi, RA, save, ZERO, 0);
+                }
                 let mut m = MInst::new(MOp::I(I::Jalr));
                 m.rd = Some(ZERO);
                 m.rs1 = Some(RA);

@@ -1,0 +1,65 @@
+//! The calling convention of out-of-line runtime-library subroutines (the soft-double library,
+//! `compiler/softlib`): pure functions of up to eight 32-bit words, called with `jal` from a
+//! kernel or from another subroutine.
+//!
+//! Registers are *partitioned by call level* instead of saved: a kernel (level 0) calls level-1
+//! subroutines (`__vt_d_*` math built-ins) and level-2 ones (`__vt_f64_*` primitives); level 1
+//! calls level 2; level 2 calls nothing. Each level allocates only from its own vector and scalar
+//! ranges, so a call clobbers nothing its caller keeps — no save/restore, no clobber modelling in
+//! the allocator. Arguments are copied into the callee level's argument registers
+//! ([`Level::args`]) right before the `jal`; the callee copies them out at entry and leaves its
+//! result words in the same registers before `ret`. A caller that calls saves `ra` in its
+//! level's [`Level::ra_save`] register at entry and restores it before returning.
+//!
+//! Spill slots of a level lie above those of the levels that call it (private memory for vector
+//! slots, the warp stack for scalar slots): `compiler::compile_spirv_modules` allocates kernels
+//! first, then level 1, then level 2, each with the end of the previous as its base, and gives
+//! every kernel enough private memory for the deepest frame. Shared by every level and never
+//! live across an instruction: the zero vector v0, the spill scratch v1–v3 / x7, x28, x29, the
+//! slot bases v4–v18 / x63 (constants, re-set by any function that needs them), x62 and the
+//! `setrpc` scratch x6.
+
+/// Register ranges of one call level.
+pub struct Level {
+    /// First of the 8 vector registers that carry this level's arguments and results.
+    pub args: u8,
+    /// Vector registers the allocator may use.
+    pub vpool: std::ops::RangeInclusive<u8>,
+    /// Scalar registers the allocator may use.
+    pub spool: Vec<u8>,
+    /// Where `ra` is kept in a function of this level that calls.
+    pub ra_save: u8,
+}
+
+/// Most 32-bit argument (and result) words of a subroutine.
+pub const MAX_WORDS: usize = 8;
+
+/// The call level of a subroutine by name (`None`: not a subroutine).
+pub fn level_of(name: &str) -> Option<u8> {
+    if name.starts_with("__vt_f64_") {
+        Some(2)
+    } else if name.starts_with("__vt_d_") {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// The register ranges of `level` (0 = a kernel that calls subroutines).
+pub fn level(level: u8) -> Level {
+    match level {
+        0 => Level {
+            args: 0,
+            vpool: 19..=139,
+            spool: [5, 9].into_iter().chain(10..=27).chain([30, 31, 32, 33]).collect(),
+            ra_save: 58,
+        },
+        1 => Level { args: 192, vpool: 140..=191, spool: (34..=45).collect(), ra_save: 59 },
+        _ => Level { args: 248, vpool: 200..=247, spool: (46..=57).collect(), ra_save: 60 },
+    }
+}
+
+/// The assembly label of subroutine `name`.
+pub fn label(name: &str) -> String {
+    format!(".Lsub_{name}")
+}
