@@ -111,7 +111,19 @@ __kernel void arith(__global const ulong *a, __global const ulong *b, __global c
 
 #[test]
 fn arithmetic_is_bit_exact() {
-    let (a, b, c) = pairs(6000, 0x1234_5678);
+    arithmetic_sweep(6000, 0x1234_5678);
+}
+
+/// The big sweep: 10^6 seeded random operand triples per operation (opt-in:
+/// `cargo test --release --test cl_fp64 -- --ignored`).
+#[test]
+#[ignore]
+fn arithmetic_is_bit_exact_on_a_million_operands() {
+    arithmetic_sweep(1_000_000, 0x9e37_79b9);
+}
+
+fn arithmetic_sweep(count: usize, seed: u32) {
+    let (a, b, c) = pairs(count, seed);
     let n = a.len();
     let out = run_source(ARITH, "", "arith", &[n], Some(&[64]), None, &[buf(&a), buf(&b), buf(&c), zeros(7 * n * 8)]);
     let o: Vec<u64> = read(&out[3]);
@@ -413,4 +425,51 @@ fn device_reports_fp64() {
         "-cl-std=CL3.0",
     );
     assert!(!log.contains("error"), "{log}");
+}
+
+/// Many math built-ins in one kernel (each is an out-of-line subroutine called from several
+/// places), calls in divergent branches and in loops of per-lane trip counts, and a second
+/// kernel of the same program that uses no double at all.
+#[test]
+fn subroutine_calls_in_divergent_code_and_shared_bodies() {
+    let src = r#"
+    __kernel void m(__global const double *x, __global double *o) {
+        size_t i = get_global_id(0);
+        double a = x[i], r = 0.0;
+        if (i & 1)
+            r = exp(a) + log(a + 2.0) * sin(a);
+        else
+            r = cos(a) - sqrt(a + 3.0) / atan(a + 0.5);
+        for (int k = 0; k < (int)(i % 5); k++)
+            r = r * 0.5 + pow(a + 1.5, 0.25 * k) - tanh(r);
+        o[i] = r + cbrt(a) + erf(a) + fmod(a * 10.0, 3.0);
+    }
+    __kernel void plain(__global int *y) { y[get_global_id(0)] *= 3; }"#;
+    let n = 96;
+    let xs: Vec<f64> = (0..n).map(|i| -0.9 + 1.8 * i as f64 / n as f64).collect();
+    let xb: Vec<u64> = xs.iter().map(|v| v.to_bits()).collect();
+    let out = run_source(src, "", "m", &[n], Some(&[32]), None, &[buf(&xb), zeros(8 * n)]);
+    let o: Vec<u64> = read(&out[1]);
+    for i in 0..n {
+        let a = xs[i];
+        let mut r = if i & 1 == 1 { a.exp() + (a + 2.0).ln() * a.sin() } else { a.cos() - (a + 3.0).sqrt() / (a + 0.5).atan() };
+        for k in 0..(i % 5) {
+            r = r * 0.5 + (a + 1.5).powf(0.25 * k as f64) - r.tanh();
+        }
+        // erf from its series (the host's Rust std has none): enough terms for 1e-16 at |a| < 1.
+        let mut erf = 0.0;
+        let (mut term, mut sign) = (a, 1.0);
+        for k in 0..40 {
+            erf += sign * term / (2 * k + 1) as f64;
+            term *= a * a / (k + 1) as f64;
+            sign = -sign;
+        }
+        erf *= 2.0 / std::f64::consts::PI.sqrt();
+        let want = r + a.cbrt() + erf + (a * 10.0) % 3.0;
+        let got = f64::from_bits(o[i]);
+        assert!((got - want).abs() <= 1e-13 * want.abs().max(1.0), "item {i}: {got} vs {want}");
+    }
+    let y: Vec<i32> = (0..64).collect();
+    let out = run_source(src, "", "plain", &[64], Some(&[64]), None, &[buf(&y)]);
+    assert_eq!(read::<i32>(&out[0]), (0..64).map(|v| v * 3).collect::<Vec<_>>());
 }

@@ -139,6 +139,7 @@ enum V {
     U(u32),
     L(i64),
     F(f32),
+    D(f64),
     S(&'static str),
     None,
 }
@@ -157,6 +158,7 @@ fn host(spec: &str, v: V) -> String {
             V::U(x) => libc::snprintf(p, n, fmt.as_ptr(), x as libc::c_uint),
             V::L(x) => libc::snprintf(p, n, fmt.as_ptr(), x as libc::c_longlong),
             V::F(x) => libc::snprintf(p, n, fmt.as_ptr(), x as f64),
+            V::D(x) => libc::snprintf(p, n, fmt.as_ptr(), x),
             V::S(s) => {
                 let s = CString::new(s).unwrap();
                 libc::snprintf(p, n, fmt.as_ptr(), s.as_ptr())
@@ -194,6 +196,7 @@ fn cl_expr(v: V) -> String {
             }
         }
         V::F(x) => format!("as_float({:#x}u)", x.to_bits()),
+        V::D(x) => format!("as_double({:#x}ul)", x.to_bits()),
         V::S(s) => format!("\"{}\"", c_literal(s)),
         V::None => String::new(),
     }
@@ -253,6 +256,14 @@ fn scalar_cases() -> Vec<(&'static str, &'static str, V)> {
         ("%f", "%f", F(f32::MAX)),
         ("%.10e", "%.10e", F(f32::MIN_POSITIVE)),
         ("%g", "%g", F(1.0e-45)),
+        ("%f", "%f", D(std::f64::consts::PI)),
+        ("%.17g", "%.17g", D(0.1)),
+        ("%e", "%e", D(-1.0e300)),
+        ("%a", "%a", D(1.0 / 3.0)),
+        ("%.20f", "%.20f", D(5e-324)),
+        ("%g", "%g", D(f64::MAX)),
+        ("%f", "%f", D(f64::NEG_INFINITY)),
+        ("%10.3e|", "%10.3e|", D(-0.0)),
         ("%s", "%s", S("hello")),
         ("%10s|", "%10s|", S("right")),
         ("%-10s|", "%-10s|", S("left")),
@@ -527,6 +538,30 @@ fn formats_and_strings_chosen_at_run_time() {
             "C"
         };
         want += &format!("{p}|(null)|{q}\n");
+    }
+    assert_eq!(got, want);
+}
+
+/// Doubles computed at run time (soft double precision), printed exactly as the host C library.
+#[test]
+fn runtime_doubles() {
+    let data = [1.5f32, -2.25, 1.0e-3, 7.0];
+    let src = r#"kernel void k(global float* d) {
+        int i = get_global_id(0);
+        double x = (double)d[i] * 3.0 + 0.1;
+        printf("%.17g %e %a %f\n", x, sqrt(fabs(x)), x / 7.0, (float)x);
+    }"#;
+    let got = run_printing(src, "k", 4, 4, &data);
+    let mut want = String::new();
+    for f in data {
+        let x = f as f64 * 3.0 + 0.1;
+        want += &format!(
+            "{} {} {} {}\n",
+            host("%.17g", V::D(x)),
+            host("%e", V::D(x.abs().sqrt())),
+            host("%a", V::D(x / 7.0)),
+            host("%f", V::F(x as f32))
+        );
     }
     assert_eq!(got, want);
 }

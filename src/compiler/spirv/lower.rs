@@ -490,6 +490,27 @@ impl Lowerer<'_> {
         out
     }
 
+    /// For an id defined by `OpFConvert` of a `float` (scalar or vector) to `double`: the float.
+    fn float_promoted(&self, id: u32) -> Option<u32> {
+        let def = self
+            .m
+            .functions
+            .values()
+            .flat_map(|f| &f.blocks)
+            .flat_map(|b| &b.instructions)
+            .find(|i| i.result_id == Some(id))?;
+        if def.class.opcode != S::FConvert || !self.is_f64_type(def.result_type?) {
+            return None;
+        }
+        let src = id_operand(def, 0).ok()?;
+        let st = self.type_of(src).ok()?;
+        let elem = match self.m.types.get(st).ok()? {
+            SType::Vector { elem, .. } => *elem,
+            _ => st,
+        };
+        matches!(self.m.types.get(elem).ok()?, SType::Float { width: 32 }).then_some(src)
+    }
+
     fn get1(&mut self, fr: &Frame, id: u32) -> Result<Value, CompileError> {
         let v = self.get(fr, id)?;
         match v.as_slice() {
@@ -1147,7 +1168,12 @@ impl Lowerer<'_> {
         if code == spirv::OpenclStd100Op::printf as u32 {
             let mut ops = Vec::new();
             for k in 2..i.operands.len() {
-                let id = id_operand(i, k)?;
+                let mut id = id_operand(i, k)?;
+                // A float promoted to double for printf (clang does so with fp64): print the
+                // float itself (widening is exact), no soft-double conversion on the device.
+                if let Some(src) = self.float_promoted(id) {
+                    id = src;
+                }
                 let ty = self.type_of(id)?;
                 let vals = self.get(fr, id)?;
                 let is_ptr = matches!(self.m.types.get(ty)?, super::types::SType::Pointer { .. });

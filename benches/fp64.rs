@@ -1,0 +1,106 @@
+//! Soft double precision throughput: a kernel whose work-items each run a dependent chain of
+//! `x = x * a + b` (one multiply and one add per iteration, contraction off) in `double` and,
+//! for comparison, the same kernel in `float`. Prints double and float operations per second
+//! per emulator thread (1 host thread) and their ratio, plus the dynamic warp instructions per
+//! double operation. Also one math built-in (`exp`) per work-item, for scale.
+//! Run with `cargo bench --bench fp64` (needs clang-15 and llvm-spirv-15); asserts nothing.
+
+use std::time::Instant;
+use ventus_icd::abi::elf::VentusElf;
+use ventus_icd::abi::kernel_info;
+use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::compiler::build::build_source;
+use ventus_icd::device::{launch, KernelLaunch};
+use ventus_icd::emulator::{DeviceMemory, Program, RunOptions, RunStats};
+
+const GROUPS: u32 = 8;
+const LOCAL: u32 = 64;
+const ITERS: u32 = 200;
+
+fn source(t: &str, body: &str) -> String {
+    format!(
+        "#pragma OPENCL FP_CONTRACT OFF
+        __kernel void k(__global {t} *x, {t} a, {t} b, int n) {{
+            size_t i = get_global_id(0);
+            {t} v = x[i];
+            {body}
+            x[i] = v;
+        }}"
+    )
+}
+
+/// Builds `src`, runs kernel `k` over GROUPS × LOCAL work-items on one host thread.
+fn run(src: &str, elem: usize, scalar: Vec<u8>) -> RunStats {
+    let out = build_source(src, "", &[]);
+    let elf_bytes = out.result.unwrap_or_else(|e| panic!("build failed: {e}\n{}", out.log));
+    let elf = VentusElf::parse(&elf_bytes).expect("our ELF parses");
+    let prog = Program::from_elf(&elf).expect("program");
+    let entry = elf.kernel_entry("k").expect("kernel k");
+    let private_bytes = elf
+        .sections
+        .iter()
+        .find(|(n, _, _)| n == kernel_info::SECTION)
+        .and_then(|(_, _, d)| kernel_info::decode(d).ok())
+        .and_then(|ks| ks.into_iter().find(|k| k.name == "k"))
+        .map_or(0, |k| k.private_bytes);
+    let mem = DeviceMemory::new();
+    let n = (GROUPS * LOCAL) as usize;
+    let buf = mem.alloc((n * elem) as u32).expect("buffer");
+    let init: Vec<u8> = (0..n).flat_map(|i| if elem == 8 { (1.0 + i as f64 / 1e4).to_le_bytes().to_vec() } else { (1.0 + i as f32 / 1e4).to_le_bytes().to_vec() }).collect();
+    buf.write_bytes(buf.base(), &init);
+    let args = [
+        KernelArg::Pointer(buf.base()),
+        KernelArg::Value(scalar[..elem].to_vec()),
+        KernelArg::Value(scalar[elem..2 * elem].to_vec()),
+        KernelArg::Value(ITERS.to_le_bytes().to_vec()),
+    ];
+    let geometry = Geometry { work_dim: 1, num_groups: [GROUPS, 1, 1], local: [LOCAL, 1, 1], offset: [0; 3] };
+    let l = KernelLaunch {
+        program: &prog,
+        entry,
+        geometry,
+        args: &args,
+        threads_per_warp: 32,
+        print: (0, 0),
+        work_items: None,
+        private_bytes,
+    };
+    let opts = RunOptions { threads: 1, watchdog: 0, ..RunOptions::from_env() };
+    let t = Instant::now();
+    let mut stats = launch(&mem, &l, &opts).expect("launch");
+    stats.elapsed = t.elapsed();
+    stats
+}
+
+fn main() {
+    let chain = "for (int k = 0; k < n; k++) v = v * a + b;";
+    let mut ab64 = 0.999f64.to_le_bytes().to_vec();
+    ab64.extend(0.001f64.to_le_bytes());
+    let mut ab32 = 0.999f32.to_le_bytes().to_vec();
+    ab32.extend(0.001f32.to_le_bytes());
+    let ops = 2.0 * f64::from(ITERS) * f64::from(GROUPS * LOCAL);
+    let d = run(&source("double", chain), 8, ab64.clone());
+    let f = run(&source("float", chain), 4, ab32);
+    let (dr, fr) = (ops / d.elapsed.as_secs_f64(), ops / f.elapsed.as_secs_f64());
+    println!("work-items {}, {} iterations of v = v*a + b (2 ops each), 1 emulator thread", GROUPS * LOCAL, ITERS);
+    println!(
+        "double: {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per double op",
+        dr / 1e6,
+        d.elapsed.as_secs_f64() * 1e3,
+        d.instructions as f64 * 32.0 / ops
+    );
+    println!(
+        "float:  {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per float op",
+        fr / 1e6,
+        f.elapsed.as_secs_f64() * 1e3,
+        f.instructions as f64 * 32.0 / ops
+    );
+    println!("double/float throughput ratio: 1/{:.1}", fr / dr);
+    let e = run(&source("double", "for (int k = 0; k < 8; k++) v = exp(v * a) + b;"), 8, ab64);
+    let calls = 8.0 * f64::from(GROUPS * LOCAL);
+    println!(
+        "double exp: {:>8.3} M calls/s, {:.0} warp instructions per call (per lane)",
+        calls / e.elapsed.as_secs_f64() / 1e6,
+        e.instructions as f64 * 32.0 / calls
+    );
+}
