@@ -73,6 +73,8 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>) -> RunStats {
 }
 
 fn main() {
+    // Measure the current compiler, not a cached build.
+    std::env::set_var("VENTUS_CACHE", "0");
     let chain = "for (int k = 0; k < n; k++) v = v * a + b;";
     let mut ab64 = 0.999f64.to_le_bytes().to_vec();
     ab64.extend(0.001f64.to_le_bytes());

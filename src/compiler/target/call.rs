@@ -2,7 +2,8 @@
 //! `compiler/softlib`): pure functions of up to eight 32-bit words, called with `jal` from a
 //! kernel or from another subroutine.
 //!
-//! Registers are *partitioned by call level* instead of saved: a kernel (level 0) calls level-1
+//! Registers are *partitioned by call level* instead of saved (the hot level-2 primitives get
+//! the registers below 32, which need no `regext` prefix): a kernel (level 0) calls level-1
 //! subroutines (`__vt_d_*` math built-ins) and level-2 ones (`__vt_f64_*` primitives); level 1
 //! calls level 2; level 2 calls nothing. Each level allocates only from its own vector and scalar
 //! ranges, so a call clobbers nothing its caller keeps — no save/restore, no clobber modelling in
@@ -16,7 +17,7 @@
 //! first, then level 1, then level 2, each with the end of the previous as its base, and gives
 //! every kernel enough private memory for the deepest frame. Shared by every level and never
 //! live across an instruction: the zero vector v0, the spill scratch v1–v3 / x7, x28, x29, the
-//! slot bases v4–v18 / x63 (constants, re-set by any function that needs them), x62 and the
+//! slot bases v241–v255 / x63 (constants, re-set by any function that needs them), x62 and the
 //! `setrpc` scratch x6.
 
 /// Register ranges of one call level.
@@ -50,14 +51,17 @@ pub fn level(level: u8) -> Level {
     match level {
         0 => Level {
             args: 0,
-            vpool: 19..=139,
-            spool: [5, 9].into_iter().chain(10..=27).chain([30, 31, 32, 33]).collect(),
+            vpool: 32..=179,
+            spool: [5, 9, 30, 31].into_iter().chain(32..=45).collect(),
             ra_save: 58,
         },
-        1 => Level { args: 192, vpool: 140..=191, spool: (34..=45).collect(), ra_save: 59 },
-        _ => Level { args: 248, vpool: 200..=247, spool: (46..=57).collect(), ra_save: 60 },
+        1 => Level { args: 232, vpool: 180..=231, spool: (46..=57).collect(), ra_save: 59 },
+        _ => Level { args: 26, vpool: 4..=25, spool: (10..=27).collect(), ra_save: 60 },
     }
 }
+
+/// Most argument words of a level-2 subroutine (its argument registers v26–v31).
+pub const MAX_WORDS_LEVEL2: usize = 6;
 
 /// The assembly label of subroutine `name`.
 pub fn label(name: &str) -> String {

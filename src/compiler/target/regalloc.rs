@@ -29,7 +29,7 @@ const SCALAR_ADDR: u8 = 62;
 /// through x62, up to the size of the warp stack ([`crate::abi::COMPILED_WARP_STACK_BYTES`]).
 const SCALAR_NEAR_END: i64 = SCALAR_FAR_OFFSET + 2048;
 const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
-/// v0 is the zero vector; v1–v3 are spill scratch; v4–v18 hold 1024, 2048, … 15360 (the bases
+/// v0 is the zero vector; v1–v3 are spill scratch; v241–v255 hold 1024, 2048, … 15360 (the bases
 /// of spill slots beyond the 11-bit offset of `vlw.v`/`vsw.v`, set at entry when used).
 /// In a function with `amocas.d`, v20–v23 are its fixed operand pairs ([`CAS64_EXPECTED`],
 /// [`CAS64_DESIRED`]) and not allocated either.
@@ -38,7 +38,7 @@ const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 fn vector_pool(m: &MFunc) -> Vec<u8> {
     let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
     let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
-    let range = if m.level == 0 && !m.calls { 19..=255 } else { super::call::level(m.level).vpool };
+    let range = if m.level == 0 && !m.calls { 4..=240 } else { super::call::level(m.level).vpool };
     range.filter(|r| !(cas64 && fixed.contains(r))).collect()
 }
 
@@ -58,7 +58,7 @@ pub struct Frame {
     pub stack: u32,
 }
 const VECTOR_SCRATCH: [u8; 3] = [1, 2, 3];
-const VECTOR_SLOT_BASES: [u8; 15] = [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18];
+const VECTOR_SLOT_BASES: [u8; 15] = [241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255];
 /// Bytes of private memory one slot base register reaches.
 const SLOT_WINDOW: i64 = 1024;
 
