@@ -222,6 +222,14 @@ fn ty_key(t: Ty) -> u32 {
     }
 }
 
+/// All ones in the low `ty.bits()` bits.
+fn width_mask(ty: Ty) -> u64 {
+    match ty.bits() {
+        64 => u64::MAX,
+        b => (1u64 << b) - 1,
+    }
+}
+
 /// Algebraic identities that return an existing value.
 fn identity(op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<Value> {
     let c = |v: &Value| consts.get(v).copied();
@@ -238,6 +246,13 @@ fn identity(op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<Value> {
         Op::Bin(BinOp::Mul | BinOp::DivU | BinOp::DivS, a, b) if c(b) == Some(1) => Some(*a),
         Op::Bin(BinOp::Mul, a, b) if c(a) == Some(1) => Some(*b),
         Op::Select(_, a, b) if a == b => Some(*a),
+        // A constant condition picks its operand (legalised 64-bit shifts by constant amounts
+        // leave these behind).
+        Op::Select(k, a, b) if c(k).is_some() => Some(if c(k) != Some(0) { *a } else { *b }),
+        // x & all-ones (of the value's width).
+        Op::Bin(BinOp::And, a, b) if c(b).is_some_and(|k| k & width_mask(ty) == width_mask(ty)) => Some(*a),
+        Op::Bin(BinOp::And, a, b) if c(a).is_some_and(|k| k & width_mask(ty) == width_mask(ty)) => Some(*b),
+        Op::Bin(BinOp::Or | BinOp::Xor, a, b) if c(b) == Some(0) => Some(*a),
         Op::Phi(ins) if !ins.is_empty() && ins.iter().all(|(_, v)| *v == ins[0].1) => Some(ins[0].1),
         _ => None,
     }

@@ -770,3 +770,38 @@ int __vt_f64_remquo_q(ulong x, ulong y) {
     int v = (int)(q & 0x7f);
     return ((x ^ y) >> 63) ? -v : v;
 }
+
+// double → half bits, correctly rounded per `mode` (one rounding; vstore_half of doubles,
+// convert_half_*).
+uint __vt_f64_to_f16(ulong a, int mode) {
+    uint sign = (uint)(a >> 63);
+    int e = (int)((a >> 52) & 0x7ff);
+    ulong frac = a & VT_FRAC;
+    if (e == 0x7ff)
+        return frac != 0 ? 0x7e00u : (sign << 15) | 0x7c00u;
+    if (e == 0 && frac == 0)
+        return sign << 15;
+    ulong sig = e == 0 ? frac : frac | VT_HIDDEN;
+    // Leading one at bit 14 with 4 round bits below it.
+    uint s = (uint)vt_shr_jam64(sig, 38);
+    int exp = s < 0x4000u ? -100 : e - 1023 + 15 - 1;
+    if (s < 0x4000u)
+        s |= 1;
+    uint inc = mode == 0 ? 0x8u : mode == 1 ? 0u : (mode == 2) != (sign != 0) ? 0xfu : 0u;
+    if ((uint)exp >= 0x1d) {
+        if (exp < 0) {
+            uint d = (uint)(-exp);
+            s = d < 31 ? (s >> d) | (uint)((s << ((32 - d) & 31)) != 0) : (uint)(s != 0);
+            exp = 0;
+        } else if (exp > 0x1d || s + inc >= 0x8000u) {
+            return (sign << 15) | (inc != 0 ? 0x7c00u : 0x7bffu);
+        }
+    }
+    uint bits = s & 0xf;
+    s = (s + inc) >> 4;
+    if (bits == 8 && mode == 0)
+        s &= ~1u;
+    if (s == 0)
+        exp = 0;
+    return (sign << 15) + ((uint)exp << 10) + s;
+}

@@ -24,8 +24,8 @@
 pub struct Level {
     /// First of the 8 vector registers that carry this level's arguments and results.
     pub args: u8,
-    /// Vector registers the allocator may use.
-    pub vpool: std::ops::RangeInclusive<u8>,
+    /// Vector registers the allocator may use, in order of preference.
+    pub vpool: Vec<u8>,
     /// Scalar registers the allocator may use.
     pub spool: Vec<u8>,
     /// Where `ra` is kept in a function of this level that calls.
@@ -51,12 +51,13 @@ pub fn level(level: u8) -> Level {
     match level {
         0 => Level {
             args: 0,
-            vpool: 32..=179,
+            vpool: (32..=139).collect(),
             spool: [5, 9, 30, 31].into_iter().chain(32..=45).collect(),
             ra_save: 58,
         },
-        1 => Level { args: 232, vpool: 180..=231, spool: (46..=57).collect(), ra_save: 59 },
-        _ => Level { args: 26, vpool: 4..=25, spool: (10..=27).collect(), ra_save: 60 },
+        1 => Level { args: 232, vpool: (180..=231).collect(), spool: (46..=57).collect(), ra_save: 59 },
+        // The registers below 32 first; v140–v179 rather than spilling.
+        _ => Level { args: 26, vpool: (4..=25).chain(140..=179).collect(), spool: (10..=27).collect(), ra_save: 60 },
     }
 }
 

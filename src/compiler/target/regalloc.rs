@@ -38,8 +38,8 @@ const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 fn vector_pool(m: &MFunc) -> Vec<u8> {
     let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
     let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
-    let range = if m.level == 0 && !m.calls { 4..=240 } else { super::call::level(m.level).vpool };
-    range.filter(|r| !(cas64 && fixed.contains(r))).collect()
+    let pool: Vec<u8> = if m.level == 0 && !m.calls { (4..=240).collect() } else { super::call::level(m.level).vpool };
+    pool.into_iter().filter(|r| !(cas64 && fixed.contains(r))).collect()
 }
 
 fn scalar_pool_of(m: &MFunc) -> Vec<u8> {
@@ -271,8 +271,10 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
 
 /// Linear scan of the intervals of one register class over `pool`. Spilled intervals are
 /// returned separately (their slots are assigned by [`assign_slots`]).
+/// Free registers are taken in `pool` order (the ones that need no `regext` prefix first).
 fn scan(ints: &[Interval], pool: &[u8], vector: bool) -> (HashMap<Reg, Loc>, Vec<Interval>) {
-    let mut free: Vec<u8> = pool.iter().rev().copied().collect();
+    let rank: HashMap<u8, usize> = pool.iter().enumerate().map(|(i, r)| (*r, i)).collect();
+    let mut free = FreeRegs { set: pool.iter().enumerate().map(|(i, r)| (i, *r)).collect(), rank };
     let mut active: Vec<(Interval, u8)> = Vec::new();
     let mut out = HashMap::new();
     let mut spilled = Vec::new();
@@ -303,6 +305,21 @@ fn scan(ints: &[Interval], pool: &[u8], vector: bool) -> (HashMap<Reg, Loc>, Vec
         }
     }
     (out, spilled)
+}
+
+/// Free registers ordered by preference.
+struct FreeRegs {
+    set: std::collections::BTreeSet<(usize, u8)>,
+    rank: HashMap<u8, usize>,
+}
+
+impl FreeRegs {
+    fn pop(&mut self) -> Option<u8> {
+        self.set.pop_first().map(|(_, r)| r)
+    }
+    fn push(&mut self, r: u8) {
+        self.set.insert((self.rank[&r], r));
+    }
 }
 
 /// Gives every spilled interval a 4-byte slot `base + 4k`; intervals that do not overlap share

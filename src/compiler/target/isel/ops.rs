@@ -30,9 +30,10 @@ fn forms(o: BinOp) -> BinForms {
         B::And => f(Some(I::And), I::VandVv, Some(I::VandVx), Some(I::VandVi), Some(I::VandVx)),
         B::Or => f(Some(I::Or), I::VorVv, Some(I::VorVx), Some(I::VorVi), Some(I::VorVx)),
         B::Xor => f(Some(I::Xor), I::VxorVv, Some(I::VxorVx), Some(I::VxorVi), Some(I::VxorVx)),
-        B::Shl => f(Some(I::Sll), I::VsllVv, Some(I::VsllVx), None, None),
-        B::ShrL => f(Some(I::Srl), I::VsrlVv, Some(I::VsrlVx), None, None),
-        B::ShrA => f(Some(I::Sra), I::VsraVv, Some(I::VsraVx), None, None),
+        // Shift .vi forms take an unsigned 5-bit amount.
+        B::Shl => f(Some(I::Sll), I::VsllVv, Some(I::VsllVx), Some(I::VsllVi), None),
+        B::ShrL => f(Some(I::Srl), I::VsrlVv, Some(I::VsrlVx), Some(I::VsrlVi), None),
+        B::ShrA => f(Some(I::Sra), I::VsraVv, Some(I::VsraVx), Some(I::VsraVi), None),
         B::MinS => f(None, I::VminVv, Some(I::VminVx), None, Some(I::VminVx)),
         B::MinU => f(None, I::VminuVv, Some(I::VminuVx), None, Some(I::VminuVx)),
         B::MaxS => f(None, I::VmaxVv, Some(I::VmaxVx), None, Some(I::VmaxVx)),
@@ -185,7 +186,9 @@ impl Sel<'_> {
             if let Some(vx) = vx {
                 let va = self.v(a)?;
                 let k = self.konst(b);
-                if let (Some(vi), Some(k)) = (fm.vi, k.filter(|k| (-16..16).contains(k))) {
+                let shift = matches!(o, BinOp::Shl | BinOp::ShrL | BinOp::ShrA);
+                let imm_ok = |k: &i64| if shift { (0..32).contains(k) } else { (-16..16).contains(k) };
+                if let (Some(vi), Some(k)) = (fm.vi, k.filter(imm_ok)) {
                     self.vxop(d, vi, va, None, k);
                 } else {
                     let sb = self.s(b)?;
