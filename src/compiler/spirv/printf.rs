@@ -88,16 +88,15 @@ impl Lowerer<'_> {
                 }
                 SType::Float { width: 32 } => PrintfArg::Float { bytes: 4, lanes: lanes as u8 },
                 SType::Float { width: 64 } => PrintfArg::Float { bytes: 8, lanes: lanes as u8 },
-                // A half (vector: clang promotes scalars to double) is printed as a float.
-                SType::Float { width: 16 } => PrintfArg::Float { bytes: 4, lanes: lanes as u8 },
+                // Half vectors (`%v4hf`; clang promotes a scalar half to double): the formatter
+                // widens each half's bits, as it does for `vararg_types`' `h` elements.
+                SType::Float { width: 16 } => PrintfArg::Float { bytes: 2, lanes: lanes as u8 },
                 SType::Bool => PrintfArg::Int { bytes: 4, lanes: lanes as u8 },
                 other => return Err(self.err(&format!("printf argument of type {other:?}"))),
             };
-            let is_half = matches!(self.m.types.get(elem)?, SType::Float { width: 16 });
             if !matches!(arg, PrintfArg::Str(_)) {
                 for v in &o.vals {
                     let w = match self.f.ty(*v) {
-                        Ty::I16 if is_half => self.half_to_float(b, *v),
                         Ty::I32 | Ty::F32 => *v,
                         Ty::Ptr(_) => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, *v)),
                         Ty::I1 | Ty::I8 | Ty::I16 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, *v)),
