@@ -16,7 +16,11 @@
 mod cl;
 #[path = "common/clrun.rs"]
 mod clrun;
+use cl::*;
 use clrun::*;
+use std::ffi::{c_char, c_void, CString};
+use std::ptr::{null, null_mut};
+use std::sync::Mutex;
 
 const QNAN: u16 = 0x7e00;
 const PRAGMA: &str = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
@@ -733,4 +737,331 @@ fn conversions_to_half_in_every_rounding_mode() {
         }
     }
     assert_eq!(bad, 0, "{bad} conversions to half differ");
+}
+
+// ---- vectors and by-value halves -----------------------------------------------------------------
+
+const VEC: &str = r#"
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void vec(__global const half *a, __global const half *b, __global half *o, __global short *c,
+                  __global float *f, half s, half4 v) {
+    uint i = get_global_id(0);
+    half8 x = vload8(i, a), y = vload8(i, b);
+    vstore8(x + y, 8 * i, o);
+    vstore8(x * y, 8 * i + 1, o);
+    vstore8(x / y, 8 * i + 2, o);
+    vstore8(fma(x, y, (half8)s), 8 * i + 3, o);
+    vstore8(fmax(x, y) - s, 8 * i + 4, o);
+    half4 lo = x.lo * v;
+    half4 hi = y.hi + v.wzyx;
+    vstore8((half8)(lo, hi), 8 * i + 5, o);
+    vstore8(convert_half8(convert_int8_rtn(x)), 8 * i + 6, o);
+    half8 d = 0;
+    d.s0 = dot(x.lo, y.lo);
+    d.s1 = -x.s7;
+    d.s2 = sqrt(y.s3);
+    vstore8(d, 8 * i + 7, o);
+    vstore8(x < y, i, c);
+    vstore4(convert_float4(y.even), i, f);
+}
+"#;
+
+#[test]
+fn half_vectors_and_by_value_halves() {
+    let mut r = Rng(0xabcdef);
+    let groups = 512;
+    let n = groups * 8;
+    let a: Vec<u16> = (0..n).map(|_| rand_half(&mut r)).collect();
+    let b: Vec<u16> = (0..n).map(|_| rand_half(&mut r)).collect();
+    let s: u16 = 0x3e00; // 1.5
+    let v: [u16; 4] = [0x4000, 0xbc00, 0x3555, 0x0001]; // 2, -1, 1/3, tiny
+    let src = format!("{PRAGMA}{VEC}");
+    let out = run_source(
+        &src,
+        "",
+        "vec",
+        &[groups],
+        Some(&[64]),
+        None,
+        &[buf(&a), buf(&b), zeros(8 * n * 2), zeros(n * 2), zeros(groups * 4 * 4), val(s), val_vec(&v)],
+    );
+    let o: Vec<u16> = read(&out[2]);
+    let c: Vec<i16> = read(&out[3]);
+    let f: Vec<f32> = read(&out[4]);
+    let h = |x: f64| canon(f64_to_half(x, Mode::Rte));
+    let mut bad = 0;
+    for g in 0..groups {
+        let x = &a[8 * g..8 * g + 8];
+        let y = &b[8 * g..8 * g + 8];
+        let (fx, fy): (Vec<f64>, Vec<f64>) = (x.iter().map(|q| h2f64(*q)).collect(), y.iter().map(|q| h2f64(*q)).collect());
+        let fs = h2f64(s);
+        let mut want = vec![0u16; 64];
+        for k in 0..8 {
+            want[k] = binop_ref(0, x[k], y[k]);
+            want[8 + k] = binop_ref(2, x[k], y[k]);
+            want[16 + k] = binop_ref(3, x[k], y[k]);
+            want[24 + k] = canon(fma_full(x[k], y[k], s));
+            let mx = if fx[k].is_nan() { y[k] } else if fy[k].is_nan() || fx[k] >= fy[k] { x[k] } else { y[k] };
+            want[32 + k] = h(h2f64(mx) - fs);
+            want[40 + k] = if k < 4 { binop_ref(2, x[k], v[k]) } else { binop_ref(0, y[k], v[7 - k]) };
+            want[48 + k] = match to_int(fx[k], Mode::Rtn, i32::MIN as i128, i32::MAX as i128, false) {
+                Some(i) => int_to_half(i, Mode::Rte),
+                None => o[8 * (8 * g + 6) + k], // undefined: not compared
+            };
+        }
+        // dot in float (exact products, one float sum per step), rounded once.
+        let mut acc = (fx[0] * fy[0]) as f32;
+        for k in 1..4 {
+            acc = (fx[k] as f32).mul_add(fy[k] as f32, acc);
+        }
+        want[56] = canon(f64_to_half(acc as f64, Mode::Rte));
+        want[57] = x[7] ^ 0x8000;
+        want[58] = canon(f64_to_half(fy[3].sqrt(), Mode::Rte));
+        for k in 59..64 {
+            want[k] = 0;
+        }
+        for k in 0..64 {
+            let got = o[64 * g + k];
+            if got != want[k] {
+                bad += 1;
+                if bad < 12 {
+                    eprintln!("group {g} result {k}: {got:#06x}, want {:#06x} (x {:04x?} y {:04x?})", want[k], x, y);
+                }
+            }
+        }
+        for k in 0..8 {
+            let lt = if fx[k] < fy[k] { -1 } else { 0 };
+            assert_eq!(c[8 * g + k], lt, "x < y lane {k} of group {g}");
+        }
+        for k in 0..4 {
+            let w = h2f64(y[2 * k]) as f32;
+            assert!(f[4 * g + k].to_bits() == w.to_bits() || (w.is_nan() && f[4 * g + k].is_nan()), "convert_float4");
+        }
+    }
+    assert_eq!(bad, 0, "{bad} vector results differ");
+}
+
+// ---- math built-ins --------------------------------------------------------------------------------
+
+const MATH: &str = r#"
+__kernel void math(__global const ushort *py, __global ushort *o, __global int *oi) {
+    uint i = get_global_id(0), n = get_global_size(0);
+    half x = as_half((ushort)i);
+    half y = as_half(py[i]);
+    o[0 * n + i] = as_ushort(exp(x));
+    o[1 * n + i] = as_ushort(sin(x));
+    o[2 * n + i] = as_ushort(log(x));
+    o[3 * n + i] = as_ushort(pow(x, y));
+    half ip;
+    o[4 * n + i] = as_ushort(fract(x, &ip));
+    o[5 * n + i] = as_ushort(ip);
+    int e;
+    o[6 * n + i] = as_ushort(frexp(x, &e));
+    oi[0 * n + i] = e;
+    o[7 * n + i] = as_ushort(ldexp(x, 3));
+    o[8 * n + i] = as_ushort(floor(x));
+    o[9 * n + i] = as_ushort(rint(x));
+    oi[1 * n + i] = ilogb(x);
+    o[10 * n + i] = as_ushort(cos(x));
+    o[11 * n + i] = as_ushort(exp2(x));
+}
+"#;
+
+/// Distance in half ulps of two halves of the same sign class (finite or infinite).
+fn half_ulps(a: u16, b: u16) -> u32 {
+    let key = |h: u16| if h & 0x8000 != 0 { -((h & 0x7fff) as i32) } else { h as i32 };
+    (key(a) - key(b)).unsigned_abs()
+}
+
+#[test]
+fn math_built_ins_within_half_bounds() {
+    let n = 65536usize;
+    let mut r = Rng(0x9e37_79b9);
+    // pow exponents: small integers, halves, random halves of moderate size.
+    let py: Vec<u16> = (0..n)
+        .map(|k| match k % 4 {
+            0 => [0x0000, 0x3c00, 0x4000, 0xbc00, 0x3800, 0x4200, 0xc000, 0x7c00, 0xfc00, 0x7e00][r.next_u32() as usize % 10],
+            1 => (r.next_u32() as u16 & 0x83ff) | ((r.next_u32() % 6 + 12) << 10) as u16,
+            _ => rand_half(&mut r),
+        })
+        .collect();
+    let src = format!("{PRAGMA}{MATH}");
+    let out = run_source(&src, "", "math", &[n], Some(&[64]), None, &[buf(&py), zeros(12 * n * 2), zeros(2 * n * 4)]);
+    let o: Vec<u16> = read(&out[1]);
+    let oi: Vec<i32> = read(&out[2]);
+    // OpenCL 3.0 half-precision bounds (full profile): exp/exp2/log/sin/cos 2 ulp... pow 4 ulp.
+    // (name, index, bound, reference)
+    type Ref = fn(f64, f64) -> f64;
+    let approx: [(&str, usize, u32, Ref); 6] = [
+        ("exp", 0, 2, |x, _| x.exp()),
+        ("sin", 1, 2, |x, _| x.sin()),
+        ("log", 2, 2, |x, _| x.ln()),
+        ("pow", 3, 4, |x, y| x.powf(y)),
+        ("cos", 10, 2, |x, _| x.cos()),
+        ("exp2", 11, 2, |x, _| x.exp2()),
+    ];
+    let mut bad = 0;
+    let mut worst = [0u32; 12];
+    let mut report = |what: String| {
+        bad += 1;
+        if bad < 16 {
+            eprintln!("{what}");
+        }
+    };
+    for i in 0..n {
+        let x = i as u16;
+        let (fx, fy) = (h2f64(x), h2f64(py[i]));
+        for (name, k, bound, f) in approx {
+            let want = f64_to_half(f(fx, fy), Mode::Rte);
+            let got = o[k * n + i];
+            let ok = if is_nan(want) {
+                is_nan(got)
+            } else if is_nan(got) {
+                false
+            } else if got & 0x7fff == 0 && want & 0x7fff == 0 {
+                true
+            } else {
+                let d = if (got ^ want) & 0x8000 != 0 { u32::MAX } else { half_ulps(got, want) };
+                worst[k] = worst[k].max(d);
+                d <= bound
+            };
+            if !ok {
+                report(format!("{name}({x:#06x}, {:#06x}) = {got:#06x}, want {want:#06x}", py[i]));
+            }
+        }
+        // Exact built-ins.
+        let exact = |v: f64| canon(f64_to_half(v, Mode::Rte));
+        let fl = fx.floor();
+        // fract: ±0 and ±∞ give ±0 (OpenCL 7.5.1); never 1.0 (the largest half below it instead).
+        let (fr, ipv) = if fx.is_infinite() || fx == 0.0 {
+            (0.0f64.copysign(fx), fx)
+        } else {
+            ((fx - fl).min(0.999_511_718_75), fl)
+        };
+        let checks = [
+            (4, if fx.is_nan() { QNAN } else { exact(fr) }, "fract"),
+            (5, if fx.is_nan() { QNAN } else { exact(ipv) }, "fract iptr"),
+            (7, exact(fx * 8.0), "ldexp"),
+            (8, exact(fl), "floor"),
+            (9, exact(fx.round_ties_even()), "rint"),
+        ];
+        for (k, want, name) in checks {
+            let got = o[k * n + i];
+            if got != want && !(is_nan(got) && is_nan(want)) {
+                report(format!("{name}({x:#06x}) = {got:#06x}, want {want:#06x}"));
+            }
+        }
+        if fx.is_finite() && fx != 0.0 {
+            let e = fx.abs().log2().floor() as i32 + 1;
+            let m = fx / 2f64.powi(e);
+            if o[6 * n + i] != exact(m) || oi[i] != e {
+                report(format!("frexp({x:#06x}) = {:#06x}, {}; want {:#06x}, {e}", o[6 * n + i], oi[i], exact(m)));
+            }
+            if oi[n + i] != e - 1 {
+                report(format!("ilogb({x:#06x}) = {}, want {}", oi[n + i], e - 1));
+            }
+        }
+    }
+    eprintln!("worst ulps: exp {} sin {} log {} pow {} cos {} exp2 {}", worst[0], worst[1], worst[2], worst[3], worst[10], worst[11]);
+    assert_eq!(bad, 0, "{bad} math results outside the half bounds");
+}
+
+// ---- printf -------------------------------------------------------------------------------------
+
+const CL_PRINTF_CALLBACK_ARM: cl_context_properties = 0x40B0;
+
+macro_rules! call {
+    ($f:ident($($a:expr),* $(,)?)) => {{
+        let f = cl().$f;
+        // SAFETY: handles are live objects created in `printed`; pointers are NULL or point to
+        // live memory at least as large as the size passed with them.
+        unsafe { f($($a),*) }
+    }};
+}
+
+unsafe extern "C" fn on_printf(buf: *const c_char, len: usize, _final: usize, user: *mut c_void) {
+    // SAFETY: `user` is the `Mutex<Vec<u8>>` given at context creation (alive until the context
+    // is released); `buf` holds `len` bytes for the duration of the call.
+    let (sink, bytes) = unsafe { (&*(user as *const Mutex<Vec<u8>>), std::slice::from_raw_parts(buf as *const u8, len)) };
+    sink.lock().unwrap().extend_from_slice(bytes);
+}
+
+unsafe extern "C" fn on_error(msg: *const c_char, _: *const c_void, _: usize, _: *mut c_void) {
+    // SAFETY: `msg` is a C string valid for the call.
+    eprintln!("driver error: {}", unsafe { std::ffi::CStr::from_ptr(msg) }.to_string_lossy());
+}
+
+/// Runs one work-item of `kernel` with a `__global ushort*` argument holding `data` and returns
+/// what it printed (captured with the cl_arm_printf callback).
+fn printed(src: &str, kernel: &str, data: &[u16]) -> String {
+    let sink: Box<Mutex<Vec<u8>>> = Box::default();
+    let cb = on_printf as unsafe extern "C" fn(*const c_char, usize, usize, *mut c_void);
+    let props = [CL_PRINTF_CALLBACK_ARM, cb as usize as cl_context_properties, 0];
+    let (d, mut err) = (device(), 0);
+    let user = &*sink as *const Mutex<Vec<u8>> as *mut c_void;
+    let ctx = call!(clCreateContext(props.as_ptr(), 1, &d, Some(on_error), user, &mut err));
+    check(err, "clCreateContext with CL_PRINTF_CALLBACK_ARM");
+    let text = CString::new(src).unwrap();
+    let mut ptrs = [text.as_ptr()];
+    let p = call!(clCreateProgramWithSource(ctx, 1, ptrs.as_mut_ptr(), null(), &mut err));
+    check(err, "clCreateProgramWithSource");
+    check(call!(clBuildProgram(p, 0, null(), null(), None, null_mut())), "clBuildProgram");
+    let name = CString::new(kernel).unwrap();
+    let k = call!(clCreateKernel(p, name.as_ptr(), &mut err));
+    check(err, "clCreateKernel");
+    let mut data = data.to_vec();
+    let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+    let m = call!(clCreateBuffer(ctx, flags, 2 * data.len(), data.as_mut_ptr() as *mut c_void, &mut err));
+    check(err, "clCreateBuffer");
+    check(call!(clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), &m as *const cl_mem as *const c_void)), "arg");
+    let q = queue(ctx, 0);
+    let (global, local) = (1usize, 1usize);
+    let mut e = null_mut();
+    check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut e)), "enqueue");
+    check(call!(clWaitForEvents(1, &e)), "clWaitForEvents");
+    assert_eq!(event_status(e), CL_COMPLETE);
+    call!(clReleaseEvent(e));
+    call!(clReleaseCommandQueue(q));
+    call!(clReleaseMemObject(m));
+    call!(clReleaseKernel(k));
+    call!(clReleaseProgram(p));
+    call!(clReleaseContext(ctx));
+    let out = std::mem::take(&mut *sink.lock().unwrap());
+    String::from_utf8(out).expect("UTF-8 output")
+}
+
+const PRINT: &str = r#"
+__kernel void print(__global const ushort *h) {
+    for (int k = 0; k < 12; k++) {
+        half x = as_half(h[k]);
+        printf("%f|%.3f|%e\n", x, x * 2, x);
+    }
+    printf("%v4hf\n", vload4(0, (__global const half *)h));
+    printf("%.2v2hf\n", (half2)(1.5h, -0.25h));
+}
+"#;
+
+#[test]
+fn printf_of_half_prints_its_value() {
+    let h: Vec<u16> = vec![0x3c00, 0xc000, 0x3555, 0x7bff, 0x0001, 0x8000, 0x3e00, 0x7c00, 0xfc00, 0x4248, 0x2e66, 0x0400];
+    let src = format!("{PRAGMA}{PRINT}");
+    let text = printed(&src, "print", &h);
+    // The expected text: C's %f/%.3f/%e of the exact value (through the host C library).
+    let c = |spec: &str, v: f64| -> String {
+        let mut buf = vec![0u8; 512];
+        let fmt = CString::new(spec).unwrap();
+        // SAFETY: `buf` has room for 512 bytes (snprintf truncates); `fmt` takes one double.
+        let n = unsafe { libc::snprintf(buf.as_mut_ptr() as *mut c_char, buf.len(), fmt.as_ptr(), v) };
+        String::from_utf8_lossy(&buf[..n as usize]).into_owned()
+    };
+    let mut want = String::new();
+    for &x in &h {
+        let v = h2f64(x);
+        let twice = h2f64(f64_to_half(v * 2.0, Mode::Rte));
+        want += &format!("{}|{}|{}\n", c("%f", v), c("%.3f", twice), c("%e", v));
+    }
+    let v4: Vec<String> = h[..4].iter().map(|x| c("%f", h2f64(*x))).collect();
+    want += &format!("{}\n", v4.join(","));
+    want += "1.50,-0.25\n";
+    assert_eq!(text, want, "printf of halves");
 }
