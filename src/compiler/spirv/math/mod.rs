@@ -298,8 +298,8 @@ impl E<'_, '_> {
 }
 
 impl Lowerer<'_> {
-    /// Lowers the OpenCL.std instruction `op` when it is one of the math built-ins implemented
-    /// here; `None` leaves it to the generic lowering.
+    /// Lowers the OpenCL.std instruction `op` (result leaf types `leaves`) when it is one of the
+    /// math built-ins implemented here; `None` leaves it to the generic lowering.
     pub(super) fn lower_math(
         &mut self,
         b: BlockId,
@@ -317,7 +317,7 @@ impl Lowerer<'_> {
             return Ok(None);
         }
         // 64-bit integers: only the pure bit-logic built-ins (legalised later like any i64 op).
-        let wide = leaves.iter().any(|t| *t == Ty::I64) || a.iter().flatten().any(|v| self.f.ty(*v) == Ty::I64);
+        let wide = leaves.contains(&Ty::I64) || a.iter().flatten().any(|v| self.f.ty(*v) == Ty::I64);
         if wide && !matches!(op, C::bitselect | C::select) {
             return Ok(None);
         }
