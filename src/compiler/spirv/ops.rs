@@ -521,7 +521,8 @@ impl Lowerer<'_> {
         ty: u32,
         a: &[Vec<Value>],
     ) -> Result<Vec<Value>, CompileError> {
-        let tys = self.leaf_types(ty)?;
+        // `prefetch` returns void.
+        let tys = if matches!(self.m.types.get(ty)?, SType::Void) { Vec::new() } else { self.leaf_types(ty)? };
         let signed = self.is_signed(ty);
         self.lower_ext_tys(b, code, &tys, signed, a)
     }
