@@ -311,8 +311,16 @@ fn random_triples_are_bit_exact() {
         c.push(z);
     }
     let src = format!("{PRAGMA}{TRIPLES}");
-    let out = run_source(&src, "", "tri", &[n], Some(&[64]), None, &[buf(&a), buf(&b), buf(&c), zeros(6 * n * 2)]);
-    let o: Vec<u16> = read(&out[3]);
+    // OpenCL C 1.2 (the default) and 3.0 builds.
+    for options in ["", "-cl-std=CL3.0"] {
+        let out =
+            run_source(&src, options, "tri", &[n], Some(&[64]), None, &[buf(&a), buf(&b), buf(&c), zeros(6 * n * 2)]);
+        check_triples(&a, &b, &c, &read(&out[3]));
+    }
+}
+
+fn check_triples(a: &[u16], b: &[u16], c: &[u16], o: &[u16]) {
+    let n = a.len();
     let mut bad = 0;
     for i in 0..n {
         let want = [
@@ -1140,4 +1148,63 @@ fn printf_of_half_prints_its_value() {
     want += &format!("{}\n", v4.join(","));
     want += "1.50,-0.25\n";
     assert_eq!(text, want, "printf of halves");
+}
+
+// ---- halves in memory: constant tables, private arrays, structs, program-scope globals ------------
+
+const MEMORY: &str = r#"
+constant half table[4] = {1.0h, 2.5h, -0.5h, 65504.0h};
+typedef struct { char c; half h; half2 v; float f; } S;
+__kernel void mem(__global const S *in, __global S *out, __global ushort *o) {
+    uint i = get_global_id(0);
+    half priv[8];
+    for (int k = 0; k < 8; k++)
+        priv[k] = table[k & 3] * (half)(k + (int)i);
+    half acc = 0;
+    for (int k = 0; k < 8; k++)
+        acc += priv[(k * 3 + i) & 7];
+    o[i] = as_ushort(acc);
+    S s = in[i];
+    s.h = s.h * s.v.x + s.v.y;
+    s.v = s.v.yx;
+    s.f = (float)s.h;
+    out[i] = s;
+}
+"#;
+
+#[test]
+fn halves_in_constant_tables_private_arrays_and_structs() {
+    let n = 64usize;
+    let table = [0x3c00u16, 0x4100, 0xb800, 0x7bff];
+    let mut r = Rng(77);
+    // struct S { char c; half h; half2 v; float f; }: offsets 0, 2, 4, 8; size 12.
+    let mut input = Vec::new();
+    let mut src_vals = Vec::new();
+    for _ in 0..n {
+        let (h, v0, v1) = (rand_half(&mut r) & 0xbfff, rand_half(&mut r) & 0xbfff, rand_half(&mut r) & 0xbfff);
+        src_vals.push((h, v0, v1));
+        input.extend(Packer::new().push(7i8).push(h).push_all(&[v0, v1], 4).push(0f32).finish(4));
+    }
+    let src = format!("#pragma OPENCL FP_CONTRACT OFF\n{PRAGMA}{MEMORY}");
+    let out = run_source(&src, "", "mem", &[n], Some(&[32]), None, &[Arg::Buf(input), zeros(12 * n), zeros(2 * n)]);
+    let o: Vec<u16> = read(&out[2]);
+    for i in 0..n {
+        let priv_: Vec<u16> =
+            (0..8).map(|k| binop_ref(2, table[k & 3], f64_to_half((k + i) as f64, Mode::Rte))).collect();
+        let mut acc = 0u16;
+        for k in 0..8 {
+            acc = binop_ref(0, acc, priv_[(k * 3 + i) & 7]);
+        }
+        assert_eq!(o[i], acc, "sum of the private array of work-item {i}");
+        let s = &out[1][12 * i..12 * i + 12];
+        let (h, v0, v1) = src_vals[i];
+        let want_h = binop_ref(0, binop_ref(2, h, v0), v1);
+        assert_eq!(s[0] as i8, 7, "struct char of {i}");
+        assert_eq!(u16::from_le_bytes([s[2], s[3]]), want_h, "struct half of {i}");
+        assert_eq!(u16::from_le_bytes([s[4], s[5]]), v1, "struct half2 of {i}");
+        assert_eq!(u16::from_le_bytes([s[6], s[7]]), v0, "struct half2 of {i}");
+        let f = f32::from_le_bytes([s[8], s[9], s[10], s[11]]);
+        let wf = h2f64(want_h) as f32;
+        assert!(f.to_bits() == wf.to_bits() || (f.is_nan() && wf.is_nan()), "struct float of {i}: {f} vs {wf}");
+    }
 }
