@@ -461,16 +461,22 @@ fn device_values_are_consistent() {
     let exts: Vec<String> = device_str(CL_DEVICE_EXTENSIONS).split_whitespace().map(String::from).collect();
     let with_version = name_versions(&info_bytes(f, d, CL_DEVICE_EXTENSIONS_WITH_VERSION));
     assert_eq!(with_version.into_iter().map(|(_, n)| n).collect::<Vec<_>>(), exts);
-    // fp64 (in software) is claimed with the configuration the spec requires of it; no fp16 or
-    // images: their queries say so.
+    // fp64 (in software) is claimed with the configuration the spec requires of it, and fp16
+    // (through float) with an honest one; no images: their queries say so.
     assert!(exts.iter().any(|e| e == "cl_khr_fp64"));
-    assert!(!exts.iter().any(|e| e == "cl_khr_fp16"));
+    assert!(exts.iter().any(|e| e == "cl_khr_fp16"));
     let double: cl_device_fp_config = device_val(CL_DEVICE_DOUBLE_FP_CONFIG);
     let required = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
     assert_eq!(double & required, required);
     assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE), 1);
     assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE), 1);
-    assert_eq!(device_val::<u64>(CL_DEVICE_HALF_FP_CONFIG), 0);
+    // The spec's minimum for cl_khr_fp16 is round-to-zero or round-to-nearest with INF_NAN; we
+    // round to nearest and keep denormals, and claim nothing more (no FMA bit, no directed modes).
+    let half: cl_device_fp_config = device_val(CL_DEVICE_HALF_FP_CONFIG);
+    assert_eq!(half, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM);
+    assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF), 1);
+    assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 1);
+    assert!(features.iter().any(|(_, n)| n == "__opencl_c_fp16"), "fp16 feature listed with the extension");
     assert_eq!(device_val::<cl_bool>(CL_DEVICE_IMAGE_SUPPORT), CL_FALSE);
     for q in [CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS, CL_DEVICE_MAX_SAMPLERS] {
         assert_eq!(device_val::<u32>(q), 0);

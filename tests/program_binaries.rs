@@ -319,7 +319,7 @@ impl Case {
 fn spirv_of(source: &str) -> Vec<u8> {
     let cl_ext = "-cl-ext=-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,\
                   +cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,\
-                  +cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64";
+                  +cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16";
     let clang_args = [
         "-x",
         "cl",

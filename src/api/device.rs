@@ -72,7 +72,8 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         | CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT => b(&1u32),
         // cl_khr_fp64 in software (soft-double library): one double per lane.
         CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE | CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE => b(&1u32),
-        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => b(&zero_u32),
+        // cl_khr_fp16 computed through float: one half per lane.
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF | CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF => b(&1u32),
         CL_DEVICE_MAX_CLOCK_FREQUENCY => b(&1000u32),
         CL_DEVICE_ADDRESS_BITS => b(&dev::ADDRESS_BITS),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => b(&dev::MAX_MEM_ALLOC_SIZE),
@@ -112,7 +113,11 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         // infinities and NaNs, denormals kept. Directed rounding exists only in conversions.
         CL_DEVICE_DOUBLE_FP_CONFIG => b(&((CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
             | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) as cl_device_fp_config)),
-        CL_DEVICE_HALF_FP_CONFIG => b(&zero_u64),
+        // Half through float with one rounding: round to nearest even (directed rounding only in
+        // conversions), IEEE infinities and NaNs, denormals kept.
+        CL_DEVICE_HALF_FP_CONFIG => {
+            b(&((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM) as cl_device_fp_config))
+        }
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => b(&(CL_NONE as cl_device_mem_cache_type)),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => b(&zero_u32),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => b(&zero_u64),

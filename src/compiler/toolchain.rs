@@ -278,7 +278,7 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
 }
 
 /// The OpenCL extensions we expose to clang (everything else is off).
-const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64";
+const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16";
 
 impl Toolchain {
     fn clang_command(&self, opts: &BuildOptions, opt_level: &str, headers: Option<&Path>) -> Command {

@@ -846,13 +846,21 @@ impl Lowerer<'_> {
                 self.f.push_void(*cur, Op::Barrier { global: true });
                 Ok(())
             }
+            _ if self.wants_f16(i) => {
+                let (r, _) = self.result(i)?;
+                let args: Vec<Option<Vec<Value>>> =
+                    i.operands.iter().map(|o| o.id_ref_any().and_then(|id| self.get(fr, id).ok())).collect();
+                let out = self.lower_f16(cur, i, &args)?;
+                fr.vals.insert(r, out);
+                Ok(())
+            }
             _ if self.lib.is_some() && self.wants_f64(i) => {
                 let (r, _) = self.result(i)?;
                 let args: Vec<Option<Vec<Value>>> = i
                     .operands
                     .iter()
                     .map(|o| match o {
-                        Operand::IdRef(id) if self.m.types.map.get(id).is_none() => self.get(fr, *id).ok(),
+                        Operand::IdRef(id) if !self.m.types.map.contains_key(id) => self.get(fr, *id).ok(),
                         _ => None,
                     })
                     .collect();

@@ -14,6 +14,7 @@
 
 mod async_copy;
 mod convert;
+mod fp16;
 mod fp64;
 mod half;
 mod integer;

@@ -521,9 +521,26 @@ impl Lowerer<'_> {
         ty: u32,
         a: &[Vec<Value>],
     ) -> Result<Vec<Value>, CompileError> {
+        // `prefetch` returns void.
+        let tys = if matches!(self.m.types.get(ty)?, SType::Void) { Vec::new() } else { self.leaf_types(ty)? };
+        let signed = self.is_signed(ty);
+        self.lower_ext_tys(b, code, &tys, signed, a)
+    }
+
+    /// [`lower_ext`](Self::lower_ext) given the result's leaf types (and whether an integer
+    /// result is signed) instead of its SPIR-V type (`spirv::fp16` computes half built-ins on
+    /// floats, a type the module may not declare).
+    pub(super) fn lower_ext_tys(
+        &mut self,
+        b: BlockId,
+        code: u32,
+        tys: &[Ty],
+        signed: bool,
+        a: &[Vec<Value>],
+    ) -> Result<Vec<Value>, CompileError> {
         use spirv::OpenclStd100Op as C;
         let op = C::from_u32(code).ok_or(invalid(format!("unknown OpenCL.std instruction {code}")))?;
-        if let Some(r) = self.lower_math(b, op, ty, a)? {
+        if let Some(r) = self.lower_math(b, op, tys, a)? {
             return Ok(r);
         }
         // Geometric functions reduce over the vector.
@@ -580,8 +597,6 @@ impl Lowerer<'_> {
             C::printf => return Err(self.err("printf (it arrives with the printf work)")),
             _ => {}
         }
-        let tys = self.leaf_types(ty)?;
-        let signed = self.is_signed(ty);
         let mut out = Vec::new();
         for k in 0..tys.len() {
             let t = tys[k];

@@ -88,6 +88,9 @@ impl Lowerer<'_> {
                 }
                 SType::Float { width: 32 } => PrintfArg::Float { bytes: 4, lanes: lanes as u8 },
                 SType::Float { width: 64 } => PrintfArg::Float { bytes: 8, lanes: lanes as u8 },
+                // Half vectors (`%v4hf`; clang promotes a scalar half to double): the formatter
+                // widens each half's bits, as it does for `vararg_types`' `h` elements.
+                SType::Float { width: 16 } => PrintfArg::Float { bytes: 2, lanes: lanes as u8 },
                 SType::Bool => PrintfArg::Int { bytes: 4, lanes: lanes as u8 },
                 other => return Err(self.err(&format!("printf argument of type {other:?}"))),
             };

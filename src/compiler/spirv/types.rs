@@ -66,7 +66,8 @@ impl Types {
             SType::Float { width: 32 } => Ty::F32,
             // A double is its IEEE bit pattern; `spirv::fp64` lowers the arithmetic.
             SType::Float { width: 64 } => Ty::I64,
-            SType::Float { width: 16 } => return Err(CompileError::unsupported("half-precision floating point")),
+            // A half is its IEEE bit pattern; `spirv::fp16` lowers the arithmetic.
+            SType::Float { width: 16 } => Ty::I16,
             SType::Pointer { space, .. } => Ty::Ptr(*space),
             // `event_t` (async copies): a dummy 32-bit value.
             SType::Opaque("event_t") => Ty::I32,

@@ -298,13 +298,13 @@ impl E<'_, '_> {
 }
 
 impl Lowerer<'_> {
-    /// Lowers the OpenCL.std instruction `op` when it is one of the math built-ins implemented
-    /// here; `None` leaves it to the generic lowering.
+    /// Lowers the OpenCL.std instruction `op` (result leaf types `leaves`) when it is one of the
+    /// math built-ins implemented here; `None` leaves it to the generic lowering.
     pub(super) fn lower_math(
         &mut self,
         b: BlockId,
         op: C,
-        ty: u32,
+        leaves: &[Ty],
         a: &[Vec<Value>],
     ) -> Result<Option<Vec<Value>>, CompileError> {
         if matches!(op, C::length | C::distance | C::normalize) {
@@ -316,16 +316,15 @@ impl Lowerer<'_> {
         if !out_ptr && !handled(op) {
             return Ok(None);
         }
-        let leaves = self.m.types.leaves(ty)?;
         // 64-bit integers: only the pure bit-logic built-ins (legalised later like any i64 op).
-        let wide = leaves.iter().any(|(_, t)| *t == Ty::I64) || a.iter().flatten().any(|v| self.f.ty(*v) == Ty::I64);
+        let wide = leaves.contains(&Ty::I64) || a.iter().flatten().any(|v| self.f.ty(*v) == Ty::I64);
         if wide && !matches!(op, C::bitselect | C::select) {
             return Ok(None);
         }
         let n = leaves.len();
         let scalar = n == 1;
         let mut out = Vec::with_capacity(n);
-        for (k, &(_, lt)) in leaves.iter().enumerate() {
+        for (k, &lt) in leaves.iter().enumerate() {
             let mut x = Vec::with_capacity(a.len());
             for v in a {
                 let e = if v.len() == 1 {
