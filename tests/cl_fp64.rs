@@ -473,3 +473,68 @@ fn subroutine_calls_in_divergent_code_and_shared_bodies() {
     let out = run_source(src, "", "plain", &[64], Some(&[64]), None, &[buf(&y)]);
     assert_eq!(read::<i32>(&out[0]), (0..64).map(|v| v * 3).collect::<Vec<_>>());
 }
+
+/// Reference double → half (bits), rounding mode 0 rte, 1 rtz, 2 rtp, 3 rtn, on the magnitude
+/// with exact f64 arithmetic (scaling by powers of two and integer rounding are exact).
+fn f64_to_f16(x: f64, mode: u32) -> u16 {
+    if x.is_nan() {
+        return 0x7e00;
+    }
+    let sign = if x.is_sign_negative() { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    // Away from zero for rtp on positives and rtn on negatives; toward zero for the other pair.
+    let up = (mode == 2 && sign == 0) || (mode == 3 && sign != 0);
+    let round = |q: f64| match mode {
+        0 => q.round_ties_even(),
+        1 => q.trunc(),
+        _ if up => q.ceil(),
+        _ => q.trunc(),
+    };
+    let e = if a == 0.0 { -15 } else { a.log2().floor() as i32 };
+    // Subnormal range: units of 2^-24; normal: 11 significant bits.
+    let bits = if e < -14 {
+        round(a * 2f64.powi(24)) as u32
+    } else {
+        let e = if a < 2f64.powi(e) { e - 1 } else if a >= 2f64.powi(e + 1) { e + 1 } else { e };
+        let m = round(a / 2f64.powi(e - 10)) as u32;
+        (((e + 14) as u32) << 10) + m
+    };
+    if bits >= 0x7c00 {
+        let to_inf = mode == 0 || up;
+        return sign | if to_inf { 0x7c00 } else { 0x7bff };
+    }
+    sign | bits as u16
+}
+
+#[test]
+fn vstore_half_of_doubles_rounds_once() {
+    let src = r#"
+    __kernel void h(__global const ulong *a, __global half *o) {
+        size_t i = get_global_id(0);
+        double x = as_double(a[i]);
+        vstore_half_rte(x, 4 * i, o);
+        vstore_half_rtz(x, 4 * i + 1, o);
+        vstore_half_rtp(x, 4 * i + 2, o);
+        vstore_half_rtn(x, 4 * i + 3, o);
+    }"#;
+    let mut r = Rng(31);
+    let mut a: Vec<u64> = edges();
+    for _ in 0..2000 {
+        let bits = (r.next_u32() as u64) << 32 | r.next_u32() as u64;
+        // Exponents around the half range (subnormals, ties, overflow).
+        a.push((bits & 0x800f_ffff_ffff_ffff) | ((1023 - 26 + (r.next_u32() % 44) as u64) << 52));
+    }
+    let n = a.len().next_multiple_of(64);
+    a.resize(n, 0);
+    let out = run_source(src, "", "h", &[n], Some(&[64]), None, &[buf(&a), zeros(8 * n)]);
+    let o: Vec<u16> = read(&out[1]);
+    for i in 0..n {
+        let x = f64::from_bits(a[i]);
+        for m in 0..4u32 {
+            assert_eq!(o[4 * i + m as usize], f64_to_f16(x, m), "vstore_half mode {m} of {x:e} ({:#x})", a[i]);
+        }
+    }
+}

@@ -116,7 +116,7 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         // Half through float with one rounding: round to nearest even (directed rounding only in
         // conversions), IEEE infinities and NaNs, denormals kept.
         CL_DEVICE_HALF_FP_CONFIG => {
-            b(&((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM) as cl_device_fp_config))
+            b(&((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM | CL_FP_FMA) as cl_device_fp_config))
         }
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => b(&(CL_NONE as cl_device_mem_cache_type)),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => b(&zero_u32),

@@ -134,7 +134,7 @@ impl Lowerer<'_> {
         let arg = |k: usize| -> Result<Vec<Value>, CompileError> {
             args.get(k).cloned().flatten().ok_or(invalid(format!("{op:?}: operand {k} is not a value")))
         };
-        let n = self.m.types.leaves(ty)?.len();
+        let n = self.m.types.leaves(ty).map_or(0, |l| l.len());
         let bin = |me: &mut Self, cur: &mut BlockId, name: &str| -> Result<Vec<Value>, CompileError> {
             let (x, y) = (arg(0)?, arg(1)?);
             if x.len() != y.len() {
@@ -275,6 +275,28 @@ impl Lowerer<'_> {
                     _ => return Err(invalid("OpExtInst without an instruction number")),
                 };
                 let c = C::from_u32(code).ok_or(invalid(format!("unknown OpenCL.std instruction {code}")))?;
+                // vstore_half of doubles: one rounding from double to half.
+                let stores = [
+                    (C::vstore_half, false, false),
+                    (C::vstore_half_r, false, true),
+                    (C::vstore_halfn, false, false),
+                    (C::vstore_halfn_r, false, true),
+                    (C::vstorea_halfn, true, false),
+                    (C::vstorea_halfn_r, true, true),
+                ];
+                if let Some(&(_, aligned, rounded)) = stores.iter().find(|(s, _, _)| *s == c) {
+                    let (data, off, p) = (arg(2)?, arg(3)?, arg(4)?);
+                    let mode = if rounded {
+                        match i.operands.get(5) {
+                            Some(Operand::LiteralBit32(m) | Operand::IdRef(m)) => *m as i32,
+                            _ => return Err(invalid("vstore_half_r without a rounding mode")),
+                        }
+                    } else {
+                        0
+                    };
+                    self.vstore_half_f64(cur, &data, off[0], p[0], aligned, mode)?;
+                    return Ok(Some(Vec::new()));
+                }
                 let a: Vec<Vec<Value>> = (2..i.operands.len()).map(arg).collect::<Result<_, _>>()?;
                 let ptr_ty = |k: usize| -> Result<u32, CompileError> {
                     let id = id_operand(i, k)?;
@@ -286,6 +308,30 @@ impl Lowerer<'_> {
             _ => return Ok(None),
         };
         Ok(Some(out))
+    }
+
+    /// `vstore_half[n][_r]` / `vstorea_half[n][_r]` of doubles (`mode`: SPIR-V rounding mode).
+    fn vstore_half_f64(
+        &mut self,
+        cur: &mut BlockId,
+        data: &[Value],
+        off: Value,
+        p: Value,
+        aligned: bool,
+        mode: i32,
+    ) -> Result<(), CompileError> {
+        let n = data.len() as u32;
+        let stride = if aligned && n == 3 { 4 } else { n };
+        let pty = self.f.ty(p);
+        let base = self.index(*cur, p, off, 2 * stride, pty)?;
+        let m = self.ci(mode);
+        for (k, &v) in data.iter().enumerate() {
+            let bits = self.lib(cur, "__vt_f64_to_f16", &[v, m])?;
+            let h = self.push(*cur, Ty::I16, Op::Conv(ConvOp::Trunc, bits));
+            let a = self.offset_ptr(*cur, base, 2 * k as u32);
+            self.f.push_void(*cur, Op::Store { ptr: a, value: h });
+        }
+        Ok(())
     }
 
     fn leaf_scalar(&self, ty: u32) -> Result<SType, CompileError> {
