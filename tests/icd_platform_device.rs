@@ -471,9 +471,9 @@ fn device_values_are_consistent() {
     assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE), 1);
     assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE), 1);
     // The spec's minimum for cl_khr_fp16 is round-to-zero or round-to-nearest with INF_NAN; we
-    // round to nearest and keep denormals, and claim nothing more (no FMA bit, no directed modes).
+    // round to nearest, keep denormals and fuse fma with one rounding (no directed modes).
     let half: cl_device_fp_config = device_val(CL_DEVICE_HALF_FP_CONFIG);
-    assert_eq!(half, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM);
+    assert_eq!(half, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM | CL_FP_FMA);
     assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF), 1);
     assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 1);
     assert!(features.iter().any(|(_, n)| n == "__opencl_c_fp16"), "fp16 feature listed with the extension");

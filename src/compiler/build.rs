@@ -72,6 +72,15 @@ fn back_end(spirv: &[u32], log: &mut String) -> Result<Vec<u8>, BuildError> {
     }
 }
 
+/// Environment settings that change generated code (part of the cache key).
+fn codegen_mode() -> &'static [u8] {
+    if std::env::var_os("VENTUS_INLINE_SUBROUTINES").is_some() {
+        b"inline-subroutines"
+    } else {
+        b""
+    }
+}
+
 /// OpenCL C → Ventus ELF.
 pub fn build_source(source: &str, options: &str, headers: &[(String, String)]) -> BuildOutput {
     let opts = match parse_options(options) {
@@ -93,6 +102,7 @@ pub fn build_source(source: &str, options: &str, headers: &[(String, String)]) -
         tc.version.as_bytes(),
         env!("CARGO_PKG_VERSION").as_bytes(),
         crate::compiler::BACKEND_REVISION.as_bytes(),
+        codegen_mode(),
     ]);
     if let (Some(elf), Some(log)) = (cache::get("elf", &key), cache::get("log", &key)) {
         return BuildOutput { result: Ok(elf), log: String::from_utf8_lossy(&log).into_owned(), spirv: None };
@@ -178,6 +188,7 @@ pub fn build_spirv(spirv: &[u32], options: &str) -> BuildOutput {
         &bytes,
         env!("CARGO_PKG_VERSION").as_bytes(),
         crate::compiler::BACKEND_REVISION.as_bytes(),
+        codegen_mode(),
     ]);
     if let Some(elf) = cache::get("elf", &key) {
         return BuildOutput { result: Ok(elf), log: String::new(), spirv: Some(spirv.to_vec()) };
