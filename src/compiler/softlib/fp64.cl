@@ -3,9 +3,9 @@
 //
 // This file is OpenCL C, compiled once per process by the driver's own front end (clang +
 // llvm-spirv) into a SPIR-V library module; the SPIR-V translator lowers every `double` operation
-// of a kernel to a call of one of the `__vt_f64_*` functions below, which it inlines (so uniform
-// doubles stay in scalar registers). The primitives use integers only — never `double`
-// arithmetic, which would recurse into them.
+// of a kernel to a call of one of the `__vt_f64_*` functions below: an out-of-line subroutine
+// (one body per program, compiler/target/call.rs), inlined only inside the library's own level.
+// The primitives use integers only — never `double` arithmetic, which would recurse into them.
 //
 // Semantics (the contract tests/cl_fp64.rs checks bit for bit against the host's IEEE double):
 // * add, sub, mul, div, sqrt, fma and conversions are correctly rounded, round-to-nearest-even
@@ -85,8 +85,8 @@ static ulong vt_norm_round_pack(uint sign, int exp, ulong sig, int mode) {
 }
 
 // a + b for non-NaN operands of any signs. Every path that rounds ends in the one
-// vt_round_pack at the bottom (this body is inlined at every double addition, so its size
-// matters more than its branch count).
+// vt_round_pack at the bottom (every round_pack is a copy of that code: smaller routines spill
+// less and run faster).
 ulong __vt_f64_add(ulong a, ulong b) {
     if (vt_isnan(a) || vt_isnan(b))
         return VT_QNAN;

@@ -3,8 +3,9 @@
 //! hardware has no D extension).
 //!
 //! Contract: [`fp64_module`] returns the library as a SPIR-V module whose exported functions
-//! (`__vt_f64_*` integer primitives, `__vt_d_*` math built-ins) the SPIR-V translator calls and
-//! inlines for every `double` operation (see `spirv/fp64.rs`). It is compiled once per process
+//! (`__vt_f64_*` integer primitives, call level 2; `__vt_d_*` math built-ins, call level 1) the
+//! SPIR-V translator calls for every `double` operation (see `spirv/fp64.rs`): out of line from
+//! a shallower level (`target::call`), inlined within a level. It is compiled once per process
 //! (and cached on disk with the build cache) with the discovered clang/llvm-spirv; a program that
 //! uses `double` therefore needs the front-end tools even when it comes from SPIR-V.
 

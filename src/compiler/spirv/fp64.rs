@@ -1,8 +1,10 @@
 //! `double` (cl_khr_fp64) in software. A double lives in the IR as its IEEE bit pattern in a
 //! `Ty::I64` (so loads, stores, moves, φs, selects and bit-casts need nothing special, and
 //! `pass::legalize64` keeps it in a 32-bit register pair); every operation that *computes* on
-//! doubles is lowered here to a call of the soft-double library (`compiler/softlib/fp64.cl`),
-//! which the translator inlines — a uniform double therefore stays in scalar registers.
+//! doubles is lowered here to a call of the soft-double library (`compiler/softlib/fp64.cl`):
+//! from a kernel an out-of-line subroutine call (`Op::Call`, one shared body per program, see
+//! `target::call`), inside the library an inlined call of the same call level. Cheap bit
+//! operations (neg, fabs, copysign, classification) stay inline.
 //!
 //! Contract: [`Lowerer::lower_f64`] handles every SPIR-V instruction that does floating-point
 //! work with a double operand or result and returns `None` for the type-agnostic ones, which
