@@ -62,4 +62,22 @@ if abs(total - 2048.0) > 1e-2:
 z = (2 * y + 1).get()
 if not np.allclose(z, np.linspace(0, 1, 4096) * 2 + 1):
     sys.exit("pyopencl.array element-wise")
+# Double precision (software on the device): pyopencl.array arithmetic, a reduction, clmath and
+# complex128, all compared with numpy.
+import pyopencl.clmath as clmath
+d = np.random.default_rng(11).random(2048) * 4 - 2
+dd = cla.to_device(q, d)
+if not np.array_equal((dd * 3.0 + dd / 7.0).get(), d * 3.0 + d / 7.0):
+    sys.exit("float64 element-wise")
+if abs(cla.sum(dd).get() - d.sum()) > 1e-12 * len(d):
+    sys.exit("float64 sum")
+for name, ref in (("exp", np.exp), ("sin", np.sin), ("sqrt", lambda v: np.sqrt(np.abs(v)))):
+    arg = cla.to_device(q, np.abs(d)) if name == "sqrt" else dd
+    got = getattr(clmath, name)(arg).get()
+    if not np.allclose(got, ref(d), rtol=1e-15, atol=0):
+        sys.exit("clmath.%s float64" % name)
+zc = (d[:512] + 1j * d[512:1024]).astype(np.complex128)
+dz = cla.to_device(q, zc)
+if not np.allclose((dz * dz).get(), zc * zc, rtol=1e-15):
+    sys.exit("complex128 multiply")
 print("pyopencl: PASS")
