@@ -468,12 +468,15 @@ fn device_values_are_consistent() {
     let double: cl_device_fp_config = device_val(CL_DEVICE_DOUBLE_FP_CONFIG);
     let required = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM;
     assert_eq!(double & required, required);
+    // Only the bits the spec defines for doubles; software arithmetic says so.
+    assert_eq!(double & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT, 0);
+    assert_ne!(double & CL_FP_SOFT_FLOAT, 0);
     assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE), 1);
     assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE), 1);
     // The spec's minimum for cl_khr_fp16 is round-to-zero or round-to-nearest with INF_NAN; we
     // round to nearest, keep denormals and fuse fma with one rounding (no directed modes).
     let half: cl_device_fp_config = device_val(CL_DEVICE_HALF_FP_CONFIG);
-    assert_eq!(half, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM | CL_FP_FMA);
+    assert_eq!(half, CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM | CL_FP_FMA | CL_FP_SOFT_FLOAT);
     assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF), 1);
     assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 1);
     assert!(features.iter().any(|(_, n)| n == "__opencl_c_fp16"), "fp16 feature listed with the extension");

@@ -109,14 +109,14 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         CL_DEVICE_MEM_BASE_ADDR_ALIGN => b(&dev::MEM_BASE_ADDR_ALIGN_BITS),
         CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE => b(&128u32),
         CL_DEVICE_SINGLE_FP_CONFIG => b(&fp_config()),
-        // Soft double: correctly rounded add/sub/mul/div/sqrt/fma (round to nearest even), IEEE
-        // infinities and NaNs, denormals kept. Directed rounding exists only in conversions.
+        // Soft double (CL_FP_SOFT_FLOAT): correctly rounded add/sub/mul/div/sqrt/fma (round to
+        // nearest even), IEEE infinities and NaNs, denormals kept. Directed rounding exists only
+        // in conversions, so no ROUND_TO_ZERO/INF bits.
         CL_DEVICE_DOUBLE_FP_CONFIG => b(&((CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM
-            | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) as cl_device_fp_config)),
-        // Half through float with one rounding: round to nearest even (directed rounding only in
-        // conversions), IEEE infinities and NaNs, denormals kept.
+            | CL_FP_SOFT_FLOAT) as cl_device_fp_config)),
         CL_DEVICE_HALF_FP_CONFIG => {
-            b(&((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM | CL_FP_FMA) as cl_device_fp_config))
+            b(&((CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM | CL_FP_FMA | CL_FP_SOFT_FLOAT)
+                as cl_device_fp_config))
         }
         CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => b(&(CL_NONE as cl_device_mem_cache_type)),
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => b(&zero_u32),
