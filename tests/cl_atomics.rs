@@ -311,3 +311,40 @@ fn cmpxchg_result_spilled_under_register_pressure() {
         assert_eq!(res[i].wrapping_sub(s), c[i], "work-item {i}: returned old value");
     }
 }
+
+/// C11 `atomic_flag` (OpenCL C 2.0+), as the CTS uses it: every work-item walks an array of
+/// flags and claims the first one it sets (test-and-set returned false), so each flag is claimed
+/// by exactly one work-item; then half the flags are cleared. (A spin lock on one flag is not
+/// used: on a SIMT stack without independent thread scheduling it can deadlock, as on pre-Volta
+/// GPUs.)
+#[test]
+fn atomic_flag_test_and_set_and_clear() {
+    let src = r#"
+    __kernel void f(__global atomic_flag *flags, __global int *owner, int n) {
+        int tid = get_global_id(0);
+        bool stop = false;
+        for (int k = 0; !stop && k < n; k++) {
+            if (!atomic_flag_test_and_set_explicit(&flags[k], memory_order_relaxed, memory_scope_device)) {
+                owner[k] = tid;
+                stop = true;
+            }
+        }
+    }
+    __kernel void clear_even(__global atomic_flag *flags) {
+        int k = get_global_id(0);
+        if ((k & 1) == 0)
+            atomic_flag_clear_explicit(&flags[k], memory_order_relaxed, memory_scope_device);
+    }"#;
+    let n = 256usize;
+    let out = run_source(src, "-cl-std=CL3.0", "f", &[n], Some(&[64]), None, &[zeros(4 * n), filled(n, -1i32), val(n as i32)]);
+    let flags: Vec<i32> = read(&out[0]);
+    let mut owners: Vec<i32> = read(&out[1]);
+    assert!(flags.iter().all(|f| *f != 0), "every flag set: {flags:?}");
+    owners.sort();
+    assert_eq!(owners, (0..n as i32).collect::<Vec<_>>(), "each flag claimed by exactly one work-item");
+    let out = run_source(src, "-cl-std=CL3.0", "clear_even", &[n], Some(&[64]), None, &[Arg::Buf(out[0].clone())]);
+    let flags: Vec<i32> = read(&out[0]);
+    for (k, f) in flags.iter().enumerate() {
+        assert_eq!(*f != 0, k % 2 == 1, "flag {k} after clearing the even ones");
+    }
+}

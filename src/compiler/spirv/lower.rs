@@ -816,6 +816,12 @@ impl Lowerer<'_> {
                 self.access_chain(fr, *cur, i)
             }
             S::CopyMemory | S::CopyMemorySized => self.copy_memory(fr, *cur, i),
+            S::AtomicFlagClear => {
+                let p = self.get1(fr, id_operand(i, 0)?)?;
+                let zero = self.const_val(Ty::I32, 0);
+                self.f.push(*cur, Ty::I32, Op::Atomic { op: AtomicOp::Xchg, ptr: p, value: zero });
+                Ok(())
+            }
             S::ControlBarrier => {
                 let sem = self.m.constant_u64(id_operand(i, 2)?).unwrap_or(0) as u32;
                 let exec = self.m.constant_u64(id_operand(i, 0)?).unwrap_or(2);

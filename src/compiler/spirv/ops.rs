@@ -409,6 +409,13 @@ impl Lowerer<'_> {
                 };
                 Ok(vec![self.f.push(b, t, Op::Atomic { op: o, ptr: arg(0)?[0], value: arg(3)?[0] })])
             }
+            // atomic_flag (a 32-bit int): test-and-set is an exchange with 1, clear one with 0.
+            S::AtomicFlagTestAndSet => {
+                let one = self.const_val(Ty::I32, 1);
+                let old = self.f.push(b, Ty::I32, Op::Atomic { op: AtomicOp::Xchg, ptr: arg(0)?[0], value: one });
+                let zero = self.const_val(Ty::I32, 0);
+                Ok(vec![self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Ne, old, zero))])
+            }
             S::AtomicIIncrement | S::AtomicIDecrement => {
                 let t = self.leaf_types(ty)?[0];
                 let one = self.const_val(t, 1);
