@@ -366,3 +366,74 @@ fn two_element_vectors_of_several_types() {
         assert_eq!(&oc[2 * i..2 * i + 2], &want, "uchar2 {i}");
     }
 }
+
+/// `vload2`/`vstore2`/`vload3` need only element alignment: char2/short2/int2 at odd element
+/// offsets in private, local and global memory (clang turns them into one wide load or store
+/// with a small alignment, which the back end must split).
+#[test]
+fn vloadn_vstoren_at_unaligned_element_offsets() {
+    let src = r#"
+    __kernel void v(__global const char *gc, __global char *oc, __global short *os, __global int *oi) {
+        int i = get_global_id(0);
+        __private char pc[16];
+        __private short ps[16];
+        __local int li[64 * 8];
+        for (int k = 0; k < 16; k++) { pc[k] = 0; ps[k] = 0; }
+        char2 c = vload2(0, gc + 2 * i + 1);          // global, odd byte offset
+        vstore2(c, 0, pc + 1);                         // private, odd byte offset
+        vstore2(vload2(0, pc + 1) + (char2)(1, 2), 0, oc + 2 * i + 1);
+        short2 s = (short2)(i, -i);
+        vstore2(s, 0, ps + 3);                         // private, odd element offset
+        short2 t = vload2(0, ps + 3);
+        vstore2(t, 0, os + 2 * i + 1);                 // global, odd element offset
+        int3 w = (int3)(i, 2 * i, 3 * i);
+        vstore3(w, 0, li + 8 * get_local_id(0) + 1);   // local, odd element offset
+        barrier(CLK_LOCAL_MEM_FENCE);
+        vstore3(vload3(0, li + 8 * get_local_id(0) + 1), 0, oi + 3 * i + 1);
+    }"#;
+    let n = 64;
+    let gc: Vec<i8> = (0..2 * n as i32 + 2).map(|k| (k * 7 % 100) as i8).collect();
+    let out = run_source(
+        src,
+        "",
+        "v",
+        &[n],
+        Some(&[64]),
+        None,
+        &[buf(&gc), zeros(2 * n + 2), zeros(2 * (2 * n + 2)), zeros(4 * (3 * n + 2))],
+    );
+    let (oc, os, oi): (Vec<i8>, Vec<i16>, Vec<i32>) = (read(&out[1]), read(&out[2]), read(&out[3]));
+    for i in 0..n {
+        assert_eq!(oc[2 * i + 1], gc[2 * i + 1].wrapping_add(1), "char2 lane 0 of {i}");
+        assert_eq!(oc[2 * i + 2], gc[2 * i + 2].wrapping_add(2), "char2 lane 1 of {i}");
+        assert_eq!((os[2 * i + 1], os[2 * i + 2]), (i as i16, -(i as i16)), "short2 of {i}");
+        assert_eq!(&oi[3 * i + 1..3 * i + 4], &[i as i32, 2 * i as i32, 3 * i as i32], "int3 of {i}");
+    }
+}
+
+/// The CTS `vstore_private` kernel shape: clang merges the byte-copy loop into one 16-bit access
+/// with alignment 1 at an odd address (it faulted as misaligned before such accesses were split).
+#[test]
+fn merged_byte_copies_at_odd_addresses() {
+    let src = r#"
+    __kernel void test_fn(__global char2 *srcValues, __global uint *offsets, __global char2 *destBuffer,
+                          uint alignmentOffset) {
+        __private char2 sPrivateStorage[64];
+        int tid = get_global_id(0);
+        sPrivateStorage[tid] = (char2)(char)0;
+        vstore2(srcValues[tid], offsets[tid], ((__private char *)sPrivateStorage) + alignmentOffset);
+        __private char *sp = (__private char *)(sPrivateStorage + offsets[tid]) + alignmentOffset;
+        __global char *dp = (__global char *)(destBuffer + offsets[tid]) + alignmentOffset;
+        for (uint i = 0; i < sizeof(sPrivateStorage[0]) / sizeof(*sp); i++)
+            dp[i] = sp[i];
+    }"#;
+    let n = 32;
+    let srcv: Vec<i8> = (0..2 * n as i32).map(|k| (k + 1) as i8).collect();
+    let offsets: Vec<u32> = (0..n as u32).collect();
+    let out =
+        run_source(src, "", "test_fn", &[n], Some(&[32]), None, &[buf(&srcv), buf(&offsets), zeros(2 * n + 2), val(1u32)]);
+    let d: Vec<i8> = read(&out[2]);
+    let mut want = vec![0i8; 2 * n + 2];
+    want[1..2 * n + 1].copy_from_slice(&srcv);
+    assert_eq!(d, want);
+}

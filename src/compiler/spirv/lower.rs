@@ -66,6 +66,37 @@ pub(super) struct Lowerer<'m> {
     level: u8,
 }
 
+/// The alignment an `OpLoad`/`OpStore` guarantees through its `Aligned` memory operand (the
+/// operand list starts at `k`), when that is less than natural.
+fn aligned_operand(i: &Instruction, k: usize) -> Option<u32> {
+    match (i.operands.get(k), i.operands.get(k + 1)) {
+        (Some(Operand::MemoryAccess(m)), Some(Operand::LiteralBit32(a)))
+            if m.contains(spirv::MemoryAccess::ALIGNED) && a.is_power_of_two() && *a < 8 =>
+        {
+            Some(*a)
+        }
+        _ => None,
+    }
+}
+
+/// The alignment of a leaf at byte offset `off` from an `align`-aligned base.
+fn leaf_align(align: u32, off: u32) -> u32 {
+    if off == 0 {
+        align
+    } else {
+        align.min(1 << off.trailing_zeros())
+    }
+}
+
+/// The integer type of an aligned piece of `bytes` bytes.
+fn piece_ty(bytes: u32) -> Ty {
+    match bytes {
+        1 => Ty::I8,
+        2 => Ty::I16,
+        _ => Ty::I32,
+    }
+}
+
 /// Per-inlined-call state.
 struct Frame {
     vals: HashMap<u32, Vec<Value>>,
@@ -794,7 +825,10 @@ impl Lowerer<'_> {
                     fr.vals.insert(r, vec![v]);
                     return Ok(());
                 }
-                let vals = self.load_leaves(*cur, p, ty)?;
+                let vals = match aligned_operand(i, 1).filter(|_| op == S::Load) {
+                    Some(align) => self.load_leaves_aligned(*cur, p, ty, align)?,
+                    None => self.load_leaves(*cur, p, ty)?,
+                };
                 fr.vals.insert(r, vals);
                 Ok(())
             }
@@ -810,7 +844,10 @@ impl Lowerer<'_> {
                     self.f.push(*cur, Ty::I64, Op::Atomic { op: AtomicOp::Xchg, ptr: p, value: vals[0] });
                     return Ok(());
                 }
-                self.store_leaves(*cur, p, pointee, &vals)
+                match aligned_operand(i, 2).filter(|_| op == S::Store) {
+                    Some(align) => self.store_leaves_aligned(*cur, p, pointee, &vals, align),
+                    None => self.store_leaves(*cur, p, pointee, &vals),
+                }
             }
             S::AccessChain | S::InBoundsAccessChain | S::PtrAccessChain | S::InBoundsPtrAccessChain => {
                 self.access_chain(fr, *cur, i)
@@ -957,6 +994,75 @@ impl Lowerer<'_> {
             out.push(self.f.push(b, t, Op::Load(a)));
         }
         Ok(out)
+    }
+
+    /// As [`Self::load_leaves`] for an access the source only guarantees `align`-byte alignment
+    /// (`Aligned` memory operand): a leaf wider than its guaranteed alignment is read in aligned
+    /// pieces and reassembled (clang turns e.g. `vload2` of `char` at an odd offset into one
+    /// 16-bit load with alignment 1; the hardware faults on a misaligned access).
+    fn load_leaves_aligned(&mut self, b: BlockId, p: Value, ty: u32, align: u32) -> Result<Vec<Value>, CompileError> {
+        let mut out = Vec::new();
+        for (off, t) in self.m.types.leaves(ty)? {
+            let a = self.offset_ptr(b, p, off);
+            let piece = leaf_align(align, off);
+            if t.bytes() <= piece || t == Ty::I1 {
+                out.push(self.f.push(b, t, Op::Load(a)));
+                continue;
+            }
+            let (pt, wt) = (piece_ty(piece), if t.bytes() == 8 { Ty::I64 } else { Ty::I32 });
+            let mut acc = self.const_val(wt, 0);
+            for k in 0..t.bytes() / piece {
+                let pa = self.offset_ptr(b, a, k * piece);
+                let v = self.f.push(b, pt, Op::Load(pa));
+                let v = self.f.push(b, wt, Op::Conv(ConvOp::ZExt, v));
+                let sh = self.const_val(wt, u64::from(8 * k * piece));
+                let v = self.f.push(b, wt, Op::Bin(BinOp::Shl, v, sh));
+                acc = self.f.push(b, wt, Op::Bin(BinOp::Or, acc, v));
+            }
+            out.push(match t {
+                Ty::I16 | Ty::I8 => self.f.push(b, t, Op::Conv(ConvOp::Trunc, acc)),
+                Ty::I32 | Ty::I64 => acc,
+                _ => self.f.push(b, t, Op::Conv(ConvOp::Bitcast, acc)),
+            });
+        }
+        Ok(out)
+    }
+
+    /// As [`Self::store_leaves`] for an access with only `align`-byte alignment guaranteed.
+    fn store_leaves_aligned(
+        &mut self,
+        b: BlockId,
+        p: Value,
+        ty: u32,
+        vals: &[Value],
+        align: u32,
+    ) -> Result<(), CompileError> {
+        let leaves = self.m.types.leaves(ty)?;
+        if leaves.len() != vals.len() {
+            return Err(invalid("store of a value with the wrong shape"));
+        }
+        for ((off, t), v) in leaves.into_iter().zip(vals) {
+            let a = self.offset_ptr(b, p, off);
+            let piece = leaf_align(align, off);
+            if t.bytes() <= piece || t == Ty::I1 {
+                self.f.push_void(b, Op::Store { ptr: a, value: *v });
+                continue;
+            }
+            let (pt, wt) = (piece_ty(piece), if t.bytes() == 8 { Ty::I64 } else { Ty::I32 });
+            let w = match t {
+                Ty::I16 | Ty::I8 => self.f.push(b, wt, Op::Conv(ConvOp::ZExt, *v)),
+                Ty::I32 | Ty::I64 => *v,
+                _ => self.f.push(b, wt, Op::Conv(ConvOp::Bitcast, *v)),
+            };
+            for k in 0..t.bytes() / piece {
+                let sh = self.const_val(wt, u64::from(8 * k * piece));
+                let s = self.f.push(b, wt, Op::Bin(BinOp::ShrL, w, sh));
+                let s = self.f.push(b, pt, Op::Conv(ConvOp::Trunc, s));
+                let pa = self.offset_ptr(b, a, k * piece);
+                self.f.push_void(b, Op::Store { ptr: pa, value: s });
+            }
+        }
+        Ok(())
     }
 
     pub fn store_leaves(&mut self, b: BlockId, p: Value, ty: u32, vals: &[Value]) -> Result<(), CompileError> {
