@@ -259,6 +259,17 @@ static void mathfns(void) {
             if (isnan(w) ? !isnan(g) : (ulps(g, w) > 16 || (g == 0 && signbit(g) != signbit(w))))
                 if (special++ < 20) printf("function %d (%g) = %.17g, want %.17g\n", k, x, g, w);
         }
+    // OpenCL-specific special values (the CTS found these): hypot with NaNs, powr of zeros,
+    // tanpi at half-integers, ilogb's FP_ILOGBNAN (INT_MAX in clang's OpenCL headers).
+    if (!isnan(__vt_d_hypot(NAN, NAN)) || !isnan(__vt_d_hypot(NAN, 0.0)) || __vt_d_hypot(INFINITY, NAN) != INFINITY)
+        special++, printf("hypot NaN rules\n");
+    if (__vt_d_powr(-0.0, -3.0) != INFINITY || __vt_d_powr(0.0, -2.5) != INFINITY || __vt_d_powr(-0.0, 3.0) != 0.0)
+        special++, printf("powr of zero\n");
+    if (__vt_d_tanpi(-0.5) != -INFINITY || __vt_d_tanpi(0.5) != INFINITY || __vt_d_tanpi(1.5) != -INFINITY ||
+        __vt_d_tanpi(-1.5) != INFINITY)
+        special++, printf("tanpi at half-integers\n");
+    if (__vt_d_ilogb(NAN) != 0x7fffffff || __vt_d_ilogb(0.0) != (int)0x80000000 || __vt_d_ilogb(INFINITY) != 0x7fffffff)
+        special++, printf("ilogb special values\n");
     math_failed += special != 0;
     printf("special values: %d differ\n", special);
 }

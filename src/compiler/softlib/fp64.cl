@@ -672,9 +672,9 @@ ulong __vt_f64_frexp_mant(ulong a) {
 int __vt_f64_ilogb(ulong a) {
     int e = (int)((a >> 52) & 0x7ff);
     if ((a & ~VT_SIGN) == 0)
-        return (int)0x80000000; // FP_ILOGB0 = INT_MIN
+        return (int)0x80000000; // FP_ILOGB0 = INT_MIN (clang's OpenCL headers)
     if (e == 0x7ff)
-        return vt_isnan(a) ? (int)0x80000000 : 0x7fffffff; // FP_ILOGBNAN = INT_MIN
+        return 0x7fffffff; // FP_ILOGBNAN = INT_MAX (clang's OpenCL headers), and infinities
     if (e == 0)
         vt_norm_sub(a & VT_FRAC, &e);
     return e - 1023;

@@ -94,7 +94,10 @@ double __vt_d_length4(double a, double b, double c, double d) {
     double m = __vt_d_fmax(__vt_d_fmax(vt_abs(a), vt_abs(b)), __vt_d_fmax(vt_abs(c), vt_abs(d)));
     if (vt_inf(a) || vt_inf(b) || vt_inf(c) || vt_inf(d))
         return VT_D(VT_INF);
-    if (vt_nan(m) || m == 0.0)
+    // fmax drops NaNs: any NaN component makes the length NaN (after the infinities).
+    if (vt_nan(a) || vt_nan(b) || vt_nan(c) || vt_nan(d))
+        return VT_D(VT_QNAN);
+    if (m == 0.0)
         return m;
     int e = __vt_f64_ilogb(VT_U(m));
     a = __vt_d_ldexp(a, -e);
@@ -402,6 +405,9 @@ double __vt_d_powr(double x, double y) {
         return VT_D(VT_QNAN);
     if (x == 1.0 && vt_inf(y))
         return VT_D(VT_QNAN);
+    // powr(±0, y): +inf for y < 0, +0 for y > 0 (no odd-integer sign rule, unlike pow).
+    if (x == 0.0)
+        return y < 0.0 ? VT_D(VT_INF) : 0.0;
     return __vt_d_pow(x, y);
 }
 
@@ -650,8 +656,9 @@ double __vt_d_tanpi(double x) {
     int q = vt_rem_half(x, &h, &l);
     if (h == 0.0) {
         // Integers: ±0 by parity of the quadrant pair; half-integers: ±inf.
+        // n + 1/2: +inf for even n (quadrant 1), -inf for odd n (quadrant 3).
         if (q & 1)
-            return VT_D(VT_INF) * (((q & 2) == 0) == !(VT_U(x) >> 63) ? 1.0 : -1.0);
+            return (q & 2) ? VT_D(0xfff0000000000000UL) : VT_D(VT_INF);
         return vt_copysign(0.0, (q & 2) ? -x : x);
     }
     double s = vt_sin_k(h, l), c = vt_cos_k(h, l);
