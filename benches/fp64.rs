@@ -46,7 +46,15 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>) -> RunStats {
     let mem = DeviceMemory::new();
     let n = (GROUPS * LOCAL) as usize;
     let buf = mem.alloc((n * elem) as u32).expect("buffer");
-    let init: Vec<u8> = (0..n).flat_map(|i| if elem == 8 { (1.0 + i as f64 / 1e4).to_le_bytes().to_vec() } else { (1.0 + i as f32 / 1e4).to_le_bytes().to_vec() }).collect();
+    let init: Vec<u8> = (0..n)
+        .flat_map(|i| {
+            if elem == 8 {
+                (1.0 + i as f64 / 1e4).to_le_bytes().to_vec()
+            } else {
+                (1.0 + i as f32 / 1e4).to_le_bytes().to_vec()
+            }
+        })
+        .collect();
     buf.write_bytes(buf.base(), &init);
     let args = [
         KernelArg::Pointer(buf.base()),

@@ -336,7 +336,15 @@ fn atomic_flag_test_and_set_and_clear() {
             atomic_flag_clear_explicit(&flags[k], memory_order_relaxed, memory_scope_device);
     }"#;
     let n = 256usize;
-    let out = run_source(src, "-cl-std=CL3.0", "f", &[n], Some(&[64]), None, &[zeros(4 * n), filled(n, -1i32), val(n as i32)]);
+    let out = run_source(
+        src,
+        "-cl-std=CL3.0",
+        "f",
+        &[n],
+        Some(&[64]),
+        None,
+        &[zeros(4 * n), filled(n, -1i32), val(n as i32)],
+    );
     let flags: Vec<i32> = read(&out[0]);
     let mut owners: Vec<i32> = read(&out[1]);
     assert!(flags.iter().all(|f| *f != 0), "every flag set: {flags:?}");

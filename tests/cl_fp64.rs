@@ -82,7 +82,11 @@ fn pairs(n: usize, seed: u32) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     let mut r = Rng(seed);
     for k in 0..n {
         let x = rand_f64(&mut r);
-        let y = if k % 3 == 0 { (x & 0xfff0_0000_0000_0000) | (rand_f64(&mut r) & 0x000f_ffff_ffff_ffff) } else { rand_f64(&mut r) };
+        let y = if k % 3 == 0 {
+            (x & 0xfff0_0000_0000_0000) | (rand_f64(&mut r) & 0x000f_ffff_ffff_ffff)
+        } else {
+            rand_f64(&mut r)
+        };
         a.push(x);
         b.push(y);
         c.push(rand_f64(&mut r));
@@ -145,7 +149,10 @@ fn arithmetic_sweep(count: usize, seed: u32) {
             if got != *w {
                 bad += 1;
                 if bad < 10 {
-                    eprintln!("{}({:#018x}, {:#018x}, {:#018x}) = {got:#018x}, want {w:#018x}", names[k], a[i], b[i], c[i]);
+                    eprintln!(
+                        "{}({:#018x}, {:#018x}, {:#018x}) = {got:#018x}, want {w:#018x}",
+                        names[k], a[i], b[i], c[i]
+                    );
                 }
             }
         }
@@ -230,19 +237,51 @@ fn directed_f32(x: f64, rte: f32, mode: u32) -> f32 {
     if x.is_nan() || x.is_infinite() || (rte as f64) == x {
         return rte;
     }
-    let up = |f: f32| if f == f32::INFINITY { f } else { f32::from_bits(if f >= 0.0 { if f == 0.0 { 1 } else { f.to_bits() + 1 } } else if f.to_bits() == 0x8000_0000 { 1 } else { f.to_bits() - 1 }) };
+    let up = |f: f32| {
+        if f == f32::INFINITY {
+            f
+        } else {
+            f32::from_bits(if f >= 0.0 {
+                if f == 0.0 {
+                    1
+                } else {
+                    f.to_bits() + 1
+                }
+            } else if f.to_bits() == 0x8000_0000 {
+                1
+            } else {
+                f.to_bits() - 1
+            })
+        }
+    };
     let down = |f: f32| -up(-f);
     let too_big = (rte as f64) > x;
     match mode {
         1 => {
             if (rte as f64).abs() > x.abs() {
-                if x > 0.0 { down(rte) } else { up(rte) }
+                if x > 0.0 {
+                    down(rte)
+                } else {
+                    up(rte)
+                }
             } else {
                 rte
             }
         }
-        2 => if too_big { rte } else { up(rte) },
-        _ => if too_big { down(rte) } else { rte },
+        2 => {
+            if too_big {
+                rte
+            } else {
+                up(rte)
+            }
+        }
+        _ => {
+            if too_big {
+                down(rte)
+            } else {
+                rte
+            }
+        }
     }
 }
 
@@ -277,8 +316,17 @@ fn conversions_in_every_rounding_mode() {
     let n = a.len().next_multiple_of(64);
     a.resize(n, 0x3ff8_0000_0000_0000);
     let mut r = Rng(5);
-    let l: Vec<i64> = (0..n).map(|_| ((r.next_u32() as i64) << 32 | r.next_u32() as i64) >> (r.next_u32() % 64)).collect();
-    let out = run_source(CONV, "", "conv", &[n], Some(&[64]), None, &[buf(&a), buf(&l), zeros(16 * n), zeros(64 * n), zeros(32 * n)]);
+    let l: Vec<i64> =
+        (0..n).map(|_| ((r.next_u32() as i64) << 32 | r.next_u32() as i64) >> (r.next_u32() % 64)).collect();
+    let out = run_source(
+        CONV,
+        "",
+        "conv",
+        &[n],
+        Some(&[64]),
+        None,
+        &[buf(&a), buf(&l), zeros(16 * n), zeros(64 * n), zeros(32 * n)],
+    );
     let (f, d, iv): (Vec<u32>, Vec<u64>, Vec<i64>) = (read(&out[2]), read(&out[3]), read(&out[4]));
     for k in 0..n {
         let x = f64::from_bits(a[k]);
@@ -305,8 +353,16 @@ fn conversions_in_every_rounding_mode() {
         }
         let sat = |v: f64, lo: f64, hi: f64| if v.is_nan() { 0.0 } else { v.clamp(lo, hi) };
         assert_eq!(iv[4 * k], if x.is_nan() { 0 } else { x as i64 }, "convert_long_sat({x:e})");
-        assert_eq!(iv[4 * k + 1], if x.is_nan() { 0 } else { x.round_ties_even() as i64 }, "convert_long_sat_rte({x:e})");
-        assert_eq!(iv[4 * k + 2] as i32, sat(x.trunc(), i32::MIN as f64, i32::MAX as f64) as i32, "convert_int_sat({x:e})");
+        assert_eq!(
+            iv[4 * k + 1],
+            if x.is_nan() { 0 } else { x.round_ties_even() as i64 },
+            "convert_long_sat_rte({x:e})"
+        );
+        assert_eq!(
+            iv[4 * k + 2] as i32,
+            sat(x.trunc(), i32::MIN as f64, i32::MAX as f64) as i32,
+            "convert_int_sat({x:e})"
+        );
         assert_eq!(iv[4 * k + 3] as u32, sat(x.floor(), 0.0, u32::MAX as f64) as u32, "convert_uint_sat_rtn({x:e})");
     }
 }
@@ -330,7 +386,15 @@ fn vectors_uniform_arguments_and_double_math_in_loops() {
     let mut r = Rng(77);
     let n = 128;
     let a: Vec<u64> = (0..4 * n).map(|_| ((r.next_u32() % 2000) as f64 / 7.0 - 100.0).to_bits()).collect();
-    let out = run_source(src, "", "v", &[n], Some(&[64]), None, &[buf(&a), zeros(32 * n), val(0.375f64.to_bits()), val(9i32)]);
+    let out = run_source(
+        src,
+        "",
+        "v",
+        &[n],
+        Some(&[64]),
+        None,
+        &[buf(&a), zeros(32 * n), val(0.375f64.to_bits()), val(9i32)],
+    );
     let o: Vec<u64> = read(&out[1]);
     for i in 0..n {
         let x: Vec<f64> = (0..4).map(|k| f64::from_bits(a[4 * i + k]) * 0.375 + (k + 1) as f64).collect();
@@ -418,7 +482,10 @@ fn trigonometric_and_hyperbolic_within_bounds() {
 
 #[test]
 fn device_reports_fp64() {
-    let log = build_only("#ifndef cl_khr_fp64\n#error no fp64\n#endif\n__kernel void k(__global double *d) { d[0] = 1.0; }", "");
+    let log = build_only(
+        "#ifndef cl_khr_fp64\n#error no fp64\n#endif\n__kernel void k(__global double *d) { d[0] = 1.0; }",
+        "",
+    );
     assert!(!log.contains("error"), "{log}");
     let log = build_only(
         "#ifndef __opencl_c_fp64\n#error no fp64 feature\n#endif\n__kernel void k(__global double *d) { d[0] = 1.0; }",
@@ -452,7 +519,8 @@ fn subroutine_calls_in_divergent_code_and_shared_bodies() {
     let o: Vec<u64> = read(&out[1]);
     for i in 0..n {
         let a = xs[i];
-        let mut r = if i & 1 == 1 { a.exp() + (a + 2.0).ln() * a.sin() } else { a.cos() - (a + 3.0).sqrt() / (a + 0.5).atan() };
+        let mut r =
+            if i & 1 == 1 { a.exp() + (a + 2.0).ln() * a.sin() } else { a.cos() - (a + 3.0).sqrt() / (a + 0.5).atan() };
         for k in 0..(i % 5) {
             r = r * 0.5 + (a + 1.5).powf(0.25 * k as f64) - r.tanh();
         }
@@ -498,7 +566,13 @@ fn f64_to_f16(x: f64, mode: u32) -> u16 {
     let bits = if e < -14 {
         round(a * 2f64.powi(24)) as u32
     } else {
-        let e = if a < 2f64.powi(e) { e - 1 } else if a >= 2f64.powi(e + 1) { e + 1 } else { e };
+        let e = if a < 2f64.powi(e) {
+            e - 1
+        } else if a >= 2f64.powi(e + 1) {
+            e + 1
+        } else {
+            e
+        };
         let m = round(a / 2f64.powi(e - 10)) as u32;
         (((e + 14) as u32) << 10) + m
     };

@@ -430,8 +430,15 @@ fn merged_byte_copies_at_odd_addresses() {
     let n = 32;
     let srcv: Vec<i8> = (0..2 * n as i32).map(|k| (k + 1) as i8).collect();
     let offsets: Vec<u32> = (0..n as u32).collect();
-    let out =
-        run_source(src, "", "test_fn", &[n], Some(&[32]), None, &[buf(&srcv), buf(&offsets), zeros(2 * n + 2), val(1u32)]);
+    let out = run_source(
+        src,
+        "",
+        "test_fn",
+        &[n],
+        Some(&[32]),
+        None,
+        &[buf(&srcv), buf(&offsets), zeros(2 * n + 2), val(1u32)],
+    );
     let d: Vec<i8> = read(&out[2]);
     let mut want = vec![0i8; 2 * n + 2];
     want[1..2 * n + 1].copy_from_slice(&srcv);

@@ -49,96 +49,32 @@ fn round_of(m: Option<M>) -> HalfRound {
 impl Lowerer<'_> {
     /// Whether `ty` is `half` or a vector of halves.
     pub(super) fn is_f16_type(&self, ty: u32) -> bool {
-        match self.m.types.get(ty) {
-            Ok(SType::Float { width: 16 }) => true,
-            Ok(SType::Vector { elem, .. }) => matches!(self.m.types.get(*elem), Ok(SType::Float { width: 16 })),
-            _ => false,
-        }
+        self.is_float_type(ty, 16)
     }
 
-    fn id_is_f16(&self, id: u32) -> bool {
-        self.m
-            .id_types
-            .get(&id)
-            .or_else(|| self.m.constants.get(&id).and_then(|c| c.result_type.as_ref()))
-            .is_some_and(|t| self.is_f16_type(*t))
-    }
-
-    /// Whether instruction `i` must go through [`lower_f16`](Self::lower_f16).
+    /// Whether instruction `i` must go through [`lower_f16`](Self::lower_f16). Memory,
+    /// selection and bit built-ins are type-agnostic (a half is an i16 to them).
     pub(super) fn wants_f16(&self, i: &Instruction) -> bool {
-        let op = i.class.opcode;
-        let float_op = matches!(
-            op,
-            S::FAdd
-                | S::FSub
-                | S::FMul
-                | S::FDiv
-                | S::FRem
-                | S::FMod
-                | S::FNegate
-                | S::FOrdEqual
-                | S::FOrdNotEqual
-                | S::FOrdLessThan
-                | S::FOrdLessThanEqual
-                | S::FOrdGreaterThan
-                | S::FOrdGreaterThanEqual
-                | S::FUnordEqual
-                | S::FUnordNotEqual
-                | S::FUnordLessThan
-                | S::FUnordLessThanEqual
-                | S::FUnordGreaterThan
-                | S::FUnordGreaterThanEqual
-                | S::IsNan
-                | S::IsInf
-                | S::IsFinite
-                | S::IsNormal
-                | S::SignBitSet
-                | S::LessOrGreater
-                | S::Ordered
-                | S::Unordered
-                | S::ConvertFToU
-                | S::ConvertFToS
-                | S::ConvertSToF
-                | S::ConvertUToF
-                | S::FConvert
-                | S::Dot
-                | S::VectorTimesScalar
-                | S::ExtInst
-        );
-        if !float_op {
-            return false;
-        }
-        if op == S::ExtInst {
-            let code = match i.operands.get(1) {
-                Some(Operand::LiteralExtInstInteger(c)) => *c,
-                _ => return false,
-            };
-            // Memory, selection and bit built-ins are type-agnostic (a half is an i16 to them).
-            let agnostic = [
-                C::printf,
-                C::vloadn,
-                C::vstoren,
-                C::shuffle,
-                C::shuffle2,
-                C::select,
-                C::bitselect,
-                C::prefetch,
-                C::vload_half,
-                C::vload_halfn,
-                C::vloada_halfn,
-                C::vstore_half,
-                C::vstore_halfn,
-                C::vstore_half_r,
-                C::vstore_halfn_r,
-                C::vstorea_halfn,
-                C::vstorea_halfn_r,
-            ];
-            if agnostic.iter().any(|c| *c as u32 == code) {
-                return false;
-            }
-        }
-        i.result_type.is_some_and(|t| self.is_f16_type(t))
-            || i.operands.iter().any(|o| matches!(o, Operand::IdRef(id) if self.id_is_f16(*id)))
+        let agnostic = [
+            C::printf,
+            C::vloadn,
+            C::vstoren,
+            C::shuffle,
+            C::shuffle2,
+            C::select,
+            C::bitselect,
+            C::prefetch,
+            C::vload_half,
+            C::vload_halfn,
+            C::vloada_halfn,
+            C::vstore_half,
+            C::vstore_halfn,
+            C::vstore_half_r,
+            C::vstore_halfn_r,
+            C::vstorea_halfn,
+            C::vstorea_halfn_r,
+        ];
+        self.float_work_of_width(i, 16, &agnostic)
     }
 
     /// The float value of a half.
@@ -339,7 +275,7 @@ impl Lowerer<'_> {
                 let c = C::from_u32(code).ok_or(invalid(format!("unknown OpenCL.std instruction {code}")))?;
                 let a: Vec<Vec<Value>> = (2..i.operands.len()).map(arg).collect::<Result<_, _>>()?;
                 let half: Vec<bool> =
-                    (2..i.operands.len()).map(|k| id_operand(i, k).is_ok_and(|id| self.id_is_f16(id))).collect();
+                    (2..i.operands.len()).map(|k| id_operand(i, k).is_ok_and(|id| self.id_is_float(id, 16))).collect();
                 self.ext_f16(b, c, i, ty, &a, &half)?
             }
             other => return Err(self.err(&format!("half-precision {other:?}"))),

@@ -35,64 +35,79 @@ fn mode_arg(m: Option<M>, default: i32) -> i32 {
     }
 }
 
+/// SPIR-V instructions that do floating-point work (with a `half` or `double` operand or result
+/// they go to `fp16.rs` / this file; everything else about such values is type-agnostic).
+pub(super) fn is_float_op(op: S) -> bool {
+    matches!(
+        op,
+        S::FAdd
+            | S::FSub
+            | S::FMul
+            | S::FDiv
+            | S::FRem
+            | S::FMod
+            | S::FNegate
+            | S::FOrdEqual
+            | S::FOrdNotEqual
+            | S::FOrdLessThan
+            | S::FOrdLessThanEqual
+            | S::FOrdGreaterThan
+            | S::FOrdGreaterThanEqual
+            | S::FUnordEqual
+            | S::FUnordNotEqual
+            | S::FUnordLessThan
+            | S::FUnordLessThanEqual
+            | S::FUnordGreaterThan
+            | S::FUnordGreaterThanEqual
+            | S::IsNan
+            | S::IsInf
+            | S::IsFinite
+            | S::IsNormal
+            | S::SignBitSet
+            | S::LessOrGreater
+            | S::Ordered
+            | S::Unordered
+            | S::ConvertFToU
+            | S::ConvertFToS
+            | S::ConvertSToF
+            | S::ConvertUToF
+            | S::FConvert
+            | S::Dot
+            | S::VectorTimesScalar
+            | S::ExtInst
+    )
+}
+
 impl Lowerer<'_> {
-    /// Whether `ty` is `double` or a vector of doubles.
-    pub(super) fn is_f64_type(&self, ty: u32) -> bool {
+    /// Whether `ty` is a float of `width` bits or a vector of them.
+    pub(super) fn is_float_type(&self, ty: u32, width: u32) -> bool {
+        let scalar = |t: &SType| *t == SType::Float { width };
         match self.m.types.get(ty) {
-            Ok(SType::Float { width: 64 }) => true,
-            Ok(SType::Vector { elem, .. }) => matches!(self.m.types.get(*elem), Ok(SType::Float { width: 64 })),
+            Ok(SType::Vector { elem, .. }) => self.m.types.get(*elem).is_ok_and(scalar),
+            Ok(t) => scalar(t),
             _ => false,
         }
     }
 
-    fn id_is_f64(&self, id: u32) -> bool {
-        self.m.id_types.get(&id).or_else(|| self.m.constants.get(&id).and_then(|c| c.result_type.as_ref())).is_some_and(
-            |t| self.is_f64_type(*t),
-        )
+    /// Whether the value `id` (an instruction result or a constant) is a float of `width` bits.
+    pub(super) fn id_is_float(&self, id: u32, width: u32) -> bool {
+        self.m
+            .id_types
+            .get(&id)
+            .or_else(|| self.m.constants.get(&id).and_then(|c| c.result_type.as_ref()))
+            .is_some_and(|t| self.is_float_type(*t, width))
     }
 
-    /// Whether instruction `i` must go through [`lower_f64`](Self::lower_f64).
-    pub(super) fn wants_f64(&self, i: &Instruction) -> bool {
+    /// Whether `ty` is `double` or a vector of doubles.
+    pub(super) fn is_f64_type(&self, ty: u32) -> bool {
+        self.is_float_type(ty, 64)
+    }
+
+    /// Whether `i` is floating-point work (see [`is_float_op`]) whose result or an operand is a
+    /// float of `width` bits, and not an OpenCL.std built-in in `agnostic`.
+    pub(super) fn float_work_of_width(&self, i: &Instruction, width: u32, agnostic: &[C]) -> bool {
         let op = i.class.opcode;
-        let float_op = matches!(
-            op,
-            S::FAdd
-                | S::FSub
-                | S::FMul
-                | S::FDiv
-                | S::FRem
-                | S::FMod
-                | S::FNegate
-                | S::FOrdEqual
-                | S::FOrdNotEqual
-                | S::FOrdLessThan
-                | S::FOrdLessThanEqual
-                | S::FOrdGreaterThan
-                | S::FOrdGreaterThanEqual
-                | S::FUnordEqual
-                | S::FUnordNotEqual
-                | S::FUnordLessThan
-                | S::FUnordLessThanEqual
-                | S::FUnordGreaterThan
-                | S::FUnordGreaterThanEqual
-                | S::IsNan
-                | S::IsInf
-                | S::IsFinite
-                | S::IsNormal
-                | S::SignBitSet
-                | S::LessOrGreater
-                | S::Ordered
-                | S::Unordered
-                | S::ConvertFToU
-                | S::ConvertFToS
-                | S::ConvertSToF
-                | S::ConvertUToF
-                | S::FConvert
-                | S::Dot
-                | S::VectorTimesScalar
-                | S::ExtInst
-        );
-        if !float_op {
+        if !is_float_op(op) {
             return false;
         }
         if op == S::ExtInst {
@@ -100,14 +115,19 @@ impl Lowerer<'_> {
                 Some(Operand::LiteralExtInstInteger(c)) => *c,
                 _ => return false,
             };
-            // Memory and selection built-ins are type-agnostic (a double is an i64 to them).
-            let agnostic = [C::printf, C::vloadn, C::vstoren, C::shuffle, C::shuffle2, C::select, C::prefetch];
             if agnostic.iter().any(|c| *c as u32 == code) {
                 return false;
             }
         }
-        i.result_type.is_some_and(|t| self.is_f64_type(t))
-            || i.operands.iter().any(|o| matches!(o, Operand::IdRef(id) if self.id_is_f64(*id)))
+        i.result_type.is_some_and(|t| self.is_float_type(t, width))
+            || i.operands.iter().any(|o| matches!(o, Operand::IdRef(id) if self.id_is_float(*id, width)))
+    }
+
+    /// Whether instruction `i` must go through [`lower_f64`](Self::lower_f64). Memory and
+    /// selection built-ins are type-agnostic (a double is an i64 to them).
+    pub(super) fn wants_f64(&self, i: &Instruction) -> bool {
+        let agnostic = [C::printf, C::vloadn, C::vstoren, C::shuffle, C::shuffle2, C::select, C::prefetch];
+        self.float_work_of_width(i, 64, &agnostic)
     }
 
     /// A call of the soft-double library returning one scalar.

@@ -124,32 +124,8 @@ pub(super) fn lower_kernel(
     globals: &ProgramGlobals,
     printf: &mut crate::abi::printf::PrintfTable,
 ) -> Result<Func, CompileError> {
-    let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
-    let mut lw = Lowerer {
-        m,
-        consts,
-        all,
-        mod_idx,
-        const_base,
-        globals,
-        globals_base: None,
-        globals_arg: None,
-        f: Func::new(name),
-        prelude: BlockId(0),
-        const_cache: HashMap::new(),
-        wi_cache: HashMap::new(),
-        local_offsets: HashMap::new(),
-        depth: 0,
-        line: None,
-        printf_sites: Vec::new(),
-        printf_first_id: printf.sites.len() as u32,
-        generic_ids: Default::default(),
-        private_top: 0,
-        lib: None,
-        lib_fns: HashMap::new(),
-        level: 0,
-    };
-    lw.find_lib();
+    let m = &all[mod_idx].0;
+    let mut lw = Lowerer::new(all, mod_idx, name, globals, 0, printf.sites.len() as u32);
     // Static __local variables of this kernel, in interface order.
     for id in iface {
         if let Some(g) = m.globals.get(id) {
@@ -181,32 +157,8 @@ pub(super) fn lower_subroutine(
     level: u8,
     globals: &ProgramGlobals,
 ) -> Result<Func, CompileError> {
-    let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
-    let mut lw = Lowerer {
-        m,
-        consts,
-        all,
-        mod_idx,
-        const_base,
-        globals,
-        globals_base: None,
-        globals_arg: None,
-        f: Func::new(name),
-        prelude: BlockId(0),
-        const_cache: HashMap::new(),
-        wi_cache: HashMap::new(),
-        local_offsets: HashMap::new(),
-        depth: 0,
-        line: None,
-        printf_sites: Vec::new(),
-        printf_first_id: 0,
-        generic_ids: Default::default(),
-        private_top: 0,
-        lib: None,
-        lib_fns: HashMap::new(),
-        level,
-    };
-    lw.find_lib();
+    let m = &all[mod_idx].0;
+    let mut lw = Lowerer::new(all, mod_idx, name, globals, level, 0);
     let func = m.functions.get(&fid).ok_or(invalid("subroutine missing"))?;
     let mut word = 0u32;
     let mut args = Vec::new();
@@ -240,7 +192,46 @@ pub(super) fn lower_subroutine(
     Ok(lw.f)
 }
 
-impl Lowerer<'_> {
+impl<'m> Lowerer<'m> {
+    /// A translator for function `name` of module `mod_idx` at call `level` (0: kernel), whose
+    /// printf call sites get ids from `printf_first_id`.
+    fn new(
+        all: &'m [(Module, ConstData, u32)],
+        mod_idx: usize,
+        name: &str,
+        globals: &'m ProgramGlobals<'m>,
+        level: u8,
+        printf_first_id: u32,
+    ) -> Lowerer<'m> {
+        let (m, consts, const_base) = (&all[mod_idx].0, &all[mod_idx].1, all[mod_idx].2);
+        let mut lw = Lowerer {
+            m,
+            consts,
+            all,
+            mod_idx,
+            const_base,
+            globals,
+            globals_base: None,
+            globals_arg: None,
+            f: Func::new(name),
+            prelude: BlockId(0),
+            const_cache: HashMap::new(),
+            wi_cache: HashMap::new(),
+            local_offsets: HashMap::new(),
+            depth: 0,
+            line: None,
+            printf_sites: Vec::new(),
+            printf_first_id,
+            generic_ids: Default::default(),
+            private_top: 0,
+            lib: None,
+            lib_fns: HashMap::new(),
+            level,
+        };
+        lw.find_lib();
+        lw
+    }
+
     /// Finds the soft-double library among the program's modules.
     fn find_lib(&mut self) {
         if let Some(k) = self.all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some()) {
@@ -285,7 +276,8 @@ impl Lowerer<'_> {
             return Err(CompileError::Internal(format!("library function {name} missing")));
         };
         let lib = &self.all[k].0;
-        let def = lib.functions.get(&fid).and_then(|f| f.def.as_ref()).ok_or(invalid("library function without def"))?;
+        let def =
+            lib.functions.get(&fid).and_then(|f| f.def.as_ref()).ok_or(invalid("library function without def"))?;
         let rt = lib.types.scalar(def.result_type.ok_or(invalid("function without type"))?)?;
         let mut words = Vec::new();
         for a in args {

@@ -469,8 +469,11 @@ impl Module {
                 continue;
             }
             for (d, ops) in self.decorations.get(id).into_iter().flatten() {
-                if let (Decoration::LinkageAttributes, Some(Operand::LiteralString(n)), Some(Operand::LinkageType(spirv::LinkageType::Export))) =
-                    (d, ops.first(), ops.get(1))
+                if let (
+                    Decoration::LinkageAttributes,
+                    Some(Operand::LiteralString(n)),
+                    Some(Operand::LinkageType(spirv::LinkageType::Export)),
+                ) = (d, ops.first(), ops.get(1))
                 {
                     out.insert(n.clone(), *id);
                 }
