@@ -90,7 +90,10 @@ fn check_properties(props: &[cl_context_properties]) -> CLResult<()> {
             CL_CONTEXT_PLATFORM => {
                 Obj::<Platform>::get(value as cl_platform_id).map_err(|_| CL_INVALID_PLATFORM)?;
             }
-            CL_CONTEXT_INTEROP_USER_SYNC => {}
+            // A cl_bool: any other value is not valid for this supported property.
+            CL_CONTEXT_INTEROP_USER_SYNC => {
+                check(value == CL_TRUE as cl_context_properties || value == 0, CL_INVALID_PROPERTY)?
+            }
             CL_PRINTF_CALLBACK_ARM if value != 0 => {}
             CL_PRINTF_BUFFERSIZE_ARM if value > 0 && value <= (256 << 20) => {}
             CL_PRINTF_CALLBACK_ARM | CL_PRINTF_BUFFERSIZE_ARM => return Err(CL_INVALID_VALUE),
@@ -140,13 +143,7 @@ pub extern "C" fn clCreateContextFromType(
     errcode_ret: *mut cl_int,
 ) -> cl_context {
     object(errcode_ret, || {
-        let known = CL_DEVICE_TYPE_DEFAULT
-            | CL_DEVICE_TYPE_CPU
-            | CL_DEVICE_TYPE_GPU
-            | CL_DEVICE_TYPE_ACCELERATOR
-            | CL_DEVICE_TYPE_CUSTOM;
-        check(device_type == CL_DEVICE_TYPE_ALL || device_type & !known == 0, CL_INVALID_DEVICE_TYPE)?;
-        let ok = device_type == CL_DEVICE_TYPE_ALL || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0;
+        let ok = super::device::device_type_matches(device_type)?;
         check(ok, CL_DEVICE_NOT_FOUND)?;
         create(properties, vec![platform::device().clone()], pfn_notify, user_data)
     })

@@ -9,6 +9,21 @@ use crate::core::device::{self as dev, Device};
 use crate::core::platform;
 use std::ffi::c_void;
 
+/// Validates a `cl_device_type` argument (`CL_INVALID_DEVICE_TYPE` for 0 or unknown bits) and
+/// tells whether the one device (a GPU, the default) is of that type.
+pub(crate) fn device_type_matches(device_type: cl_device_type) -> CLResult<bool> {
+    let known = CL_DEVICE_TYPE_DEFAULT
+        | CL_DEVICE_TYPE_CPU
+        | CL_DEVICE_TYPE_GPU
+        | CL_DEVICE_TYPE_ACCELERATOR
+        | CL_DEVICE_TYPE_CUSTOM;
+    check(
+        device_type == CL_DEVICE_TYPE_ALL || (device_type != 0 && device_type & !known == 0),
+        CL_INVALID_DEVICE_TYPE,
+    )?;
+    Ok(device_type == CL_DEVICE_TYPE_ALL || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0)
+}
+
 pub extern "C" fn clGetDeviceIDs(
     platform: cl_platform_id,
     device_type: cl_device_type,
@@ -18,16 +33,9 @@ pub extern "C" fn clGetDeviceIDs(
 ) -> cl_int {
     status(|| {
         platform_arg(platform)?;
-        let known = CL_DEVICE_TYPE_DEFAULT
-            | CL_DEVICE_TYPE_CPU
-            | CL_DEVICE_TYPE_GPU
-            | CL_DEVICE_TYPE_ACCELERATOR
-            | CL_DEVICE_TYPE_CUSTOM;
-        check(device_type == CL_DEVICE_TYPE_ALL || device_type & !known == 0, CL_INVALID_DEVICE_TYPE)?;
+        let matches = device_type_matches(device_type)?;
         check(num_entries != 0 || devices.is_null(), CL_INVALID_VALUE)?;
         check(!(devices.is_null() && num_devices.is_null()), CL_INVALID_VALUE)?;
-        let matches =
-            device_type == CL_DEVICE_TYPE_ALL || device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT) != 0;
         check(matches, CL_DEVICE_NOT_FOUND)?;
         if !devices.is_null() {
             ptr::write_opt(devices, platform::device().handle());
@@ -235,14 +243,10 @@ pub extern "C" fn clCreateSubDevices(
         Obj::<Device>::get(in_device)?;
         let props = ptr::property_list(properties)?;
         check(!props.is_empty(), CL_INVALID_VALUE)?;
-        // The device cannot be partitioned (CL_DEVICE_PARTITION_MAX_SUB_DEVICES is 0).
-        let known =
-            [CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS, CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN];
-        if known.contains(&props[0]) {
-            Err(CL_INVALID_VALUE)
-        } else {
-            Err(CL_INVALID_PROPERTY)
-        }
+        // Spec: "CL_INVALID_VALUE if values specified in properties are not valid or if values
+        // specified in properties are valid but not supported by the device" — the device cannot
+        // be partitioned (CL_DEVICE_PARTITION_MAX_SUB_DEVICES is 0), so every list is one of them.
+        Err(CL_INVALID_VALUE)
     })
 }
 

@@ -138,10 +138,23 @@ fn arg_with_metadata(k: &Kernel, index: usize, size: usize, value: *const c_void
             check(!value.is_null(), CL_INVALID_ARG_VALUE)?;
             // "CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an
             // argument that is not a memory object."
-            check(size == a.size as usize, CL_INVALID_ARG_SIZE)?;
-            Ok(ArgValue::Value(value_bytes(value, size)?))
+            // A 3-component vector is laid out as 4 components, but applications commonly pass
+            // the size of 3 (`sizeof(cl_float) * 3`, NumPy arrays of 3): accepted as pocl does,
+            // the fourth component zero.
+            let vec3 = is_vec3(&a.type_name) && size * 4 == a.size as usize * 3;
+            check(size == a.size as usize || vec3, CL_INVALID_ARG_SIZE)?;
+            let mut bytes = value_bytes(value, size)?;
+            bytes.resize(a.size as usize, 0);
+            Ok(ArgValue::Value(bytes))
         }
     }
+}
+
+/// Whether an OpenCL C type name is a 3-component vector (`float3`, `uchar3`, …).
+fn is_vec3(type_name: &str) -> bool {
+    type_name.strip_suffix('3').is_some_and(|t| {
+        ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "double"].contains(&t)
+    })
 }
 
 /// Classifies an argument without metadata ("by size", see the module documentation).

@@ -154,7 +154,11 @@ fn enqueue(
     // available for device associated with command_queue": kernels exist only for built
     // programs and keep their executable, so this cannot happen.
     // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified."
-    let args = k.snapshot_args().ok_or(CL_INVALID_KERNEL_ARGS)?;
+    // A buffer argument whose memory object the application has since destroyed is no value.
+    let args = k.snapshot_args().map_err(|e| {
+        log::warn!("kernel `{}`: argument {e:?} cannot be launched", k.name());
+        CL_INVALID_KERNEL_ARGS
+    })?;
     let range = nd_range(&q.device, &k, work_dim, global_work_offset, global_work_size, local_work_size)?;
     check_args(&k, &args)?;
     let e = match range {

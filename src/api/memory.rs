@@ -28,7 +28,7 @@ const BUFFER_FLAGS: cl_mem_flags = ACCESS | HOST_PTR | HOST_ACCESS;
 pub type MemDestructor = unsafe extern "C" fn(memobj: cl_mem, user_data: *mut c_void);
 
 /// Validates `flags` against the Memory Flags table.
-fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
+pub(super) fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
     // Spec: "CL_INVALID_VALUE if values specified in flags are not valid as defined in the Memory
     // Flags table" — only buffer flags; CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY and CL_MEM_READ_ONLY
     // are mutually exclusive, as are the three CL_MEM_HOST_* flags, and CL_MEM_USE_HOST_PTR

@@ -13,6 +13,7 @@ pub mod context;
 pub mod device;
 pub mod event;
 pub mod icd_table;
+pub mod image;
 pub mod info;
 pub mod kernel;
 pub mod launch;

@@ -1,9 +1,13 @@
 //! The ICD object header and the handle registry.
 //!
-//! Every handle given to an application points to an [`Obj<T>`], whose first field is the ICD
-//! dispatch-table pointer (what the ICD loader dereferences). A handle is valid exactly while it is
-//! in the registry: looking a handle up is a hash-map probe, never a dereference, so garbage and
-//! stale handles yield the type's `CL_INVALID_*` error instead of undefined behaviour.
+//! Every handle given to an application points to a small header of its own whose first (only)
+//! field is the ICD dispatch-table pointer (what the ICD loader dereferences). A handle is valid
+//! exactly while it is in the registry: looking a handle up is a hash-map probe, never a
+//! dereference, so garbage and stale handles yield the type's `CL_INVALID_*` error instead of
+//! undefined behaviour. The header is separate from the object so that it can outlive it: the
+//! header of a released handle stays allocated in a quarantine of the last [`QUARANTINE`]
+//! released handles, so a new object cannot be given the address of a handle the application
+//! may still (wrongly) hold, and that stale handle stays detectably invalid.
 //!
 //! Reference counts: the application's count lives in the header (`api_refs`); when it drops to
 //! zero the registry forgets the handle. The Rust object itself is an `Arc` that internal users
@@ -42,20 +46,23 @@ pub fn set_dispatch(table: *const c_void) {
     DISPATCH.store(table as *mut c_void, Ordering::Release);
 }
 
-/// The header + payload behind a handle. `repr(C)`: the dispatch pointer must come first.
+/// What a handle points to: the dispatch pointer the ICD loader reads. `repr(C)`: it must be the
+/// first word. Allocated once per object, never moved, freed only when it leaves the quarantine.
 #[repr(C)]
-pub struct Obj<T> {
+struct Header {
     dispatch: *const c_void,
-    api_refs: AtomicU32,
-    kind: Kind,
-    pub inner: T,
 }
 
-// SAFETY: `dispatch` points to an immutable `'static` table and is never written after creation;
-// everything else is `T` (required Send + Sync by `ClObject`) and atomics.
-unsafe impl<T: Send + Sync> Send for Obj<T> {}
-// SAFETY: as above — shared access only reads the immutable pointer.
-unsafe impl<T: Send + Sync> Sync for Obj<T> {}
+/// How many released handles keep their header (and so their address) reserved: 16 bytes each.
+pub const QUARANTINE: usize = 1 << 16;
+
+/// The payload behind a handle with its application reference count.
+pub struct Obj<T> {
+    /// Address of this object's [`Header`] (= its handle).
+    handle: usize,
+    api_refs: AtomicU32,
+    pub inner: T,
+}
 
 impl<T> std::ops::Deref for Obj<T> {
     type Target = T;
@@ -85,23 +92,37 @@ struct Entry {
 
 static REGISTRY: Lazy<RwLock<HashMap<usize, Entry>>> = Lazy::new(|| RwLock::new(HashMap::new()));
 
+/// Headers of released handles, oldest first (addresses as `usize`: each is a leaked
+/// `Box<Header>` owned by this queue).
+static RELEASED: Lazy<parking_lot::Mutex<std::collections::VecDeque<usize>>> =
+    Lazy::new(|| parking_lot::Mutex::new(std::collections::VecDeque::new()));
+
+/// Moves a header no longer in the registry to the quarantine, freeing the oldest beyond its size.
+fn quarantine(addr: usize) {
+    let mut q = RELEASED.lock();
+    q.push_back(addr);
+    if q.len() > QUARANTINE {
+        if let Some(old) = q.pop_front() {
+            // SAFETY: `old` came from `Box::into_raw` in `Obj::new`; it left the registry when it
+            // was released and entered this queue exactly once, so nothing else frees or reads it.
+            drop(unsafe { Box::from_raw(old as *mut Header) });
+        }
+    }
+}
+
 impl<T: ClObject> Obj<T> {
     /// Creates an object with an application reference count of 1 and registers its handle.
     pub fn new(inner: T) -> Ref<T> {
-        let obj = Arc::new(Obj {
-            dispatch: DISPATCH.load(Ordering::Acquire),
-            api_refs: AtomicU32::new(1),
-            kind: T::KIND,
-            inner,
-        });
-        let addr = Arc::as_ptr(&obj) as usize;
+        let header = Box::into_raw(Box::new(Header { dispatch: DISPATCH.load(Ordering::Acquire) }));
+        let addr = header as usize;
+        let obj = Arc::new(Obj { handle: addr, api_refs: AtomicU32::new(1), inner });
         REGISTRY.write().insert(addr, Entry { kind: T::KIND, obj: obj.clone() });
         obj
     }
 
     /// The handle of this object (valid while registered).
     pub fn handle(self: &Arc<Self>) -> T::Handle {
-        T::addr_to_handle(Arc::as_ptr(self) as usize)
+        T::addr_to_handle(self.handle)
     }
 
     /// Looks a handle up: `T::INVALID` for NULL, unknown, released or wrongly typed handles.
@@ -137,12 +158,14 @@ impl<T: ClObject> Obj<T> {
         let mut reg = REGISTRY.write();
         // Re-check under the write lock so two racing releases cannot both reach zero.
         let prev = o.api_refs.load(Ordering::Acquire);
-        if prev == 0 || !reg.contains_key(&(Arc::as_ptr(&o) as usize)) {
+        if prev == 0 || !reg.contains_key(&o.handle) {
             return Err(T::INVALID);
         }
         o.api_refs.store(prev - 1, Ordering::Release);
         if prev == 1 {
-            reg.remove(&(Arc::as_ptr(&o) as usize));
+            reg.remove(&o.handle);
+            drop(reg);
+            quarantine(o.handle);
             return Ok(Some(o));
         }
         Ok(None)

@@ -14,11 +14,11 @@
 use super::memory::Mem;
 use super::program::{Executable, KernelDef, Program};
 use crate::abi::kernel_info::KernelInfo;
-use crate::cl::object::{handle_type, Ref};
+use crate::cl::object::{handle_type, Obj, Ref};
 use crate::cl::*;
 use crate::emulator::RunOptions;
 use parking_lot::Mutex;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 handle_type!(Kernel, Kernel, cl_kernel, CL_INVALID_KERNEL);
 
@@ -44,12 +44,49 @@ impl std::fmt::Debug for ArgValue {
     }
 }
 
+/// An argument as the kernel keeps it between `clSetKernelArg` and a launch. A buffer is held
+/// weakly: setting a kernel argument does not retain the memory object (the application's
+/// release may destroy it and run its destructor callbacks while the kernel still names it); a
+/// launch takes strong references for as long as its command needs them.
+#[derive(Clone)]
+enum StoredArg {
+    Buffer(Option<Weak<Obj<Mem>>>),
+    Other(ArgValue),
+}
+
+impl StoredArg {
+    fn new(v: ArgValue) -> StoredArg {
+        match v {
+            ArgValue::Buffer(m) => StoredArg::Buffer(m.map(|m| Arc::downgrade(&m))),
+            v => StoredArg::Other(v),
+        }
+    }
+
+    /// The value for a launch: `None` if its buffer no longer exists.
+    fn value(&self) -> Option<ArgValue> {
+        match self {
+            StoredArg::Buffer(None) => Some(ArgValue::Buffer(None)),
+            StoredArg::Buffer(Some(w)) => w.upgrade().map(|m| ArgValue::Buffer(Some(m))),
+            StoredArg::Other(v) => Some(v.clone()),
+        }
+    }
+}
+
+/// Why a kernel's arguments cannot be launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgsError {
+    /// Argument `n` was never set.
+    Unset(usize),
+    /// Argument `n` names a memory object that has since been destroyed.
+    Released(usize),
+}
+
 pub struct Kernel {
     pub program: Ref<Program>,
     pub exec: Arc<Executable>,
     /// Index into `exec.kernels`.
     index: usize,
-    args: Mutex<Vec<Option<ArgValue>>>,
+    args: Mutex<Vec<Option<StoredArg>>>,
     run_options: Mutex<RunOptions>,
 }
 
@@ -102,17 +139,22 @@ impl Kernel {
         if a.len() <= index {
             a.resize(index + 1, None);
         }
-        a[index] = Some(value);
+        a[index] = Some(StoredArg::new(value));
     }
 
-    /// The argument values at this moment, or `None` if one is unset (`CL_INVALID_KERNEL_ARGS`).
-    pub fn snapshot_args(&self) -> Option<Vec<ArgValue>> {
-        self.args.lock().iter().cloned().collect()
+    /// The argument values at this moment, buffers strongly referenced.
+    pub fn snapshot_args(&self) -> Result<Vec<ArgValue>, ArgsError> {
+        let args = self.args.lock();
+        args.iter()
+            .enumerate()
+            .map(|(i, a)| a.as_ref().ok_or(ArgsError::Unset(i))?.value().ok_or(ArgsError::Released(i)))
+            .collect()
     }
 
     /// Total bytes of the `__local` arguments set so far.
     pub fn local_arg_bytes(&self) -> u64 {
-        self.args.lock().iter().flatten().map(|a| if let ArgValue::Local(n) = a { *n as u64 } else { 0 }).sum()
+        let args = self.args.lock();
+        args.iter().flatten().map(|a| if let StoredArg::Other(ArgValue::Local(n)) = a { *n as u64 } else { 0 }).sum()
     }
 
     /// The emulator options for launches of this kernel (from the environment by default).

@@ -301,6 +301,17 @@ impl Lowerer<'_> {
                 let src = super::id_operand(i, 0)?;
                 let mut t = *self.m.id_types.get(&src).ok_or(invalid("composite without type"))?;
                 let mut range = (0usize, arg(0)?.len());
+                // `get_global_id(4)`: clang indexes the 3-vector of a work-item built-in past its
+                // end; the value is the built-in's default.
+                if let [idx] = lits(i, 1)[..] {
+                    let x = arg(0)?;
+                    if idx as usize >= x.len() {
+                        let t = self.f.ty(x[0]);
+                        if let Some(d) = self.work_item_default(x[0], t) {
+                            return Ok(vec![d]);
+                        }
+                    }
+                }
                 for idx in lits(i, 1) {
                     let (start, n, et) = self.m.types.member_leaves(t, idx)?;
                     range = (range.0 + start, n);
@@ -343,19 +354,8 @@ impl Lowerer<'_> {
                 let t = self.f.ty(x[0]);
                 let idx = idx[0];
                 // A work-item vector (`get_global_id(d)` with a run-time `d`): dimensions past
-                // the vector give 0 for ids and offsets, 1 for sizes (OpenCL C §6.15.1).
-                let wi =
-                    self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(x[0])).and_then(|i| match i.op {
-                        Op::WorkItem(w, 0) => Some(w),
-                        _ => None,
-                    });
-                let default = wi.map(|w| {
-                    let one = matches!(
-                        w,
-                        WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups
-                    );
-                    self.const_val(t, one as u64)
-                });
+                // the vector give the built-in's default.
+                let default = self.work_item_default(x[0], t);
                 Ok(vec![self.select_element(b, &x, idx, default)])
             }
             S::VectorInsertDynamic => {
@@ -428,6 +428,19 @@ impl Lowerer<'_> {
             }
             other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
         }
+    }
+
+    /// If `v` is the first component of a work-item built-in vector (`get_global_size` …), the
+    /// value of a dimension past its end: 1 for sizes and group counts, 0 for ids and offsets
+    /// (OpenCL C §6.15.1).
+    fn work_item_default(&mut self, v: Value, t: Ty) -> Option<Value> {
+        let w = self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(v)).and_then(|i| match i.op {
+            Op::WorkItem(w, 0) => Some(w),
+            _ => None,
+        })?;
+        let one =
+            matches!(w, WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups);
+        Some(self.const_val(t, one as u64))
     }
 
     /// `elems[idx]` for a run-time `idx`, as a chain of selects; an index outside `elems` gives

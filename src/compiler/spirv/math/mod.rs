@@ -573,10 +573,7 @@ impl E<'_, '_> {
                 let r = self.atan(x[0]);
                 self.mul_dd(r, std::f64::consts::FRAC_1_PI)
             }
-            C::atan2pi => {
-                let r = self.atan2(x[0], x[1]);
-                self.mul_dd(r, std::f64::consts::FRAC_1_PI)
-            }
+            C::atan2pi => self.atan2pi(x[0], x[1]),
             C::hypot => self.hypot(x[0], x[1]),
             C::fmod => self.fmod(x[0], x[1]),
             C::remainder => self.remquo(x[0], x[1]).0,

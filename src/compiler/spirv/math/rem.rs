@@ -70,7 +70,10 @@ impl E<'_, '_> {
     pub fn remquo(&mut self, x: Value, y: Value) -> (Value, Value) {
         let ax = self.abs(x);
         let ay = self.abs(y);
-        let ay8 = self.mulc(ay, 8.0);
+        // Reduce modulo 128·|y| first: the quotient's low 7 bits survive (OpenCL requires at
+        // least 3; 7 is what C's remquo gives in practice). 128·|y| may overflow to +inf, and
+        // then |x| < 128·|y| holds anyway.
+        let ay8 = self.mulc(ay, 128.0);
         let r8 = self.fmod_abs(ax, ay8);
         let q = self.div(r8, ay);
         let k = self.trunc(q);

@@ -310,6 +310,17 @@ impl E<'_, '_> {
     }
 
     pub fn atan2(&mut self, y: Value, x: Value) -> Value {
+        self.atan2_in(y, x, false)
+    }
+
+    /// `atan2pi`: the same reduction with the angle in units of π, so that the quadrant offsets
+    /// (½, 1) are exact and the axis and infinity cases give exactly ±½, ±1, ±¼, ±¾.
+    pub fn atan2pi(&mut self, y: Value, x: Value) -> Value {
+        self.atan2_in(y, x, true)
+    }
+
+    fn atan2_in(&mut self, y: Value, x: Value, pi_units: bool) -> Value {
+        let (half_turn, quarter_turn) = if pi_units { (1.0, 0.5) } else { (PI, FRAC_PI_2) };
         let ax = self.abs(x);
         let ay = self.abs(y);
         let mx = self.fmax(ax, ay);
@@ -325,11 +336,12 @@ impl E<'_, '_> {
         let bi = self.and(xi, yi);
         let t = self.sel(bi, one, t);
         let p = self.atan_poly(t);
+        let p = if pi_units { self.mul_dd(p, std::f64::consts::FRAC_1_PI) } else { p };
         let swap = self.fgt(ay, ax);
-        let ps = self.const_minus(FRAC_PI_2, p);
+        let ps = self.const_minus(quarter_turn, p);
         let p = self.sel(swap, ps, p);
         let xneg = self.signbit(x);
-        let pn = self.const_minus(PI, p);
+        let pn = self.const_minus(half_turn, p);
         let p = self.sel(xneg, pn, p);
         let r = self.cs(p, y);
         let nx = self.isnan(x);

@@ -1,0 +1,309 @@
+//! Spec clauses and behaviours that the Khronos CTS (`api`, `computeinfo`, `basic`,
+//! `math_brute_force`) and pocl's tests found wrong, each checked through the ICD loader:
+//! argument validation of the image, sampler, pipe and SVM entry points on a device without
+//! those features, device types and context properties, sub-device properties, kernel
+//! arguments that do not keep memory objects alive, stale handles, `float3` arguments of size
+//! 12, work-item built-ins with a constant out-of-range dimension, `atan2pi` on the axes and the
+//! quotient bits of `remquo`.
+
+#[path = "common/cl.rs"]
+mod cl;
+#[path = "common/clrun.rs"]
+mod clrun;
+
+use cl::*;
+use clrun::*;
+use std::ffi::{c_void, CString};
+use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// Calls a loader entry point: `call!(clFoo(args))`. Contract of every use in this file: handles
+/// are live objects or deliberately invalid ones (which the driver must reject), and every
+/// pointer argument is NULL or points to live memory at least as large as the size passed with it.
+macro_rules! call {
+    ($f:ident($($a:expr),* $(,)?)) => {{
+        let f = cl().$f;
+        // SAFETY: the macro's contract above, upheld by each call site.
+        unsafe { f($($a),*) }
+    }};
+}
+
+fn buffer(ctx: cl_context, size: usize) -> cl_mem {
+    let mut err = 0;
+    let m = call!(clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, null_mut(), &mut err));
+    check(err, "clCreateBuffer");
+    m
+}
+
+/// Builds `src` in `ctx` and creates kernel `name`.
+fn kernel(ctx: cl_context, src: &str, name: &str) -> (cl_program, cl_kernel) {
+    let (text, mut err) = (CString::new(src).unwrap(), 0);
+    let mut ptrs = [text.as_ptr()];
+    let p = call!(clCreateProgramWithSource(ctx, 1, ptrs.as_mut_ptr(), null(), &mut err));
+    check(err, "clCreateProgramWithSource");
+    check(call!(clBuildProgram(p, 0, null(), null(), None, null_mut())), "clBuildProgram");
+    let name = CString::new(name).unwrap();
+    let k = call!(clCreateKernel(p, name.as_ptr(), &mut err));
+    check(err, "clCreateKernel");
+    (p, k)
+}
+
+#[test]
+fn images_are_unsupported_but_arguments_are_validated() {
+    let ctx = context();
+    let q = queue(ctx, 0);
+    let buf = buffer(ctx, 64);
+    let (mut n, mut err) = (77u32, 0);
+    let mut formats = [cl_image_format { image_channel_order: 0, image_channel_data_type: 0 }; 4];
+    // Zero formats, successfully, for every image type and access flag.
+    for ty in [CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE3D, CL_MEM_OBJECT_IMAGE2D_ARRAY] {
+        for flags in [CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY, CL_MEM_READ_WRITE, CL_MEM_KERNEL_READ_AND_WRITE] {
+            n = 77;
+            check(call!(clGetSupportedImageFormats(ctx, flags, ty, 4, formats.as_mut_ptr(), &mut n)), "formats");
+            assert_eq!(n, 0, "no image format is supported");
+        }
+    }
+    let code =
+        call!(clGetSupportedImageFormats(null_mut(), CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 0, null_mut(), &mut n));
+    expect_err(code, CL_INVALID_CONTEXT, "formats: NULL context");
+    let code = call!(clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_BUFFER, 0, null_mut(), &mut n));
+    expect_err(code, CL_INVALID_VALUE, "formats: buffer is not an image type");
+    let code = call!(clGetSupportedImageFormats(ctx, 1 << 40, CL_MEM_OBJECT_IMAGE2D, 0, null_mut(), &mut n));
+    expect_err(code, CL_INVALID_VALUE, "formats: unknown flag");
+    let code = call!(clGetSupportedImageFormats(ctx, 0, CL_MEM_OBJECT_IMAGE2D, 0, formats.as_mut_ptr(), &mut n));
+    expect_err(code, CL_INVALID_VALUE, "formats: 0 entries with an array");
+
+    // Creation: invalid context and descriptors first, then the missing feature.
+    let fmt = cl_image_format { image_channel_order: CL_RGBA, image_channel_data_type: CL_UNORM_INT8 };
+    // SAFETY: a plain C struct; all-zero is a valid (if meaningless) descriptor.
+    let mut desc: cl_image_desc = unsafe { std::mem::zeroed() };
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = 4;
+    desc.image_height = 4;
+    call!(clCreateImage(null_mut(), CL_MEM_READ_ONLY, &fmt, &desc, null_mut(), &mut err));
+    expect_err(err, CL_INVALID_CONTEXT, "clCreateImage: NULL context");
+    call!(clCreateImage(ctx, CL_MEM_READ_ONLY, null(), &desc, null_mut(), &mut err));
+    expect_err(err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "clCreateImage: NULL format");
+    call!(clCreateImage(ctx, CL_MEM_READ_ONLY, &fmt, null(), null_mut(), &mut err));
+    expect_err(err, CL_INVALID_IMAGE_DESCRIPTOR, "clCreateImage: NULL descriptor");
+    let img = call!(clCreateImage(ctx, CL_MEM_READ_ONLY, &fmt, &desc, null_mut(), &mut err));
+    expect_err(err, CL_INVALID_OPERATION, "clCreateImage: no image support");
+    assert!(img.is_null());
+
+    // A buffer is not an image; queues are checked first.
+    let mut size = 0usize;
+    let code = call!(clGetImageInfo(buf, CL_IMAGE_WIDTH, 8, &mut size as *mut usize as *mut c_void, null_mut()));
+    expect_err(code, CL_INVALID_MEM_OBJECT, "clGetImageInfo(buffer)");
+    let (origin, region) = ([0usize; 3], [1usize; 3]);
+    let mut px = [0u8; 16];
+    let mut read = |q, m| {
+        call!(clEnqueueReadImage(
+            q,
+            m,
+            CL_TRUE,
+            origin.as_ptr(),
+            region.as_ptr(),
+            0,
+            0,
+            px.as_mut_ptr() as *mut c_void,
+            0,
+            null(),
+            null_mut()
+        ))
+    };
+    expect_err(read(null_mut(), buf), CL_INVALID_COMMAND_QUEUE, "read image: NULL queue");
+    expect_err(read(q, buf), CL_INVALID_MEM_OBJECT, "read image of a buffer");
+    let code =
+        call!(clEnqueueCopyBufferToImage(q, buf, buf, 0, origin.as_ptr(), region.as_ptr(), 0, null(), null_mut()));
+    expect_err(code, CL_INVALID_MEM_OBJECT, "copy buffer to a buffer as image");
+    call!(clEnqueueMapImage(
+        q,
+        buf,
+        CL_TRUE,
+        CL_MAP_READ,
+        origin.as_ptr(),
+        region.as_ptr(),
+        &mut size,
+        null_mut(),
+        0,
+        null(),
+        null_mut(),
+        &mut err
+    ));
+    expect_err(err, CL_INVALID_MEM_OBJECT, "map a buffer as image");
+
+    // Samplers: arguments, then the missing feature; no sampler handle is ever valid.
+    call!(clCreateSampler(null_mut(), CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &mut err));
+    expect_err(err, CL_INVALID_CONTEXT, "sampler: NULL context");
+    call!(clCreateSampler(ctx, CL_FALSE, 0x1234, CL_FILTER_NEAREST, &mut err));
+    expect_err(err, CL_INVALID_VALUE, "sampler: bad addressing mode");
+    call!(clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &mut err));
+    expect_err(err, CL_INVALID_OPERATION, "sampler: no image support");
+    let props = [CL_SAMPLER_FILTER_MODE as cl_sampler_properties, 0x9999, 0];
+    call!(clCreateSamplerWithProperties(ctx, props.as_ptr(), &mut err));
+    expect_err(err, CL_INVALID_VALUE, "sampler: bad filter property");
+    expect_err(call!(clRetainSampler(buf as cl_sampler)), CL_INVALID_SAMPLER, "retain a buffer as sampler");
+    expect_err(call!(clReleaseSampler(null_mut())), CL_INVALID_SAMPLER, "release NULL sampler");
+
+    // Pipes and SVM.
+    let code = call!(clGetPipeInfo(buf, CL_PIPE_PACKET_SIZE, 4, &mut n as *mut u32 as *mut c_void, null_mut()));
+    expect_err(code, CL_INVALID_MEM_OBJECT, "clGetPipeInfo(buffer)");
+    call!(clCreatePipe(null_mut(), 0, 4, 4, null(), &mut err));
+    expect_err(err, CL_INVALID_CONTEXT, "pipe: NULL context");
+    call!(clCreatePipe(ctx, 0, 4, 4, null(), &mut err));
+    expect_err(err, CL_INVALID_OPERATION, "pipe: no pipe support");
+    assert!(call!(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0)).is_null());
+    let mut word = 0u32;
+    let p = &mut word as *mut u32 as *mut c_void;
+    expect_err(
+        call!(clEnqueueSVMMemcpy(null_mut(), CL_TRUE, p, p, 4, 0, null(), null_mut())),
+        CL_INVALID_COMMAND_QUEUE,
+        "SVM memcpy: NULL queue",
+    );
+    expect_err(
+        call!(clEnqueueSVMMemcpy(q, CL_TRUE, p, p, 4, 0, null(), null_mut())),
+        CL_INVALID_OPERATION,
+        "SVM memcpy",
+    );
+
+    check(call!(clReleaseMemObject(buf)), "release");
+    check(call!(clReleaseCommandQueue(q)), "release queue");
+    check(call!(clReleaseContext(ctx)), "release context");
+}
+
+#[test]
+fn device_types_properties_and_partitions() {
+    let (p, d) = (platform(), device());
+    let (mut one, mut n, mut err) = (null_mut(), 0u32, 0);
+    let code = call!(clGetDeviceIDs(p, 0, 1, &mut one, &mut n));
+    expect_err(code, CL_INVALID_DEVICE_TYPE, "clGetDeviceIDs(type 0)");
+    let props = [CL_CONTEXT_PLATFORM as cl_context_properties, p as cl_context_properties, 0];
+    call!(clCreateContextFromType(props.as_ptr(), 0, None, null_mut(), &mut err));
+    expect_err(err, CL_INVALID_DEVICE_TYPE, "clCreateContextFromType(type 0)");
+    // CL_CONTEXT_INTEROP_USER_SYNC is a cl_bool.
+    let sync = [CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties, 7, 0];
+    call!(clCreateContext(sync.as_ptr(), 1, &d, None, null_mut(), &mut err));
+    expect_err(err, CL_INVALID_PROPERTY, "INTEROP_USER_SYNC = 7");
+    // Unknown or unsupported partition schemes are invalid values.
+    let (mut out, mut k) = ([null_mut(); 4], 0u32);
+    for props in [[0x7777, 1, 0], [CL_DEVICE_PARTITION_BY_COUNTS, 1, 0]] {
+        let code = call!(clCreateSubDevices(d, props.as_ptr(), 4, out.as_mut_ptr(), &mut k));
+        expect_err(code, CL_INVALID_VALUE, &format!("clCreateSubDevices({:#x})", props[0]));
+    }
+}
+
+static DESTROYED: AtomicU32 = AtomicU32::new(0);
+
+unsafe extern "C" fn on_destroy(_: cl_mem, _: *mut c_void) {
+    DESTROYED.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Setting a kernel argument does not retain the memory object: the application's last release
+/// destroys it (its destructor callback runs) although the kernel still names it; launching the
+/// kernel afterwards is then an argument error, not a use of freed memory.
+#[test]
+fn kernel_arguments_do_not_keep_buffers_alive() {
+    let ctx = context();
+    let (p, k) = kernel(ctx, "__kernel void t(__global int* d) { d[0] = 1; }", "t");
+    let buf = buffer(ctx, 32);
+    check(call!(clSetMemObjectDestructorCallback(buf, Some(on_destroy), null_mut())), "destructor");
+    check(call!(clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), &buf as *const cl_mem as *const c_void)), "arg");
+    check(call!(clReleaseMemObject(buf)), "release");
+    let start = Instant::now();
+    while DESTROYED.load(Ordering::SeqCst) == 0 {
+        assert!(start.elapsed() < Duration::from_secs(10), "the destructor callback never ran");
+        std::thread::yield_now();
+    }
+    let q = queue(ctx, 0);
+    let global = 1usize;
+    let code = call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, null(), 0, null(), null_mut()));
+    expect_err(code, CL_INVALID_KERNEL_ARGS, "launch with a destroyed buffer argument");
+    for r in [
+        call!(clReleaseKernel(k)),
+        call!(clReleaseProgram(p)),
+        call!(clReleaseCommandQueue(q)),
+        call!(clReleaseContext(ctx)),
+    ] {
+        check(r, "release");
+    }
+}
+
+/// A released handle stays invalid even when new objects of the same kind are created after it
+/// (their handles never reuse its address while it is quarantined).
+#[test]
+fn stale_handles_stay_invalid() {
+    let ctx = context();
+    let stale = buffer(ctx, 16);
+    check(call!(clReleaseMemObject(stale)), "release");
+    let fresh: Vec<cl_mem> = (0..200).map(|_| buffer(ctx, 16)).collect();
+    assert!(!fresh.contains(&stale), "a new buffer reuses a released handle's address");
+    expect_err(call!(clRetainMemObject(stale)), CL_INVALID_MEM_OBJECT, "retain a released buffer");
+    let mut size = 0usize;
+    let code = call!(clGetMemObjectInfo(stale, CL_MEM_SIZE, 8, &mut size as *mut usize as *mut c_void, null_mut()));
+    expect_err(code, CL_INVALID_MEM_OBJECT, "query a released buffer");
+    for m in fresh {
+        check(call!(clReleaseMemObject(m)), "release");
+    }
+    check(call!(clReleaseContext(ctx)), "release context");
+    expect_err(call!(clRetainContext(ctx)), CL_INVALID_CONTEXT, "retain a released context");
+}
+
+/// A 3-component vector argument may be set with the size of 3 components (pocl and common
+/// applications do); the fourth component is then zero.
+#[test]
+fn vec3_arguments_of_twelve_bytes() {
+    let src = "__kernel void k(float3 v, int3 w, __global float* o) {
+        o[0] = v.x; o[1] = v.y; o[2] = v.z; o[3] = w.x + w.y + w.z; o[4] = vec_step(v); }";
+    let v: Vec<u8> = [1.5f32, -2.0, 4.25].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let w: Vec<u8> = [10i32, 20, 30, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let out = run_source(src, "", "k", &[1], None, None, &[Arg::Val(v), Arg::Val(w), zeros(20)]);
+    assert_eq!(read::<f32>(&out[2]), vec![1.5, -2.0, 4.25, 60.0, 4.0]);
+}
+
+/// `get_global_size(4)` and friends with a constant dimension past 2: the spec's defaults (1 for
+/// sizes and group counts, 0 for ids and offsets), for constant and run-time dimensions.
+#[test]
+fn work_item_functions_out_of_range() {
+    let src = "__kernel void k(__global uint* o, uint d) {
+        o[0] = get_global_size(4); o[1] = get_global_id(4); o[2] = get_local_size(3);
+        o[3] = get_local_id(5); o[4] = get_num_groups(7); o[5] = get_group_id(3);
+        o[6] = get_global_offset(3); o[7] = get_global_size(d); o[8] = get_global_id(d);
+        o[9] = get_local_size(d); o[10] = get_global_size(0); }";
+    let out = run_source(src, "", "k", &[8], Some(&[4]), None, &[zeros(44), val(9u32)]);
+    assert_eq!(read::<u32>(&out[0]), vec![1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 8]);
+}
+
+/// `atan2pi` is exact on the axes and diagonals at infinity; `remquo` keeps 7 quotient bits.
+#[test]
+fn atan2pi_axes_and_remquo_quotient_bits() {
+    let src = "__kernel void k(__global float* r, __global int* q, __global const float* a) {
+        int i = get_global_id(0); int qq;
+        r[i] = atan2pi(a[2 * i], a[2 * i + 1]);
+        r[i + 8] = remquo(a[2 * i], a[2 * i + 1], &qq); q[i] = qq; }";
+    let inf = f32::INFINITY;
+    let pairs = [
+        (1.0f32, -0.0f32),
+        (-1.0, -0.0),
+        (1.0, 0.0),
+        (-0.0, -2.0),
+        (inf, inf),
+        (-inf, -inf),
+        (1000.0, 3.0),
+        (-700.5, 1.5),
+    ];
+    let a: Vec<f32> = pairs.iter().flat_map(|&(y, x)| [y, x]).collect();
+    let out = run_source(src, "", "k", &[8], None, None, &[zeros(64), zeros(32), buf(&a)]);
+    let (r, q) = (read::<f32>(&out[0]), read::<i32>(&out[1]));
+    assert_eq!(
+        r[..6].iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        [0.5f32, -0.5, 0.5, -1.0, 0.25, -0.75].map(f32::to_bits)
+    );
+    for (i, &(x, y)) in pairs.iter().enumerate().skip(6) {
+        let n = (x / y).round_ties_even();
+        let want_r = x - y * n;
+        let mag = (n.abs() as i64 % 128) as i32;
+        let want_q = if n < 0.0 { -mag } else { mag };
+        assert_eq!((r[i + 8], q[i]), (want_r, want_q), "remquo({x}, {y})");
+    }
+}
