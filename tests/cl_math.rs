@@ -14,7 +14,6 @@ mod libm {
     mod ffi {
         extern "C" {
             pub fn remainder(x: f64, y: f64) -> f64;
-            pub fn remquo(x: f64, y: f64, q: *mut i32) -> f64;
             pub fn frexp(x: f64, e: *mut i32) -> f64;
             pub fn ldexp(x: f64, e: i32) -> f64;
             pub fn logb(x: f64) -> f64;
@@ -44,14 +43,6 @@ mod libm {
         erf(x: f64) -> f64;
         erfc(x: f64) -> f64;
         tgamma(x: f64) -> f64;
-    }
-
-    /// `remquo`: the remainder and the low quotient bits (with the quotient's sign).
-    pub fn remquo(x: f64, y: f64) -> (f64, i32) {
-        let mut q = 0;
-        // SAFETY: `q` is a live local `int` the function writes the quotient bits to.
-        let r = unsafe { ffi::remquo(x, y, &mut q) };
-        (r, q)
     }
 
     /// `frexp`: the mantissa and the exponent.
