@@ -167,6 +167,15 @@ fn images_are_unsupported_but_arguments_are_validated() {
         "SVM memcpy",
     );
 
+    // Device-side queues.
+    let d = device();
+    expect_err(
+        call!(clSetDefaultDeviceCommandQueue(null_mut(), d, q)),
+        CL_INVALID_CONTEXT,
+        "default queue: NULL context",
+    );
+    expect_err(call!(clSetDefaultDeviceCommandQueue(ctx, d, q)), CL_INVALID_OPERATION, "default device queue");
+
     check(call!(clReleaseMemObject(buf)), "release");
     check(call!(clReleaseCommandQueue(q)), "release queue");
     check(call!(clReleaseContext(ctx)), "release context");

@@ -462,7 +462,8 @@ pub extern "C" fn clSetDefaultDeviceCommandQueue(
     status(|| {
         context_arg(context)?;
         Obj::<Device>::get(device)?;
-        queue_arg(command_queue)?;
+        // "CL_INVALID_OPERATION if device does not support a replaceable default on-device
+        // queue" — before the queue is looked at (no queue could be an on-device one).
         Err(CL_INVALID_OPERATION)
     })
 }
