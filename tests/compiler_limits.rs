@@ -71,6 +71,33 @@ fn more_live_vector_values_than_registers_and_four_kib_of_slots() {
     }
 }
 
+/// A 40,000-byte private array (pocl's `for_bug` has 60,000) puts every vector spill slot past
+/// the fixed slot-base windows: those slots are reached through a base set per access.
+#[test]
+fn spill_slots_behind_a_large_private_array() {
+    let n = 400;
+    let loads: String = (0..n).map(|k| format!("float v{k} = a[(i + {k}) % 1024] * {}.0f;\n", k % 5 + 1)).collect();
+    let sum: String = (0..n).rev().map(|k| format!("s = s * 0.5f + v{k};\n")).collect();
+    let src = format!(
+        "__kernel void k(__global const float *a, __global float *out) {{
+            int i = get_global_id(0); volatile float big[10000];
+            for (int j = 0; j < 10000; j += 97) big[j] = a[j % 1024] + (float)i;
+            {loads} float s = 0.0f; {sum}
+            out[i] = s + big[(i * 97) % 10000]; }}"
+    );
+    let a: Vec<f32> = (0..1024).map(|k| ((k * 37) % 101) as f32 / 16.0).collect();
+    let out = run(&src, "k", &[64], &[32], &[f32s(&a), zeros(4 * 64)]);
+    let got = as_f32(&out[1]);
+    for (i, &g) in got.iter().enumerate() {
+        let mut s = 0f32;
+        for k in (0..n).rev() {
+            s = s * 0.5 + a[(i + k) % 1024] * (k % 5 + 1) as f32;
+        }
+        let j = (i * 97) % 10000;
+        assert_eq!(g, s + (a[j % 1024] + i as f32), "i={i}");
+    }
+}
+
 #[test]
 fn many_uninitialised_variables_at_o0() {
     // Each variable is undefined on the loop's first entry; left without a definition, its

@@ -58,7 +58,12 @@ pub struct Frame {
     pub stack: u32,
 }
 const VECTOR_SCRATCH: [u8; 3] = [1, 2, 3];
-const VECTOR_SLOT_BASES: [u8; 15] = [241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255];
+/// Registers holding `k · SLOT_WINDOW` (k = 1…14) in every lane, set once at entry: vector slots
+/// in the first 15 KiB of private memory are one `vlw.v`/`vsw.v` away.
+const VECTOR_SLOT_BASES: [u8; 14] = [241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254];
+/// The base register of slots past the fixed windows (behind large private arrays), set
+/// before each such access (`li x62, window; vmv.v.x v255, x62`).
+const VECTOR_FAR_BASE: u8 = 255;
 /// Bytes of private memory one slot base register reaches.
 const SLOT_WINDOW: i64 = 1024;
 
@@ -373,8 +378,9 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
     let (vslots, vend) = assign_slots(vspill, private_base);
     if vend > i64::from(crate::abi::MAX_PRIVATE_BYTES_PER_ITEM) {
         return Err(CompileError::Resources(format!(
-            "too many live vector values: {} bytes of private memory per work-item (limit {})",
-            vend,
+            "{vend} bytes of private memory per work-item ({} of private variables, the rest spilled \
+             values; limit {})",
+            m.private_bytes,
             crate::abi::MAX_PRIVATE_BYTES_PER_ITEM
         )));
     }
@@ -441,7 +447,7 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
     }
     // Slot base registers for spill slots past the reach of `sp` / the first KiB of private
     // memory, set once at entry (only scratch registers are involved, nothing is live there yet).
-    let bases = ((vslot - 1).max(0) / SLOT_WINDOW) as usize;
+    let bases = (((vslot - 1).max(0) / SLOT_WINDOW) as usize).min(VECTOR_SLOT_BASES.len());
     if let Some(entry) = m.blocks.first_mut() {
         let mut init = Vec::new();
         let t = Reg::X(SCALAR_SCRATCH[0]);
@@ -463,9 +469,14 @@ fn spill_op(p: Reg, off: i64, load: bool) -> Vec<MInst> {
     if p.is_vector() {
         m = MInst::new(MOp::I(if load { I::VlwV } else { I::VswV }));
         let window = off / SLOT_WINDOW;
-        m.rs1 = Some(match window {
+        m.rs1 = Some(match window as usize {
             0 => VZERO,
-            k => Reg::PV(VECTOR_SLOT_BASES[k as usize - 1]),
+            k if k <= VECTOR_SLOT_BASES.len() => Reg::PV(VECTOR_SLOT_BASES[k - 1]),
+            _ => {
+                let (a, far) = (Reg::X(SCALAR_ADDR), Reg::PV(VECTOR_FAR_BASE));
+                out.extend([MInst::li(a, window * SLOT_WINDOW), MInst::rr(I::VmvVX, far, a, ZERO, 0)]);
+                far
+            }
         });
         m.imm = off - window * SLOT_WINDOW;
     } else {
