@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs Khronos OpenCL-CTS suites through the ICD loader against ventus-icd (or, with --pocl,
+# against the system's pocl for comparison) and prints a pass/fail/skip table.
+#
+#   tools/cts.sh [--pocl] [--threads N] [--timeout SECONDS] CTS_BUILD_DIR SUITE[:ARGS] ...
+#
+# SUITE is the name after `test_` (api, basic, compiler, ...); ARGS (comma-separated) are passed
+# to the suite binary, e.g. `select:-w`, `allocations:single,5,all`, `basic:vload_global`.
+# Defaults: VENTUS_THREADS=2, 1800 s per suite, logs in ./cts-logs/<suite>.<driver>.log.
+# How to build the CTS outside this tree: docs/suites.md. Nothing here is part of CI.
+set -u
+driver=ours threads=2 timeout=1800 logs=${CTS_LOGS:-$PWD/cts-logs}
+while [ $# -gt 0 ]; do
+    case $1 in
+        --pocl) driver=pocl; shift ;;
+        --threads) threads=$2; shift 2 ;;
+        --timeout) timeout=$2; shift 2 ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        *) break ;;
+    esac
+done
+[ $# -ge 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
+build=$(cd "$1" && pwd) || exit 2
+shift
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$logs"
+
+if [ $driver = ours ]; then
+    lib=$root/target/release/libventus_icd.so
+    if [ ! -f "$lib" ]; then
+        (cd "$root" && cargo build --release --lib) || exit 1
+    fi
+    vendors=$(mktemp -d)
+    trap 'rm -rf "$vendors"' EXIT
+    echo "$lib" > "$vendors/ventus.icd"
+else
+    vendors=$(mktemp -d)
+    trap 'rm -rf "$vendors"' EXIT
+    cp /etc/OpenCL/vendors/pocl.icd "$vendors/" || { echo "no /etc/OpenCL/vendors/pocl.icd" >&2; exit 1; }
+fi
+
+printf '%-28s %7s %7s %7s %9s  %s\n' suite passed failed skipped seconds result
+status=0
+for spec in "$@"; do
+    suite=${spec%%:*}
+    args=()
+    [ "$spec" != "$suite" ] && IFS=, read -r -a args <<< "${spec#*:}"
+    bin=$(find "$build/test_conformance" -type f -perm -u+x -name "test_$suite" | head -1)
+    if [ -z "$bin" ]; then
+        printf '%-28s %7s %7s %7s %9s  %s\n' "$suite" - - - - "not built (make test_$suite)"
+        status=1
+        continue
+    fi
+    log=$logs/$suite.$driver.log
+    start=$(date +%s)
+    (cd "$(dirname "$bin")" && OCL_ICD_VENDORS=$vendors VENTUS_THREADS=$threads \
+        timeout -k 10 "$timeout" "./test_$suite" "${args[@]}") > "$log" 2>&1
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+    count() { grep -cE "^[A-Za-z0-9_]+ $1\$" "$log"; }
+    passed=$(count passed) failed=$(count FAILED)
+    skipped=$(( $(count skipped) + $(count 'test not supported') ))
+    case $rc in
+        0) result=ok ;;
+        124|137) result="TIMEOUT after ${timeout}s"; status=1 ;;
+        *) result="rc=$rc"; status=1 ;;
+    esac
+    if [ "$failed" -gt 0 ]; then
+        result="$result; failed: $(grep -E '^[A-Za-z0-9_]+ FAILED$' "$log" | awk '{print $1}' | tr '\n' ' ')"
+    fi
+    printf '%-28s %7s %7s %7s %9s  %s\n' "$suite${args[*]:+ ${args[*]}}" "$passed" "$failed" "$skipped" "$secs" "$result"
+done
+echo "logs: $logs"
+exit $status
