@@ -660,6 +660,38 @@ fn watchdog_stops_a_runaway_kernel_and_memory_stays_usable() {
     assert_eq!(read_out(&r.mem, 32), (1..=32).collect::<Vec<u32>>());
 }
 
+/// The host-time watchdog stops a spinning work-group after its budget; `timeout_seconds` bounds
+/// a whole launch of many spinning groups (later groups do not start once it has passed).
+#[test]
+fn time_limits_stop_runaway_work_groups_and_launches() {
+    use std::time::{Duration, Instant};
+    let (prog, _) = build("L: j L\n");
+    let o = exec("endprg\n", &Setup::default());
+    let many = ventus_icd::emulator::LaunchParams { num_groups: [64, 1, 1], ..o.params.clone() };
+    let t0 = Instant::now();
+    let opts = RunOptions { watchdog_seconds: 1, threads: 2, ..RunOptions::default() };
+    let r = run(&o.mem, &prog, &many, &opts);
+    let took = t0.elapsed();
+    assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::WatchdogTime { seconds: 1 }), "{r:?}");
+    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(5), "watchdog took {took:?}");
+    let msg = match r {
+        Err(LaunchError::Fault(f)) => f.to_string(),
+        _ => unreachable!(),
+    };
+    assert!(msg.contains("more than 1 s") && msg.contains("warp 0, pc 0x8"), "{msg}");
+    // A launch-wide limit below the per-group one.
+    let t0 = Instant::now();
+    let opts = RunOptions { watchdog_seconds: 30, timeout_seconds: 1, threads: 2, ..RunOptions::default() };
+    let r = run(&o.mem, &prog, &many, &opts);
+    let took = t0.elapsed();
+    assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::Timeout { seconds: 1 }), "{r:?}");
+    assert!(took < Duration::from_secs(5), "timeout took {took:?}");
+    // The memory stays usable.
+    let (good, _) = build(&format!("vadd.vi v2, v1, 1\n{}\nendprg\n", store_lanes(2, 0, 32)));
+    run(&o.mem, &good, &o.params, &RunOptions::default()).unwrap();
+    assert_eq!(read_out(&o.mem, 32), (1..=32).collect::<Vec<u32>>());
+}
+
 #[test]
 fn cancellation_stops_a_running_launch() {
     let (prog, _) = build("L: j L\n");

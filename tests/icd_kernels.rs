@@ -421,6 +421,41 @@ fn runaway_kernel_is_stopped_by_the_watchdog() {
     run_child("child_watchdog", &[("VENTUS_WATCHDOG", "200000")]);
 }
 
+/// A spinning kernel of many work-groups is stopped by the host-time watchdog (per work-group)
+/// and by `VENTUS_TIMEOUT` (per launch) within their limits; the context then runs a correct
+/// kernel.
+#[test]
+fn runaway_kernels_are_stopped_by_time_limits() {
+    run_child("child_time_limit", &[("VENTUS_WATCHDOG_SECONDS", "1"), ("VENTUS_TEST_EXPECT", "watchdog")]);
+    run_child(
+        "child_time_limit",
+        &[("VENTUS_WATCHDOG_SECONDS", "100"), ("VENTUS_TIMEOUT", "2"), ("VENTUS_TEST_EXPECT", "timeout")],
+    );
+}
+
+#[test]
+#[ignore = "run by runaway_kernels_are_stopped_by_time_limits with VENTUS_WATCHDOG_SECONDS / VENTUS_TIMEOUT"]
+fn child_time_limit() {
+    if !is_child("child_time_limit") {
+        return;
+    }
+    let expect = std::env::var("VENTUS_TEST_EXPECT").unwrap();
+    let env = Env::new();
+    let p = env.program(&our_elf(true));
+    let (spin, inc) = (kernel(p, "spin"), kernel(p, "inc"));
+    let m = env.buffer(&[0; 32]);
+    set_mem(spin, 0, &m);
+    set_mem(inc, 0, &m);
+    let t0 = std::time::Instant::now();
+    assert_eq!(env.run(spin, None, &[32 * 64], Some(&[32])), CL_OUT_OF_RESOURCES);
+    let took = t0.elapsed().as_secs_f64();
+    assert!(took < 6.0, "stopped after {took} s");
+    let msgs = env.messages();
+    assert!(msgs.len() == 1 && msgs[0].contains("spin") && msgs[0].contains(&expect), "{msgs:?}");
+    assert_eq!(env.run(inc, None, &[32], None), CL_COMPLETE);
+    assert_eq!(env.read(m, 32), vec![1; 32]);
+}
+
 #[test]
 #[ignore = "run by runaway_kernel_is_stopped_by_the_watchdog with a small VENTUS_WATCHDOG"]
 fn child_watchdog() {

@@ -316,3 +316,73 @@ fn atan2pi_axes_and_remquo_quotient_bits() {
         assert_eq!((r[i + 8], q[i]), (want_r, want_q), "remquo({x}, {y})");
     }
 }
+
+type Messages = std::sync::Mutex<Vec<String>>;
+
+unsafe extern "C" fn record(msg: *const std::ffi::c_char, _: *const c_void, _: usize, user: *mut c_void) {
+    // SAFETY: `user` is the test's `Messages`, alive until its context is released; `msg` is a C
+    // string valid for the call.
+    let (m, s) = unsafe { (&*(user as *const Messages), std::ffi::CStr::from_ptr(msg)) };
+    m.lock().unwrap().push(s.to_string_lossy().into_owned());
+}
+
+/// `__builtin_trap()` reached at run time faults its work-group (the launch's event fails, the
+/// context's callback names the kernel and the trap); lanes that do not reach it are unaffected
+/// in a launch where no lane does.
+#[test]
+fn builtin_trap_faults_the_work_group() {
+    let messages: Box<Messages> = Box::default();
+    let (d, mut err) = (device(), 0);
+    let user = &*messages as *const Messages as *mut c_void;
+    let ctx = call!(clCreateContext(null(), 1, &d, Some(record), user, &mut err));
+    check(err, "clCreateContext");
+    let q = queue(ctx, 0);
+    let (p, k) = kernel(
+        ctx,
+        "__kernel void t(__global int* d) { int i = get_global_id(0); if (d[i] == 7) __builtin_trap(); d[i] += 1; }",
+        "t",
+    );
+    let m = buffer(ctx, 4 * 64);
+    let launch = |data: &[i32]| {
+        let code = call!(clEnqueueWriteBuffer(
+            q,
+            m,
+            CL_TRUE,
+            0,
+            4 * 64,
+            data.as_ptr() as *const c_void,
+            0,
+            null(),
+            null_mut()
+        ));
+        check(code, "write");
+        check(call!(clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), &m as *const cl_mem as *const c_void)), "arg");
+        let (global, local, mut e) = (64usize, 32usize, null_mut());
+        check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut e)), "launch");
+        let _ = call!(clWaitForEvents(1, &e));
+        let status = event_status(e);
+        check(call!(clReleaseEvent(e)), "release event");
+        status
+    };
+    let mut data: Vec<i32> = (0..64).map(|i| i * 10).collect();
+    assert_eq!(launch(&data), CL_COMPLETE, "no lane traps");
+    data[40] = 7;
+    assert!(launch(&data) < 0, "a lane reaches __builtin_trap()");
+    let msgs = messages.lock().unwrap().clone();
+    assert!(
+        msgs.len() == 1
+            && msgs[0].contains("`t`")
+            && msgs[0].contains("__builtin_trap")
+            && msgs[0].contains("work-group 1"),
+        "{msgs:?}"
+    );
+    for r in [
+        call!(clReleaseMemObject(m)),
+        call!(clReleaseKernel(k)),
+        call!(clReleaseProgram(p)),
+        call!(clReleaseCommandQueue(q)),
+        call!(clReleaseContext(ctx)),
+    ] {
+        check(r, "release");
+    }
+}

@@ -4,6 +4,8 @@
 //! |---|---|---|
 //! | `VENTUS_THREADS` | host threads running work-groups | available cores |
 //! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^34 |
+//! | `VENTUS_WATCHDOG_SECONDS` | host-time budget per work-group in seconds, 0 = off | 10 |
+//! | `VENTUS_TIMEOUT` | host-time budget of a whole launch in seconds, 0 = off | 0 |
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
 //! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp (official stack's variable) | 32 |
 //! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot (official stack's variable) | 8 |
@@ -18,6 +20,8 @@ use once_cell::sync::OnceCell;
 pub struct Config {
     pub threads: usize,
     pub watchdog: u64,
+    pub watchdog_seconds: u32,
+    pub timeout_seconds: u32,
     pub trap_mode: TrapMode,
     pub threads_per_warp: u32,
     pub warps_per_group: u32,
@@ -67,6 +71,8 @@ impl Config {
         Config {
             threads: var::<usize>(&["VENTUS_THREADS"]).filter(|&n| n > 0).unwrap_or(cores),
             watchdog: var::<u64>(&["VENTUS_WATCHDOG"]).unwrap_or(1 << 34),
+            watchdog_seconds: var::<u32>(&["VENTUS_WATCHDOG_SECONDS"]).unwrap_or(10),
+            timeout_seconds: var::<u32>(&["VENTUS_TIMEOUT"]).unwrap_or(0),
             trap_mode,
             threads_per_warp: numt,
             warps_per_group: var::<u32>(&["VENTUS_NUM_WARP", "NUM_WARP"]).filter(|&n| n > 0).unwrap_or(8),

@@ -24,6 +24,14 @@ pub enum FaultKind {
     Watchdog {
         instructions: u64,
     },
+    /// The work-group ran longer than its host-time budget (runaway loop).
+    WatchdogTime {
+        seconds: u32,
+    },
+    /// The launch as a whole ran longer than `VENTUS_TIMEOUT`.
+    Timeout {
+        seconds: u32,
+    },
     /// The launch was cancelled by the host.
     Cancelled,
 }
@@ -41,7 +49,8 @@ impl FaultKind {
             FaultKind::StoreAccess => "trap_store_access_fault",
             FaultKind::EnvironmentCall => "trap_machine_ecall",
             FaultKind::Breakpoint => "trap_breakpoint",
-            FaultKind::Watchdog { .. } => "watchdog",
+            FaultKind::Watchdog { .. } | FaultKind::WatchdogTime { .. } => "watchdog",
+            FaultKind::Timeout { .. } => "timeout",
             FaultKind::Cancelled => "cancelled",
         }
     }
@@ -57,7 +66,10 @@ impl FaultKind {
             FaultKind::StoreMisaligned => 6,
             FaultKind::StoreAccess => 7,
             FaultKind::EnvironmentCall => 11,
-            FaultKind::Watchdog { .. } | FaultKind::Cancelled => 24,
+            FaultKind::Watchdog { .. }
+            | FaultKind::WatchdogTime { .. }
+            | FaultKind::Timeout { .. }
+            | FaultKind::Cancelled => 24,
         }
     }
 }
@@ -107,9 +119,16 @@ impl std::fmt::Display for Fault {
             FaultKind::LoadAccess => "load access fault (unmapped address)".into(),
             FaultKind::StoreAccess => "store access fault (unmapped address)".into(),
             FaultKind::EnvironmentCall => "ecall is not supported".into(),
-            FaultKind::Breakpoint => "ebreak".into(),
+            FaultKind::Breakpoint => "ebreak (a trap: __builtin_trap() or unreachable code reached)".into(),
             FaultKind::Watchdog { instructions } => {
                 format!("watchdog: work-group exceeded {instructions} instructions (runaway kernel?)")
+            }
+            FaultKind::WatchdogTime { seconds } => format!(
+                "watchdog: work-group ran for more than {seconds} s (runaway kernel? \
+                 VENTUS_WATCHDOG_SECONDS sets the limit)"
+            ),
+            FaultKind::Timeout { seconds } => {
+                format!("timeout: the launch ran for more than {seconds} s (VENTUS_TIMEOUT)")
             }
             FaultKind::Cancelled => "launch cancelled".into(),
         };

@@ -111,6 +111,10 @@ pub struct RunOptions {
     pub threads: usize,
     /// Instruction budget per work-group (warp instructions; 0 = unlimited).
     pub watchdog: u64,
+    /// Host-time budget per work-group in seconds (0 = unlimited).
+    pub watchdog_seconds: u32,
+    /// Host-time budget of the whole launch in seconds (0 = unlimited).
+    pub timeout_seconds: u32,
     pub trap_mode: TrapMode,
     /// Set to cancel a running launch (checked every few thousand rounds).
     pub cancel: Option<Arc<AtomicBool>>,
@@ -118,10 +122,18 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    /// Options from the environment (`VENTUS_THREADS`, `VENTUS_WATCHDOG`, `VENTUS_TRAP`).
+    /// Options from the environment (`VENTUS_THREADS`, `VENTUS_WATCHDOG`,
+    /// `VENTUS_WATCHDOG_SECONDS`, `VENTUS_TIMEOUT`, `VENTUS_TRAP`).
     pub fn from_env() -> RunOptions {
         let c = config::Config::get();
-        RunOptions { threads: c.threads, watchdog: c.watchdog, trap_mode: c.trap_mode, ..RunOptions::default() }
+        RunOptions {
+            threads: c.threads,
+            watchdog: c.watchdog,
+            watchdog_seconds: c.watchdog_seconds,
+            timeout_seconds: c.timeout_seconds,
+            trap_mode: c.trap_mode,
+            ..RunOptions::default()
+        }
     }
 }
 

@@ -107,7 +107,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             }
             slot.load_program(prog);
             let mut tracer = make_tracer();
-            match run_group(g as u32, p, opts, &ctx, &mut pool, &mut tracer) {
+            match run_group(g as u32, p, opts, start, &ctx, &mut pool, &mut tracer) {
                 Ok(s) => {
                     local.work_groups += 1;
                     local.instructions += s.instructions;

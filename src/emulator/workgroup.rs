@@ -7,6 +7,7 @@ use super::trace::Tracer;
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// How often (in scheduler rounds) the watchdog and cancellation are checked.
 const CHECK_EVERY: u64 = 4096;
@@ -45,6 +46,7 @@ pub fn run_group<T: Tracer>(
     g: u32,
     p: &LaunchParams,
     opts: &RunOptions,
+    launch_start: Instant,
     ctx: &Ctx,
     pool: &mut WarpPool,
     t: &mut T,
@@ -90,11 +92,31 @@ pub fn run_group<T: Tracer>(
         addr: trap.addr,
         instruction: ctx.prog.fetch(w.pc).and_then(|d| crate::isa::disasm::disassemble(d.word, w.pc)),
     };
+    let group_start = Instant::now();
+    let over = |start: Instant, now: Instant, seconds: u32| {
+        seconds != 0 && now.duration_since(start) > Duration::from_secs(seconds.into())
+    };
+    if over(launch_start, group_start, opts.timeout_seconds) {
+        let kind = FaultKind::Timeout { seconds: opts.timeout_seconds };
+        return Err(fault(&warps[0], 0, Trap::new(kind)));
+    }
     while !run.is_empty() {
         if cur >= run.len() {
             cur = 0;
             rounds += 1;
             if rounds % CHECK_EVERY == 0 {
+                let now = Instant::now();
+                let time_kind = if over(group_start, now, opts.watchdog_seconds) {
+                    Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
+                } else if over(launch_start, now, opts.timeout_seconds) {
+                    Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
+                } else {
+                    None
+                };
+                if let Some(kind) = time_kind {
+                    let wi = run[0];
+                    return Err(fault(&warps[wi], wi, Trap::new(kind)));
+                }
                 if opts.watchdog != 0 && instructions > opts.watchdog {
                     let wi = run[0];
                     let kind = FaultKind::Watchdog { instructions: opts.watchdog };

@@ -253,6 +253,8 @@ pub enum Op {
     },
     /// Sets `CSR_PRINT`: this warp has committed printf records for the host to drain.
     PrintNotify,
+    /// Faults the work-group (`__builtin_trap()`, `unreachable` reached at run time).
+    Trap,
     /// Address of a kernel-scope `__local` variable: byte offset in the static local area.
     LocalAddr {
         offset: u32,
@@ -428,6 +430,7 @@ impl Op {
             | Op::LaneId
             | Op::Barrier { .. }
             | Op::PrintNotify
+            | Op::Trap
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
             | Op::Param(_)
@@ -456,6 +459,7 @@ impl Op {
             | Op::LaneId
             | Op::Barrier { .. }
             | Op::PrintNotify
+            | Op::Trap
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
             | Op::Param(_)
@@ -500,6 +504,7 @@ impl Op {
                 | Op::CmpXchg64 { .. }
                 | Op::Barrier { .. }
                 | Op::PrintNotify
+                | Op::Trap
                 | Op::Return(_)
         )
     }

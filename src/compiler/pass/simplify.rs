@@ -5,8 +5,8 @@ use super::super::ir::*;
 use crate::isa::semantics as s;
 use std::collections::HashMap;
 
-/// Gives the kernel exactly one `ret` block; `unreachable` blocks branch to it (undefined
-/// behaviour in OpenCL; ending the work-item is a safe choice).
+/// Gives the kernel exactly one `ret` block; `unreachable` blocks trap (`__builtin_trap()`, or
+/// undefined behaviour reached) and then branch to it, so that the CFG keeps one exit.
 pub fn unreachable_to_return(f: &mut Func) {
     let exits: Vec<usize> =
         (0..f.blocks.len()).filter(|&b| matches!(f.blocks[b].term, Term::Ret | Term::Unreachable)).collect();
@@ -16,6 +16,9 @@ pub fn unreachable_to_return(f: &mut Func) {
     let r = f.new_block();
     f.block_mut(r).term = Term::Ret;
     for b in exits {
+        if f.blocks[b].term == Term::Unreachable {
+            f.push_void(BlockId(b as u32), Op::Trap);
+        }
         f.blocks[b].term = Term::Br(r);
     }
 }

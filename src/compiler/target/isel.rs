@@ -400,6 +400,12 @@ impl Sel<'_> {
                 self.li(d, *offset as i64);
                 Ok(())
             }
+            // `__builtin_trap()` (llvm-spirv drops the call and keeps the `unreachable` after
+            // it) or undefined behaviour reached: the work-group faults here.
+            Op::Trap => {
+                self.emit_rr(I::Ebreak, ZERO, ZERO, ZERO, 0);
+                Ok(())
+            }
             Op::Barrier { global } => {
                 self.emit_rr(I::Barrier, ZERO, ZERO, ZERO, if *global { 3 } else { 1 });
                 Ok(())
