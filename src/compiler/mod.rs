@@ -10,6 +10,7 @@ pub mod cache;
 pub mod ir;
 pub mod pass;
 pub mod softlib;
+pub mod source_hints;
 pub mod spirv;
 pub mod target;
 pub mod toolchain;
