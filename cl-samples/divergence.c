@@ -4,6 +4,7 @@
  *
  * Usage: divergence [PATH/TO/divergence.cl] */
 #include "common.h"
+#include <CL/cl_ventus.h> /* the driver's launch statistics (include/ of this repository) */
 
 #define N 1000
 #define LOCAL 64 /* work-group size, if the device allows it */
@@ -68,6 +69,10 @@ int main(int argc, char **argv) {
     size_t local = sample_local_size(&s, LOCAL), global = (N + local - 1) / local * local;
     cl_event done;
     CHECK(clEnqueueNDRangeKernel(s.queue, k, 1, NULL, &global, &local, 0, NULL, &done));
+    clWaitForEvents(1, &done);
+    /* What the launch did, from the Ventus vendor query (other drivers answer CL_INVALID_VALUE). */
+    cl_ventus_launch_stats st;
+    cl_int have_stats = clGetEventInfo(done, CL_EVENT_STATISTICS_VENTUS, sizeof st, &st, NULL) == CL_SUCCESS;
     sample_wait(done, "");
     CHECK(clEnqueueReadBuffer(s.queue, dout, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
 
@@ -82,6 +87,16 @@ int main(int argc, char **argv) {
     }
     printf("divergence: %d elements (%d early returns on zero, %d loop breaks), checked against the host\n", N,
            early, breaks);
+    if (have_stats) {
+        double utilisation = 100.0 * st.lane_instructions / ((double)st.warp_instructions * st.threads_per_warp);
+        if (st.divergent_branches > 0 && utilisation < 100.0 && st.global_bytes >= 2 * N * sizeof(cl_int))
+            printf("divergence: launch statistics: divergent branches, lane utilisation below 100%%\n");
+        else
+            printf("divergence: unexpected statistics: %llu divergent branches, utilisation %.1f%%, %llu global bytes\n",
+                   (unsigned long long)st.divergent_branches, utilisation, (unsigned long long)st.global_bytes);
+        fprintf(stderr, "divergence: %llu warp instructions, lane utilisation %.1f%%, %llu divergent branches\n",
+                (unsigned long long)st.warp_instructions, utilisation, (unsigned long long)st.divergent_branches);
+    }
     CHECK(clReleaseMemObject(din));
     CHECK(clReleaseMemObject(dout));
     CHECK(clReleaseKernel(k));

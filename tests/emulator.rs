@@ -252,6 +252,54 @@ fn barrier_synchronises_the_warps_of_each_work_group() {
     assert!((0..128).any(|l| bad.out[l] != (l as u32 + 32) % 128), "test cannot detect a missing barrier");
 }
 
+/// Launch statistics of a known kernel are exact: per warp one divergent branch (odd lanes), 128
+/// bytes of local stores and loads each, 16 odd lanes × 8 private bytes, 128 bytes of global
+/// stores; one barrier per work-group.
+#[test]
+fn statistics_of_a_known_kernel_are_exact() {
+    let src = format!(
+        "
+    li t3, 0x70000000
+    vsll.vi v5, v1, 2
+    vadd.vx v5, v5, t3
+    vsw12.v v1, 0(v5)
+    barrier x0, x0, 1
+    vlw12.v v8, 0(v5)
+    vand.vi v9, v1, 1
+    vmv.v.x v2, zero
+    la t1, JOIN
+    setrpc zero, t1, 0
+    vbne v9, v2, ODD
+    li t0, 1000
+    vadd.vx v8, v8, t0
+    j JOIN
+ODD:
+    vsw.v v8, 4(v0)
+    vlw.v v10, 4(v0)
+    vadd.vv v8, v8, v10
+JOIN:
+    join
+{}
+    endprg
+",
+        store_lanes(8, 0, 64)
+    );
+    let (groups, warps) = (3u64, 2u64);
+    for threads in [1, 2] {
+        let o = exec(&src, &Setup { groups: groups as u32, warps: warps as u32, threads, ..Setup::default() });
+        let st = o.result.unwrap_or_else(|e| panic!("run failed: {e}"));
+        let n = groups * warps;
+        assert_eq!(st.divergent_branches, n, "one divergent branch per warp");
+        assert_eq!(st.barriers, groups, "one barrier per work-group");
+        assert_eq!((st.local_bytes, st.private_bytes, st.global_bytes), (256 * n, 128 * n, 128 * n));
+        // The results agree with the counted work: even lanes +1000, odd lanes doubled.
+        for l in 0..(groups * warps * 32) as usize {
+            let v = (l % 64) as u32;
+            assert_eq!(o.out[l], if v % 2 == 1 { 2 * v } else { v + 1000 }, "lane {l}");
+        }
+    }
+}
+
 #[test]
 fn endprg_of_some_warps_does_not_block_a_later_barrier_of_the_others() {
     // Warp 0 ends at once; warps 1..3 meet at a barrier (finished warps count as arrived).

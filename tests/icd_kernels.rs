@@ -421,6 +421,38 @@ fn runaway_kernel_is_stopped_by_the_watchdog() {
     run_child("child_watchdog", &[("VENTUS_WATCHDOG", "200000")]);
 }
 
+/// `VENTUS_STATS=1` prints each kernel's summed launch statistics to stderr at exit.
+#[test]
+fn stats_are_printed_at_exit() {
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args(["child_stats", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("VENTUS_ICD_CHILD", "child_stats")
+        .env("VENTUS_STATS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child failed: {err}");
+    let line = err.lines().find(|l| l.starts_with("ventus-icd stats: kernel `inc`")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("3 launch(es), 6 work-groups") && line.contains("lane utilisation 100.0%"), "{line}");
+}
+
+#[test]
+#[ignore = "run by stats_are_printed_at_exit with VENTUS_STATS=1"]
+fn child_stats() {
+    if !is_child("child_stats") {
+        return;
+    }
+    let env = Env::new();
+    let p = env.program(&our_elf(true));
+    let inc = kernel(p, "inc");
+    let m = env.buffer(&[0; 64]);
+    set_mem(inc, 0, &m);
+    for _ in 0..3 {
+        assert_eq!(env.run(inc, None, &[64], Some(&[32])), CL_COMPLETE);
+    }
+}
+
 /// A spinning kernel of many work-groups is stopped by the host-time watchdog (per work-group)
 /// and by `VENTUS_TIMEOUT` (per launch) within their limits; the context then runs a correct
 /// kernel.

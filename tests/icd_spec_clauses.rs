@@ -386,3 +386,54 @@ fn builtin_trap_faults_the_work_group() {
         check(r, "release");
     }
 }
+
+/// `CL_EVENT_STATISTICS_VENTUS` (include/CL/cl_ventus.h): a completed launch reports its
+/// work-groups, barriers, divergent branches and bytes; other events have no statistics.
+#[test]
+fn launch_statistics_through_the_vendor_query() {
+    const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
+    let ctx = context();
+    let q = queue(ctx, 0);
+    let src = "__kernel void s(__global int* d, __local int* l) {
+        int i = get_local_id(0); l[i] = d[get_global_id(0)]; barrier(CLK_LOCAL_MEM_FENCE);
+        if (i & 1) d[get_global_id(0)] = l[63 - i]; }";
+    let (p, k) = kernel(ctx, src, "s");
+    let m = buffer(ctx, 4 * 128);
+    check(call!(clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), &m as *const cl_mem as *const c_void)), "arg 0");
+    check(call!(clSetKernelArg(k, 1, 4 * 64, null())), "arg 1");
+    let (global, local, mut e) = (128usize, 64usize, null_mut());
+    check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut e)), "launch");
+    check(call!(clWaitForEvents(1, &e)), "wait");
+    let mut st = [0u64; 10];
+    let code = call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 80, st.as_mut_ptr() as *mut c_void, null_mut()));
+    check(code, "statistics");
+    let [groups, warp_insts, lane_insts, width, divergent, barriers, global_b, local_b, _private, _ns] = st;
+    assert_eq!((groups, barriers, width), (2, 2, 32), "{st:?}");
+    assert!(divergent >= 4, "each of the 4 warps splits at `i & 1`: {st:?}");
+    assert!(lane_insts < warp_insts * width, "divergence lowers lane utilisation: {st:?}");
+    // Local: 128 stores and 64 loads (odd lanes) of 4 bytes. Global: as many, plus the kernel's
+    // own argument and metadata loads.
+    assert_eq!(local_b, 128 * 4 + 64 * 4, "{st:?}");
+    assert!(global_b >= 128 * 4 + 64 * 4, "{st:?}");
+    let mut small = [0u64; 2];
+    let code = call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 16, small.as_mut_ptr() as *mut c_void, null_mut()));
+    expect_err(code, CL_INVALID_VALUE, "statistics into a too small buffer");
+    let (mut w, word) = (null_mut(), 0u32);
+    check(
+        call!(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, 4, &word as *const u32 as *const c_void, 0, null(), &mut w)),
+        "write",
+    );
+    let code = call!(clGetEventInfo(w, CL_EVENT_STATISTICS_VENTUS, 80, st.as_mut_ptr() as *mut c_void, null_mut()));
+    expect_err(code, CL_INVALID_VALUE, "statistics of a buffer write");
+    for r in [
+        call!(clReleaseEvent(e)),
+        call!(clReleaseEvent(w)),
+        call!(clReleaseMemObject(m)),
+        call!(clReleaseKernel(k)),
+        call!(clReleaseProgram(p)),
+        call!(clReleaseCommandQueue(q)),
+        call!(clReleaseContext(ctx)),
+    ] {
+        check(r, "release");
+    }
+}

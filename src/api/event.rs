@@ -41,6 +41,25 @@ pub extern "C" fn clGetEventInfo(
             CL_EVENT_COMMAND_TYPE => info::write(&e.command_type, s, v, r),
             CL_EVENT_COMMAND_EXECUTION_STATUS => info::write(&e.status(), s, v, r),
             CL_EVENT_REFERENCE_COUNT => info::write(&e.api_ref_count(), s, v, r),
+            // Vendor extension: only a completed kernel launch has statistics.
+            CL_EVENT_STATISTICS_VENTUS => {
+                let st = e.stats().ok_or(CL_INVALID_VALUE)?;
+                let width = e.queue.as_ref().map_or(0, |q| q.device.threads_per_warp);
+                let words = [
+                    st.work_groups,
+                    st.instructions,
+                    st.lane_instructions,
+                    u64::from(width),
+                    st.divergent_branches,
+                    st.barriers,
+                    st.global_bytes,
+                    st.local_bytes,
+                    st.private_bytes,
+                    st.elapsed.as_nanos() as u64,
+                ];
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+                info::write_bytes(&bytes, s, v, r)
+            }
             _ => Err(CL_INVALID_VALUE),
         }
     })

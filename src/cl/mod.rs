@@ -10,6 +10,10 @@ pub use opencl_sys::cl_egl::*;
 pub use opencl_sys::cl_icd::cl_icd_dispatch;
 pub use opencl_sys::*;
 
+/// `clGetEventInfo` query of the Ventus vendor extension (`include/CL/cl_ventus.h`): the
+/// statistics of a completed kernel launch, a `cl_ventus_launch_stats` (ten `cl_ulong`s).
+pub const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
+
 /// Result of an OpenCL operation: the error is the spec's error code (a negative `cl_int`).
 pub type CLResult<T> = Result<T, cl_int>;
 

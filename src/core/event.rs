@@ -29,6 +29,8 @@ pub struct Event {
     pub command_type: cl_command_type,
     state: Mutex<State>,
     cv: Condvar,
+    /// Statistics of a completed kernel launch (`CL_EVENT_STATISTICS_VENTUS`).
+    stats: Mutex<Option<crate::device::LaunchStats>>,
 }
 
 /// Global "some event changed" signal for out-of-order workers.
@@ -91,7 +93,18 @@ impl Event {
             command_type,
             state: Mutex::new(State { status, times: [0; 5], callbacks: Vec::new() }),
             cv: Condvar::new(),
+            stats: Mutex::new(None),
         }
+    }
+
+    /// Records what the launch of this (kernel) event did; set before it completes.
+    pub fn set_stats(&self, stats: crate::device::LaunchStats) {
+        *self.stats.lock() = Some(stats);
+    }
+
+    /// The launch statistics of a completed kernel event.
+    pub fn stats(&self) -> Option<crate::device::LaunchStats> {
+        self.stats.lock().clone()
     }
 
     /// The current execution status.

@@ -33,7 +33,7 @@ use crate::abi::launch::{Geometry, KernelArg};
 use crate::cl::object::Ref;
 use crate::cl::*;
 use crate::device::print::PrintBuffer;
-use crate::device::{self, DeviceError, KernelLaunch};
+use crate::device::{self, DeviceError, KernelLaunch, LaunchStats};
 use crate::emulator::{PrintHook, WorkItems};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
@@ -143,7 +143,7 @@ struct Launch {
 impl Launch {
     /// Runs the kernel on a device thread; the calling (queue) thread drains the print buffer
     /// whenever a warp sets `CSR_PRINT`, and once more at the end.
-    fn run(&self, context: &super::context::Context) -> Result<(), LaunchFailure> {
+    fn run(&self, context: &super::context::Context) -> Result<LaunchStats, LaunchFailure> {
         let k = &self.kernel;
         let dev = &self.device;
         let mut args = device_args(&self.args);
@@ -176,7 +176,7 @@ impl Launch {
         std::thread::scope(|s| {
             // Every sender lives in `opts`, owned by the device thread: the channel closes when
             // the launch is over, whatever its outcome (a panic unwinds and drops it too).
-            let work = move || device::launch(&dev.memory, &l, &opts).map(|_| ());
+            let work = move || device::launch(&dev.memory, &l, &opts);
             let handle = std::thread::Builder::new()
                 .name("ventus-device".into())
                 .spawn_scoped(s, work)
@@ -249,11 +249,8 @@ pub fn enqueue(
 ) -> Ref<Event> {
     let context = queue.context.clone();
     let launch = Launch { device: queue.device.clone(), kernel, range, args };
-    Queue::enqueue(
-        queue,
-        command_type,
-        deps,
-        Ordering::Command,
+    Queue::enqueue_with(queue, command_type, deps, Ordering::Command, |event| {
+        let event = event.clone();
         Box::new(move || {
             let result = launch.run(&context);
             for a in &launch.args {
@@ -261,12 +258,19 @@ pub fn enqueue(
                     m.after_device_write();
                 }
             }
-            result.map_err(|e| {
-                context.report(&format!("kernel `{}` failed: {e}", launch.kernel.name()));
-                CL_OUT_OF_RESOURCES
-            })
-        }),
-    )
+            match result {
+                Ok(stats) => {
+                    super::stats::record(launch.kernel.name(), &stats, launch.device.threads_per_warp);
+                    event.set_stats(stats);
+                    Ok(())
+                }
+                Err(e) => {
+                    context.report(&format!("kernel `{}` failed: {e}", launch.kernel.name()));
+                    Err(CL_OUT_OF_RESOURCES)
+                }
+            }
+        })
+    })
 }
 
 /// Enqueues a command that does nothing but complete (a launch with an empty NDRange).

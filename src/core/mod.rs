@@ -11,6 +11,7 @@ pub mod memory;
 pub mod platform;
 pub mod program;
 pub mod queue;
+pub mod stats;
 
 use crate::cl::object::handle_type;
 use crate::cl::*;

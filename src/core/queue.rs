@@ -108,7 +108,19 @@ impl Queue {
         ordering: Ordering,
         work: Work,
     ) -> Ref<Event> {
+        Queue::enqueue_with(queue, command_type, wait_list, ordering, |_| work)
+    }
+
+    /// [`Queue::enqueue`] with work that knows its own event (to attach results to it).
+    pub fn enqueue_with(
+        queue: &Ref<Queue>,
+        command_type: cl_command_type,
+        wait_list: Vec<Ref<Event>>,
+        ordering: Ordering,
+        make_work: impl FnOnce(&Ref<Event>) -> Work,
+    ) -> Ref<Event> {
         let event = Obj::new(Event::command(queue.context.clone(), queue.clone(), command_type));
+        let work = make_work(&event);
         let mut st = queue.shared.state.lock();
         st.outstanding.retain(|e| !e.is_done());
         let mut after = Vec::new();

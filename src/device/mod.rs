@@ -14,6 +14,10 @@ use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
 use crate::emulator::memory::MapError;
 use crate::emulator::{self, DeviceMemory, GroupTraces, LaunchError, LaunchParams, Program, RunOptions, RunStats};
 
+/// What a completed launch did (work-groups, warp and lane instructions, divergent branches,
+/// barriers, bytes moved per address space): the emulator's counters, as the device reports them.
+pub type LaunchStats = RunStats;
+
 /// One kernel launch.
 pub struct KernelLaunch<'a> {
     pub program: &'a Program,

@@ -332,6 +332,19 @@ pub struct MemView<'a> {
     pub private: Option<&'a Region>,
     pub global: &'a [Arc<Region>],
     last: std::cell::Cell<usize>,
+    /// Bytes moved by successful accesses, by address space ([`Space`] order).
+    moved: [std::cell::Cell<u64>; 3],
+}
+
+/// The address spaces the statistics distinguish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    /// Buffers, constants, the metadata and argument buffers, the program window.
+    Global = 0,
+    /// The LDS window (`__local`).
+    Local = 1,
+    /// The private block (`CSR_PDS`).
+    Private = 2,
 }
 
 impl<'a> MemView<'a> {
@@ -341,30 +354,50 @@ impl<'a> MemView<'a> {
         private: Option<&'a Region>,
         global: &'a [Arc<Region>],
     ) -> MemView<'a> {
-        MemView { lds, program, private, global, last: std::cell::Cell::new(0) }
+        MemView { lds, program, private, global, last: std::cell::Cell::new(0), moved: Default::default() }
+    }
+
+    /// Bytes moved so far through this view in `space` (loads, stores and atomics).
+    pub fn bytes_moved(&self, space: Space) -> u64 {
+        self.moved[space as usize].get()
     }
 
     /// The region containing `addr`.
     #[inline(always)]
     pub fn region(&self, addr: u32) -> Option<&Region> {
+        self.region_in(addr).map(|(r, _)| r)
+    }
+
+    /// The region containing `addr` and its address space.
+    #[inline(always)]
+    fn region_in(&self, addr: u32) -> Option<(&Region, Space)> {
         match addr >> 28 {
-            7 => Some(self.lds),
-            8 => Some(self.program),
+            7 => Some((self.lds, Space::Local)),
+            8 => Some((self.program, Space::Global)),
             _ => {
                 if let Some(p) = self.private {
                     if p.contains(addr) {
-                        return Some(p);
+                        return Some((p, Space::Private));
                     }
                 }
                 let last = self.last.get();
                 if let Some(r) = self.global.get(last) {
                     if r.contains(addr) {
-                        return Some(r);
+                        return Some((r, Space::Global));
                     }
                 }
-                self.find_global(addr)
+                self.find_global(addr).map(|r| (r, Space::Global))
             }
         }
+    }
+
+    /// `region_in`, counting `bytes` moved when the address is mapped.
+    #[inline(always)]
+    fn access(&self, addr: u32, bytes: u32) -> Option<&Region> {
+        let (r, space) = self.region_in(addr)?;
+        let c = &self.moved[space as usize];
+        c.set(c.get() + u64::from(bytes));
+        Some(r)
     }
 
     #[cold]
@@ -385,7 +418,7 @@ impl<'a> MemView<'a> {
         if addr & (bytes - 1) != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.region(addr) {
+        match self.access(addr, bytes) {
             Some(r) => Ok(r.load(addr, bytes)),
             None => Err(MemError::Unmapped(addr)),
         }
@@ -396,7 +429,7 @@ impl<'a> MemView<'a> {
         if addr & (bytes - 1) != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.region(addr) {
+        match self.access(addr, bytes) {
             Some(r) => {
                 r.store(addr, value, bytes);
                 Ok(())
@@ -410,7 +443,7 @@ impl<'a> MemView<'a> {
         if addr & 3 != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        self.region(addr).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
+        self.access(addr, 4).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
     }
     /// Atomic 64-bit compare-and-swap of an 8-byte-aligned doubleword; returns the old value
     /// (see [`Region::cas64`]).
@@ -419,7 +452,7 @@ impl<'a> MemView<'a> {
         if addr & 7 != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.region(addr) {
+        match self.access(addr, 8) {
             Some(r) if r.contains(addr.wrapping_add(4)) => Ok(r.cas64(addr, expected, new)),
             Some(_) => Err(MemError::Unmapped(addr.wrapping_add(4))),
             None => Err(MemError::Unmapped(addr)),

@@ -6,7 +6,7 @@
 
 use super::exec::Ctx;
 use super::fault::Fault;
-use super::memory::{DeviceMemory, MemView, Region};
+use super::memory::{DeviceMemory, MemView, Region, Space};
 use super::program::Program;
 use super::trace::{NoTrace, Recorder, Tracer};
 use super::workgroup::{run_group, WarpPool};
@@ -28,6 +28,14 @@ pub struct RunStats {
     pub instructions: u64,
     /// Σ active lanes over executed instructions ("thread instructions").
     pub lane_instructions: u64,
+    /// Vector branches that split a warp (some active lanes taken, some not).
+    pub divergent_branches: u64,
+    /// Work-group barriers completed (each counts once per work-group).
+    pub barriers: u64,
+    /// Bytes loaded, stored or updated atomically, by address space.
+    pub global_bytes: u64,
+    pub local_bytes: u64,
+    pub private_bytes: u64,
     pub elapsed: Duration,
 }
 
@@ -112,6 +120,8 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
                     local.work_groups += 1;
                     local.instructions += s.instructions;
                     local.lane_instructions += s.lane_instructions;
+                    local.divergent_branches += s.divergent_branches;
+                    local.barriers += s.barriers;
                 }
                 Err(f) => {
                     let mut ff = first_fault.lock();
@@ -129,6 +139,11 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         t.work_groups += local.work_groups;
         t.instructions += local.instructions;
         t.lane_instructions += local.lane_instructions;
+        t.divergent_branches += local.divergent_branches;
+        t.barriers += local.barriers;
+        t.global_bytes += view.bytes_moved(Space::Global);
+        t.local_bytes += view.bytes_moved(Space::Local);
+        t.private_bytes += view.bytes_moved(Space::Private);
     };
     if workers == 1 {
         worker();

@@ -74,6 +74,8 @@ pub struct Warp {
     pub ext: u32,
     pub csr: Csrs,
     pub done: bool,
+    /// Vector branches of this warp that split its active lanes (statistics).
+    pub divergent_branches: u64,
 }
 
 impl Warp {
@@ -91,6 +93,7 @@ impl Warp {
             ext: super::program::NO_EXT,
             csr: Csrs::default(),
             done: false,
+            divergent_branches: 0,
         };
         w.reset(pc, numt, csrs, false);
         w
@@ -114,6 +117,7 @@ impl Warp {
         self.ext = super::program::NO_EXT;
         self.csr = Csrs { mstatus: 1 << mstatus::VS_SHIFT, vill: true, ..csrs };
         self.done = false;
+        self.divergent_branches = 0;
     }
 
     /// True when mstatus.FS is Off (FP instructions are illegal).

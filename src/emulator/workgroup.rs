@@ -16,6 +16,8 @@ const CHECK_EVERY: u64 = 4096;
 pub struct GroupStats {
     pub instructions: u64,
     pub lane_instructions: u64,
+    pub divergent_branches: u64,
+    pub barriers: u64,
 }
 
 /// Reusable per-host-thread warp storage.
@@ -76,6 +78,7 @@ pub fn run_group<T: Tracer>(
     let mut counter = 0usize;
     let mut instructions = 0u64;
     let mut lane_instructions = 0u64;
+    let mut barriers = 0u64;
     let mut rounds = 0u64;
     let mut cur = 0usize;
     let fault = |w: &Warp, wi: usize, trap: Trap| Fault {
@@ -162,6 +165,7 @@ pub fn run_group<T: Tracer>(
                     if counter < numw - 1 {
                         counter += 1;
                     } else {
+                        barriers += 1;
                         for f in flags.iter_mut().filter(|f| **f == 1) {
                             *f = 0;
                             nonzero -= 1;
@@ -195,7 +199,8 @@ pub fn run_group<T: Tracer>(
                     TrapMode::Fault => Err(f),
                     TrapMode::EndWorkGroup => {
                         log::warn!("work-group ended by a trap (spike-compatible mode): {f}");
-                        Ok(GroupStats { instructions, lane_instructions })
+                        let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
+                        Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
                     }
                 };
             }
@@ -205,5 +210,6 @@ pub fn run_group<T: Tracer>(
         }
         cur += 1;
     }
-    Ok(GroupStats { instructions, lane_instructions })
+    let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
+    Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
 }

@@ -677,6 +677,7 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
                 w.mask = taken & wm;
                 next = target;
             } else {
+                w.divergent_branches += 1;
                 w.stack.push(SimtEntry { r_pc: rpc, else_pc: rpc, else_mask: r_mask });
                 if fall.count_ones() < taken.count_ones() {
                     w.stack.push(SimtEntry { r_pc: rpc, else_pc: target, else_mask: taken });

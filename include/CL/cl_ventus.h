@@ -1,0 +1,40 @@
+/*
+ * cl_ventus.h — the Ventus vendor extension of ventus-icd.
+ *
+ * Launch statistics: after a kernel launch has completed, clGetEventInfo on its event with
+ * CL_EVENT_STATISTICS_VENTUS returns a cl_ventus_launch_stats (CL_INVALID_VALUE for other
+ * commands and for launches that have not completed successfully). The same figures, summed
+ * per kernel over the whole process, are printed to stderr at exit when the environment sets
+ * VENTUS_STATS=1.
+ *
+ * The enum value is provisional (not registered with Khronos).
+ */
+#ifndef CL_VENTUS_H
+#define CL_VENTUS_H
+
+#include <CL/cl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CL_EVENT_STATISTICS_VENTUS 0x7F10
+
+typedef struct cl_ventus_launch_stats {
+    cl_ulong work_groups;        /* work-groups run */
+    cl_ulong warp_instructions;  /* instructions executed, one per warp (barrier waits included) */
+    cl_ulong lane_instructions;  /* sum of active lanes over those instructions */
+    cl_ulong threads_per_warp;   /* warp width: utilisation = lane / (warp * width) */
+    cl_ulong divergent_branches; /* vector branches that split a warp's active lanes */
+    cl_ulong barriers;           /* work-group barriers completed (once per work-group) */
+    cl_ulong global_bytes;       /* bytes loaded/stored/atomically updated in global memory */
+    cl_ulong local_bytes;        /* ... in local memory */
+    cl_ulong private_bytes;      /* ... in private memory (spills included) */
+    cl_ulong elapsed_ns;         /* host time the emulator spent on the launch */
+} cl_ventus_launch_stats;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CL_VENTUS_H */
