@@ -4,8 +4,9 @@
 #   icd/install.sh [--prefix DIR] [--libdir DIR] [--user VENDORS_DIR] [--vendors-dir DIR]
 #                  [--lib FILE] [--uninstall] [-h|--help]
 #
-# Default (system-wide, as root): builds the release cdylib, copies it to /usr/local/lib and
-# writes /etc/OpenCL/vendors/ventus.icd naming it by absolute path. Idempotent: files already up
+# Default (system-wide, as root): builds the release cdylib, copies it to /usr/local/lib, the
+# vendor-extension header to /usr/local/include/CL/cl_ventus.h, and writes
+# /etc/OpenCL/vendors/ventus.icd naming the library by absolute path. Idempotent: files already up
 # to date are left alone. Every action is printed.
 #
 #   --prefix DIR        install prefix; the library goes to DIR/lib (default /usr/local, or
@@ -45,11 +46,12 @@ fi
 libdir="$(abspath "$libdir")"
 if [[ -n "$user_dir" ]]; then icd_dir="$(abspath "$user_dir")"; else icd_dir="$(abspath "$vendors_dir")"; fi
 lib_dst="$libdir/libventus_icd.so"
+header_dst="$prefix/include/CL/cl_ventus.h"
 icd_file="$icd_dir/ventus.icd"
 destdir="${DESTDIR:-}"
 
 if [[ $uninstall -eq 1 ]]; then
-    for f in "$destdir$icd_file" "$destdir$lib_dst"; do
+    for f in "$destdir$icd_file" "$destdir$lib_dst" "$destdir$header_dst"; do
         if [[ -e "$f" || -L "$f" ]]; then
             rm -f -- "$f"
             echo "removed $f"
@@ -79,6 +81,15 @@ else
     echo "installed $destdir$lib_dst (from $lib_src)"
 fi
 
+# The vendor-extension header (include/CL/cl_ventus.h: launch statistics).
+mkdir -p -- "$(dirname "$destdir$header_dst")"
+if [[ -f "$destdir$header_dst" ]] && cmp -s -- "$repo/include/CL/cl_ventus.h" "$destdir$header_dst"; then
+    echo "up to date: $destdir$header_dst"
+else
+    install -m 0644 -- "$repo/include/CL/cl_ventus.h" "$destdir$header_dst"
+    echo "installed $destdir$header_dst"
+fi
+
 # The .icd file names the library by absolute (final, DESTDIR-less) path.
 if [[ -f "$destdir$icd_file" && "$(cat -- "$destdir$icd_file")" == "$lib_dst" ]]; then
     echo "up to date: $destdir$icd_file"
@@ -89,7 +100,9 @@ else
     echo "wrote $destdir$icd_file -> $lib_dst"
 fi
 
-if [[ -n "$user_dir" ]]; then
+if [[ -n "$destdir" ]]; then
+    echo "staged under DESTDIR=$destdir (nothing registered on this machine)"
+elif [[ -n "$user_dir" ]]; then
     echo "per-user registration: export OCL_ICD_VENDORS=$icd_dir   (then: clinfo -l)"
 else
     echo "registered system-wide in $icd_dir (check with: clinfo -l)"

@@ -54,7 +54,12 @@ fn per_user_install_is_idempotent_and_found_by_the_loader() {
 
     let (ok, again) = run(&args, None);
     assert!(ok, "{again}");
-    assert_eq!(again.matches("up to date: ").count(), 2, "second run changes nothing:\n{again}");
+    assert_eq!(again.matches("up to date: ").count(), 3, "second run changes nothing:\n{again}");
+    assert_eq!(
+        read(&prefix.join("include/CL/cl_ventus.h")),
+        read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("include/CL/cl_ventus.h")),
+        "the vendor-extension header is installed beside the library"
+    );
 
     // The loader finds the installed copy through the per-user vendors directory.
     let out = Command::new("clinfo").arg("-l").env("OCL_ICD_VENDORS", &vendors).output();
@@ -64,10 +69,10 @@ fn per_user_install_is_idempotent_and_found_by_the_loader() {
 
     let uninstall = ["--prefix", prefix.to_str().unwrap(), "--user", vendors.to_str().unwrap(), "--uninstall"];
     let (ok, out) = run(&uninstall, None);
-    assert!(ok && out.matches("removed ").count() == 2, "{out}");
+    assert!(ok && out.matches("removed ").count() == 3, "{out}");
     assert!(!installed.exists() && !vendors.join("ventus.icd").exists());
     let (ok, out) = run(&uninstall, None);
-    assert!(ok && out.matches("already absent: ").count() == 2, "{out}");
+    assert!(ok && out.matches("already absent: ").count() == 3, "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -93,9 +98,11 @@ fn system_style_install_with_vendors_dir_and_destdir() {
     let (ok, out) = run(&["--lib", lib.to_str().unwrap()], Some(&stage));
     assert!(ok, "{out}");
     assert!(stage.join("usr/local/lib/libventus_icd.so").is_file());
+    assert!(stage.join("usr/local/include/CL/cl_ventus.h").is_file());
+    assert!(out.contains("staged under") && !out.contains("registered system-wide"), "{out}");
     assert_eq!(read(&stage.join("etc/OpenCL/vendors/ventus.icd")), "/usr/local/lib/libventus_icd.so\n");
     let (ok, out) = run(&["--uninstall"], Some(&stage));
-    assert!(ok && out.matches("removed ").count() == 2, "{out}");
+    assert!(ok && out.matches("removed ").count() == 3, "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
