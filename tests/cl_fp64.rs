@@ -412,6 +412,54 @@ fn vectors_uniform_arguments_and_double_math_in_loops() {
     }
 }
 
+/// `normalize` of doubles near the overflow and underflow limits, with infinities (replaced by
+/// ±1 and the rest by 0, as the spec says), zeros and NaNs (the CTS geometrics case
+/// {1.33e308, -1.28e308}, whose length overflows).
+#[test]
+fn normalize_without_overflow_or_underflow() {
+    let src = "__kernel void n(__global const double2 *a, __global double2 *o) {
+        size_t i = get_global_id(0); o[i] = normalize(a[i]); }";
+    let inf = f64::INFINITY;
+    let cases: [(f64, f64); 8] = [
+        (1.3291e308, -1.28466e308),
+        (3.0, 4.0),
+        (4e-320, -3e-320),
+        (1e-300, 1e-300),
+        (inf, 5.0),
+        (-inf, inf),
+        (0.0, -0.0),
+        (f64::NAN, 1.0),
+    ];
+    let a: Vec<u64> = cases.iter().flat_map(|&(x, y)| [x.to_bits(), y.to_bits()]).collect();
+    let out = run_source(src, "", "n", &[cases.len()], None, None, &[buf(&a), zeros(16 * cases.len())]);
+    let o: Vec<f64> = read::<u64>(&out[1]).into_iter().map(f64::from_bits).collect();
+    for (i, &(x, y)) in cases.iter().enumerate() {
+        let (gx, gy) = (o[2 * i], o[2 * i + 1]);
+        let want = if x.is_nan() || y.is_nan() {
+            assert!(gx.is_nan() && gy.is_nan(), "case {i}: {gx} {gy}");
+            continue;
+        } else if x.is_infinite() || y.is_infinite() {
+            let r = |v: f64| if v.is_infinite() { 1f64.copysign(v) } else { 0.0 };
+            let (rx, ry) = (r(x), r(y));
+            let l = (rx * rx + ry * ry).sqrt();
+            (rx / l, ry / l)
+        } else if x == 0.0 && y == 0.0 {
+            (x, y)
+        } else {
+            // Scaled on the host too (exact power-of-two scaling), so the reference is finite.
+            let e = x.abs().max(y.abs()).log2().floor() as i32;
+            let scale = |v: f64| v * 2f64.powi(-e / 2) * 2f64.powi(-e - (-e / 2));
+            let (sx, sy) = (scale(x), scale(y));
+            let l = (sx * sx + sy * sy).sqrt();
+            (sx / l, sy / l)
+        };
+        for (g, w) in [(gx, want.0), (gy, want.1)] {
+            assert!((g - w).abs() <= 3.0 * f64::EPSILON * w.abs().max(f64::MIN_POSITIVE), "case {i}: {g} vs {w}");
+            assert_eq!(g.is_sign_negative(), w.is_sign_negative(), "case {i}: sign of {g} vs {w}");
+        }
+    }
+}
+
 /// Error of `got` in ulps of the reference `want` (f64 reference rounded already: ±0.5 ulp).
 fn ulp_err(got: f64, want: f64) -> f64 {
     if want.is_nan() || got.is_nan() {

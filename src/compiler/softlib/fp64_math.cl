@@ -106,10 +106,39 @@ double __vt_d_length4(double a, double b, double c, double d) {
     d = __vt_d_ldexp(d, -e);
     return __vt_d_ldexp(__vt_d_sqrt(a * a + b * b + c * c + d * d), e);
 }
-double __vt_d_normalize_comp(double x, double len) {
+// normalize(v) in two steps that avoid overflow and underflow: `__vt_d_norm_exp` gives the
+// scale exponent e = ilogb(max |v_i|) (VT_NORM_INF = INT_MIN when a component is infinite: those become ±1 and
+// the others 0, as the spec requires), `__vt_d_norm_len` the length of v·2^-e, and
+// `__vt_d_norm_comp` one component v_i·2^-e / length. NaNs make every component NaN; a zero
+// vector is returned unchanged.
+#define VT_NORM_INF ((int)0x80000000)
+int __vt_d_norm_exp(double a, double b, double c, double d) {
+    if (vt_inf(a) || vt_inf(b) || vt_inf(c) || vt_inf(d))
+        return VT_NORM_INF;
+    double m = __vt_d_fmax(__vt_d_fmax(vt_abs(a), vt_abs(b)), __vt_d_fmax(vt_abs(c), vt_abs(d)));
+    return m == 0.0 || vt_nan(m) ? 0 : __vt_f64_ilogb(VT_U(m));
+}
+static inline double vt_norm_scale(double x, int e) {
+    if (e == VT_NORM_INF)
+        return vt_inf(x) ? VT_D((VT_U(x) & VT_SIGN) | VT_U(1.0)) : VT_D(VT_U(x) & VT_SIGN);
+    return __vt_d_ldexp(x, -e);
+}
+double __vt_d_norm_len(double a, double b, double c, double d) {
+    if (vt_nan(a) || vt_nan(b) || vt_nan(c) || vt_nan(d))
+        return VT_D(VT_QNAN);
+    int e = __vt_d_norm_exp(a, b, c, d);
+    a = vt_norm_scale(a, e);
+    b = vt_norm_scale(b, e);
+    c = vt_norm_scale(c, e);
+    d = vt_norm_scale(d, e);
+    return __vt_d_sqrt(a * a + b * b + c * c + d * d);
+}
+double __vt_d_norm_comp(double x, int e, double len) {
+    if (vt_nan(len))
+        return VT_D(VT_QNAN);
     if (len == 0.0)
         return x;
-    return x / len;
+    return vt_norm_scale(x, e) / len;
 }
 double __vt_d_hypot(double x, double y) {
     if (vt_inf(x) || vt_inf(y))

@@ -448,15 +448,17 @@ impl Lowerer<'_> {
                 let z = self.const_val(Ty::I64, 0);
                 let mut comps = v.clone();
                 comps.resize(4, z);
-                let len = self.lib(cur, "__vt_d_length4", &comps)?;
                 if matches!(c, C::normalize | C::fast_normalize) {
+                    // Scaled by 2^-ilogb(max |v_i|): no overflow or underflow in the length.
+                    let e = self.lib(cur, "__vt_d_norm_exp", &comps)?;
+                    let len = self.lib(cur, "__vt_d_norm_len", &comps)?;
                     let mut out = Vec::new();
                     for x in v {
-                        out.push(self.lib(cur, "__vt_d_normalize_comp", &[x, len])?);
+                        out.push(self.lib(cur, "__vt_d_norm_comp", &[x, e, len])?);
                     }
                     return Ok(out);
                 }
-                Ok(vec![len])
+                Ok(vec![self.lib(cur, "__vt_d_length4", &comps)?])
             }
             C::cross => {
                 let (x, y) = (&a[0], &a[1]);
