@@ -57,7 +57,8 @@ for spec in "$@"; do
         timeout -k 10 "$timeout" "./test_$suite" "${args[@]}") > "$log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - start ))
-    count() { grep -cE "^[A-Za-z0-9_]+ $1\$" "$log"; }
+    # "name passed" at the start of a line, or after "Testing..." (select, relationals).
+    count() { grep -cE "(^|\.\.\.)[A-Za-z0-9_]+ $1\$" "$log"; }
     passed=$(count passed) failed=$(count FAILED)
     skipped=$(( $(count skipped) + $(count 'test not supported') ))
     case $rc in
@@ -66,7 +67,7 @@ for spec in "$@"; do
         *) result="rc=$rc"; status=1 ;;
     esac
     if [ "$failed" -gt 0 ]; then
-        result="$result; failed: $(grep -E '^[A-Za-z0-9_]+ FAILED$' "$log" | awk '{print $1}' | tr '\n' ' ')"
+        result="$result; failed: $(grep -oE '(^|\.\.\.)[A-Za-z0-9_]+ FAILED$' "$log" | sed 's/^\.\.\.//' | awk '{print $1}' | tr '\n' ' ')"
     fi
     printf '%-28s %7s %7s %7s %9s  %s\n' "$suite${args[*]:+ ${args[*]}}" "$passed" "$failed" "$skipped" "$secs" "$result"
 done
