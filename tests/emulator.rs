@@ -1015,3 +1015,52 @@ fn amocas_d_faults_on_odd_pairs_misalignment_and_a_half_mapped_doubleword() {
     );
     assert_eq!((f.kind, f.lane, f.addr), (FaultKind::StoreAccess, Some(0), Some(OUT + 16380)));
 }
+
+/// Device memory of a launch image comes in whole 4 KiB pages, as in the reference: a kernel
+/// may read the tail of a buffer's last page (here 4 bytes past a 128-byte buffer, which reads
+/// 0); an address past the page still faults.
+#[test]
+fn image_buffers_are_mapped_in_whole_pages() {
+    use ventus_icd::abi::image::{ImageBuffer, LaunchImage};
+    let run_image = |offset: u32| {
+        let code = format!(
+            "li t0, {}\nlw t1, 0(t0)\naddi t1, t1, 7\nli t2, 0x90002000\nsw t1, 0(t2)\nendprg\n",
+            0x9000_0000u32 + offset
+        );
+        let asm = ventus_icd::isa::asm::assemble(&code, 0x8000_0000).unwrap();
+        let text: Vec<u8> = asm.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let buffer = |base: u32, data: Vec<u8>| ImageBuffer {
+            base,
+            size: data.len() as u32,
+            alloc_size: data.len() as u32,
+            data,
+        };
+        let img = LaunchImage {
+            start_pc: 0x8000_0000,
+            kernel_id: 0,
+            num_groups: [1, 1, 1],
+            threads_per_warp: 1,
+            warps_per_group: 1,
+            metadata_base: 0,
+            lds_size: 0,
+            pds_size: 0,
+            sgpr_usage: 0,
+            vgpr_usage: 0,
+            pds_base: 0,
+            buffers: vec![
+                buffer(0x8000_0000, text),
+                buffer(0x9000_0000, vec![1; 128]),
+                buffer(0x9000_2000, vec![0; 4]),
+            ],
+        };
+        let mem = ventus_icd::emulator::DeviceMemory::new();
+        let (prog, params) = ventus_icd::emulator::images::stage(&mem, &img).unwrap();
+        let r = run(&mem, &prog, &params, &RunOptions::default());
+        (r, mem.read_u32(0x9000_2000).unwrap())
+    };
+    let (r, v) = run_image(128);
+    assert!(r.is_ok(), "{r:?}");
+    assert_eq!(v, 7, "the page tail reads as zero");
+    let (r, _) = run_image(0x1000);
+    assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::LoadAccess), "{r:?}");
+}

@@ -40,12 +40,22 @@ pub fn stage(mem: &DeviceMemory, img: &LaunchImage) -> Result<(Program, LaunchPa
             continue;
         }
         let size = b.alloc_size.max(b.size).max(4);
+        // Device memory comes in whole 4 KiB pages, as on the hardware and in the reference:
+        // code may read the tail of a buffer's last page. (A buffer that shares its last page
+        // with the next one keeps its exact size.)
+        let next = img.buffers.iter().map(|o| o.base as u64).filter(|&o| o > b.base as u64).min();
+        let paged = crate::util::align_up(size as u64, abi::PAGE_SIZE as u64)
+            .min(next.unwrap_or(1 << 32) - b.base as u64)
+            .max(size as u64);
         let existing = mem.snapshot().into_iter().find(|r| r.base() == b.base);
         let region = match existing {
             Some(r) if r.size() >= size => r,
             _ => {
                 mem.unmap(b.base);
-                mem.map(b.base, size).map_err(ImageRunError::Map)?
+                match mem.map(b.base, paged as u32) {
+                    Ok(r) => r,
+                    Err(_) => mem.map(b.base, size).map_err(ImageRunError::Map)?,
+                }
             }
         };
         region.fill_zero(b.base, region.size());
