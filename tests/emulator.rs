@@ -1064,3 +1064,25 @@ fn image_buffers_are_mapped_in_whole_pages() {
     let (r, _) = run_image(0x1000);
     assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::LoadAccess), "{r:?}");
 }
+
+/// Host-thread slots are reused across launches: the LDS, private and program windows a new
+/// launch sees are zero again (nothing leaks from the previous launch).
+#[test]
+fn windows_are_zero_at_every_launch() {
+    let dirty = "li t0, 0x70000100\nli t1, 0xdead\nsw t1, 0(t0)\nli t0, 0x7fff0000\nsw t1, 0(t0)\n\
+                 vmv.v.x v3, t1\nvsw.v v3, 8(v0)\nendprg\n";
+    let read = format!(
+        "li t0, 0x70000100\nlw t1, 0(t0)\nli t0, 0x7fff0000\nlw t2, 0(t0)\nor t1, t1, t2\n\
+         vlw.v v3, 8(v0)\nvadd.vx v3, v3, t1\nli t0, 0x80010000\nlw t2, 0(t0)\nvadd.vx v3, v3, t2\n{}\nendprg\n",
+        store_lanes(3, 0, 32)
+    );
+    for threads in [1, 2] {
+        for _ in 0..3 {
+            let s = Setup { groups: 4, threads, ..Setup::default() };
+            exec(dirty, &s).result.unwrap();
+            let o = exec(&read, &s);
+            o.result.unwrap();
+            assert!(o.out[..128].iter().all(|&w| w == 0), "a window kept data of the previous launch");
+        }
+    }
+}

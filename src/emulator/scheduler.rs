@@ -39,22 +39,52 @@ pub struct RunStats {
     pub elapsed: Duration,
 }
 
-/// One host thread's private windows.
+/// One host thread's private windows and warp storage. Slots outlive launches: a finished
+/// launch returns its slots to [`SLOTS`] and the next one takes them back zeroed ([`Slot::take`]),
+/// so a small launch does not map, fault in and unmap 512 MiB of windows per host thread.
 struct Slot {
     lds: Region,
     program: Region,
     private: Option<Region>,
+    pool: WarpPool,
 }
 
+/// Idle slots (at most [`MAX_IDLE_SLOTS`]).
+static SLOTS: Mutex<Vec<Slot>> = Mutex::new(Vec::new());
+const MAX_IDLE_SLOTS: usize = 64;
+
 impl Slot {
-    fn new(p: &LaunchParams) -> Slot {
+    /// A slot for launch `p`: an idle one, zeroed, or a new one.
+    fn take(p: &LaunchParams) -> Slot {
         let private_size = p.private_bytes_per_thread as u64 * p.warps_per_group as u64 * p.threads_per_warp as u64;
-        let private = (p.pds_base != 0 && private_size > 0 && p.pds_base as u64 + private_size <= 1 << 32)
-            .then(|| Region::zeroed(p.pds_base, private_size.min(u32::MAX as u64 & !3) as u32));
-        Slot {
-            lds: Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE),
-            program: Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE),
-            private,
+        let private_size = (p.pds_base != 0 && private_size > 0 && p.pds_base as u64 + private_size <= 1 << 32)
+            .then(|| private_size.min(u32::MAX as u64 & !3) as u32);
+        let idle = SLOTS.lock().pop();
+        let Some(mut slot) = idle else {
+            return Slot {
+                lds: Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE),
+                program: Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE),
+                private: private_size.map(|n| Region::zeroed(p.pds_base, n)),
+                pool: WarpPool::default(),
+            };
+        };
+        slot.lds.reset(abi::LDS_BASE);
+        slot.program.reset(abi::PROGRAM_BASE);
+        slot.private = match (slot.private.take(), private_size) {
+            (Some(mut r), Some(n)) if r.size() == (n.max(4) + 3) & !3 => {
+                r.reset(p.pds_base);
+                Some(r)
+            }
+            (_, n) => n.map(|n| Region::zeroed(p.pds_base, n)),
+        };
+        slot
+    }
+
+    /// Returns the slot for later launches.
+    fn give_back(self) {
+        let mut idle = SLOTS.lock();
+        if idle.len() < MAX_IDLE_SLOTS {
+            idle.push(self);
         }
     }
     fn load_program(&self, prog: &Program) {
@@ -103,10 +133,10 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     let totals = Mutex::new(RunStats::default());
     let traces: Mutex<Vec<(u32, T)>> = Mutex::new(Vec::new());
     let worker = || {
-        let slot = Slot::new(p);
+        let mut slot = Slot::take(p);
+        let mut pool = std::mem::take(&mut slot.pool);
         let view = MemView::new(&slot.lds, &slot.program, slot.private.as_ref(), &global);
         let ctx = Ctx { prog, mem: &view };
-        let mut pool = WarpPool::default();
         let mut local = RunStats::default();
         while !stop.load(Ordering::Relaxed) {
             let g = next.fetch_add(1, Ordering::Relaxed);
@@ -144,6 +174,9 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         t.global_bytes += view.bytes_moved(Space::Global);
         t.local_bytes += view.bytes_moved(Space::Local);
         t.private_bytes += view.bytes_moved(Space::Private);
+        drop(t);
+        slot.pool = pool;
+        slot.give_back();
     };
     if workers == 1 {
         worker();
