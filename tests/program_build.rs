@@ -581,6 +581,37 @@ fn build_cache_sees_header_changes() {
     std::fs::write(dir.join("outer.h"), "#include \"sub/inner.h\"\n#define OUTER 200\n").unwrap();
     assert_eq!(result(), 202, "the outer header changed");
     let _ = std::fs::remove_dir_all(&dir);
+
+    // A relative include directory (resolved in the current directory, as clang does).
+    let cwd = std::env::current_dir().unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-inc-rel-{nanos}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rel = pathdiff(&dir, &cwd);
+    let result = |value: i32| {
+        std::fs::write(dir.join("inner.h"), format!("#define INNER {value}\n")).unwrap();
+        let p = env.source("#include \"inner.h\"\n__kernel void k(__global int *p) { p[get_global_id(0)] = INNER; }\n");
+        build_ok(p, &format!("-I {}", rel.display()));
+        let out = env.run(p, "k", &[0; 4], 4);
+        release(p);
+        out[0]
+    };
+    assert_eq!(result(5), 5);
+    assert_eq!(result(6), 6, "a header found through a relative -I changed");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `path` relative to `base` (both absolute).
+fn pathdiff(path: &std::path::Path, base: &std::path::Path) -> std::path::PathBuf {
+    let (p, b): (Vec<_>, Vec<_>) = (path.components().collect(), base.components().collect());
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out = std::path::PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c);
+    }
+    out
 }
 
 #[test]

@@ -45,11 +45,9 @@ fn header_dir(headers: &[(String, String)]) -> std::io::Result<Option<PathBuf>> 
     if headers.is_empty() {
         return Ok(None);
     }
-    let d = std::env::temp_dir().join(format!(
-        "ventus-icd-hdr-{}-{}",
-        std::process::id(),
-        cache::key(&[headers.iter().map(|(n, s)| format!("{n}\0{s}")).collect::<String>().as_bytes()])
-    ));
+    // Unique per build: concurrent builds (threads or processes) never share or delete each
+    // other's headers.
+    let d = super::toolchain::unique_temp_path("hdr", "d");
     for (name, text) in headers {
         let p = d.join(name);
         if let Some(parent) = p.parent() {

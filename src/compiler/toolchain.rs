@@ -233,7 +233,7 @@ fn prelude_file(text: &str) -> Option<PathBuf> {
     if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
         return Some(path);
     }
-    let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
+    let tmp = unique_temp_path("prelude", "h.tmp");
     std::fs::write(&tmp, text).ok()?;
     std::fs::rename(&tmp, &path).ok()?;
     Some(path)
@@ -280,12 +280,17 @@ pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
     words.drain(first..).map(PathBuf::from).collect()
 }
 
-/// A fresh path for clang's dependency file.
-fn depfile_path() -> PathBuf {
+/// A path in the temporary directory no other build of any process uses.
+pub fn unique_temp_path(what: &str, ext: &str) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("ventus-icd-deps-{}-{n}.d", std::process::id()))
+    std::env::temp_dir().join(format!("ventus-icd-{what}-{}-{n}.{ext}", std::process::id()))
+}
+
+/// A fresh path for clang's dependency file.
+fn depfile_path() -> PathBuf {
+    unique_temp_path("deps", "d")
 }
 
 const TIMEOUT: Duration = Duration::from_secs(120);
