@@ -604,7 +604,7 @@ impl Program {
         Program::with(context, devices, Origin::Binary, artifact)
     }
 
-    /// Marks a build/compile as started; `false` if another one is still running.
+    /// Marks a build/compile as started; [`Refused`] if another one is still running.
     fn begin_build(&self, options: &str) -> Result<(), Refused> {
         let mut s = self.state.lock();
         if s.status == CL_BUILD_IN_PROGRESS {
