@@ -473,6 +473,55 @@ fn feature_macros_are_the_device_features() {
     release(p);
 }
 
+/// Extension macros clang-15 can define for SPIR targets.
+const EXTENSION_MACROS: &[&str] = &[
+    "cl_khr_byte_addressable_store",
+    "cl_khr_fp16",
+    "cl_khr_fp64",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
+    "cl_khr_3d_image_writes",
+    "cl_khr_depth_images",
+    "cl_khr_mipmap_image",
+    "cl_khr_subgroups",
+    "cl_ext_float_atomics",
+    "cl_khr_extended_bit_ops",
+    "cl_khr_integer_dot_product",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+];
+
+#[test]
+fn extension_macros_are_the_device_extensions() {
+    let env = Env::new();
+    let reported = info_string(cl().clGetDeviceInfo, device(), CL_DEVICE_EXTENSIONS);
+    let reported: Vec<&str> = reported.split_whitespace().collect();
+    let mut src = String::from("__kernel void k(__global int *p) {\n");
+    for (i, e) in EXTENSION_MACROS.iter().enumerate() {
+        src.push_str(&format!("#ifdef {e}\n p[{i}] = 1;\n#else\n p[{i}] = 0;\n#endif\n"));
+    }
+    src.push_str("}\n");
+    for std in ["-cl-std=CL1.2", "-cl-std=CL3.0"] {
+        let p = env.source(&src);
+        build_ok(p, std);
+        let out = env.run(p, "k", &vec![-1; EXTENSION_MACROS.len()], 1);
+        for (e, v) in EXTENSION_MACROS.iter().zip(&out) {
+            assert_eq!(*v == 1, reported.contains(e), "{std}: macro {e} defined: {}, reported: {reported:?}", *v == 1);
+        }
+        release(p);
+    }
+}
+
 /// Runs `tool args` with `input` on stdin; returns stdout, asserting success.
 fn pipe(tool: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
     let mut child = Command::new(tool)

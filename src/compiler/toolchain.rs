@@ -137,6 +137,10 @@ pub struct FrontOptions {
     /// The OpenCL C 3.0 optional features the device reports (`CL_DEVICE_OPENCL_C_FEATURES`):
     /// with `-cl-std=CL3.0` exactly these `__opencl_c_*` feature macros are defined.
     pub features: Vec<String>,
+    /// The extensions the device reports (`CL_DEVICE_EXTENSIONS`): with `-cl-std=CL3.0` the
+    /// extension macros clang-15 defines regardless (see [`EXTENSION_MACROS`]) are undefined
+    /// unless listed here.
+    pub extensions: Vec<String>,
 }
 
 impl FrontOptions {
@@ -147,6 +151,8 @@ impl FrontOptions {
             k.push_str(&format!("{}:{a};", a.len()));
         }
         k.push_str(&self.features.join(","));
+        k.push(';');
+        k.push_str(&self.extensions.join(","));
         k
     }
 }
@@ -198,6 +204,22 @@ const FEATURE_MACROS: &[&str] = &[
     "__opencl_c_ext_fp64_local_atomic_min_max",
 ];
 
+/// Extension macros clang-15's `opencl-c-base.h` defines for SPIR targets in OpenCL C 2.0 and
+/// 3.0 whatever `-cl-ext` says (the compiler implements none of them).
+const EXTENSION_MACROS: &[&str] = &[
+    "cl_ext_float_atomics",
+    "cl_khr_extended_bit_ops",
+    "cl_khr_integer_dot_product",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+];
+
 /// The feature macros left as clang-15 defines them (see [`FEATURE_MACROS`]).
 pub const IMPLICIT_ATOMICS_MACROS: [&str; 2] = ["__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"];
 
@@ -225,13 +247,16 @@ const CLANG_FEATURES: &[&str] = &[
 /// are exactly `features`. (clang-15's `opencl-c-base.h` defines several feature macros for
 /// SPIR targets unconditionally, after `-D`/`-U` are processed; a `-include` file comes after
 /// it.)
-fn feature_prelude(features: &[String]) -> String {
-    let mut s = String::from("/* ventus-icd: the device's OpenCL C features */\n");
+fn feature_prelude(features: &[String], extensions: &[String]) -> String {
+    let mut s = String::from("/* ventus-icd: the device's OpenCL C features and extensions */\n");
     for m in FEATURE_MACROS {
         s.push_str(&format!("#undef {m}\n"));
     }
     for f in features {
         s.push_str(&format!("#define {f} 1\n"));
+    }
+    for e in EXTENSION_MACROS.iter().filter(|e| !extensions.iter().any(|x| x == *e)) {
+        s.push_str(&format!("#undef {e}\n"));
     }
     s
 }
@@ -385,7 +410,7 @@ impl Toolchain {
                 .map(|f| format!("{}{f}", if opts.features.iter().any(|g| g == f) { '+' } else { '-' }))
                 .collect();
             c.args(["-Xclang", &format!("-cl-ext={}", ext.join(","))]);
-            if let Some(p) = prelude_file(&feature_prelude(&opts.features)) {
+            if let Some(p) = prelude_file(&feature_prelude(&opts.features, &opts.extensions)) {
                 c.arg("-include").arg(p);
             }
         }
@@ -554,9 +579,10 @@ mod tests {
 
     #[test]
     fn feature_macros_are_exactly_the_device_features() {
-        let p = feature_prelude(&["__opencl_c_fp64".to_string()]);
+        let p = feature_prelude(&["__opencl_c_fp64".to_string()], &["cl_khr_subgroup_ballot".to_string()]);
         assert!(p.contains("#undef __opencl_c_read_write_images\n"));
+        assert!(p.contains("#undef cl_khr_subgroup_shuffle\n") && !p.contains("#undef cl_khr_subgroup_ballot\n"));
         assert!(!p.contains("#undef __opencl_c_atomic_scope_device\n"), "the implicit atomics stay declared");
-        assert!(p.ends_with("#define __opencl_c_fp64 1\n"));
+        assert!(p.contains("#define __opencl_c_fp64 1\n"));
     }
 }

@@ -281,6 +281,7 @@ impl BuildOptions {
     pub fn parse(s: &str, what: OptionsFor) -> Result<BuildOptions, OptionsError> {
         let mut o = BuildOptions::default();
         o.front.features = super::device::OPENCL_C_FEATURES.iter().map(|f| f.to_string()).collect();
+        o.front.extensions = super::device::EXTENSIONS.iter().map(|e| e.to_string()).collect();
         let toks = tokens(s)?;
         let mut it = toks.into_iter();
         while let Some(t) = it.next() {
