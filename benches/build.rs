@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use ventus_icd::compiler::build::build_source;
 use ventus_icd::compiler::compile_spirv;
-use ventus_icd::compiler::toolchain::{parse_options, Toolchain};
+use ventus_icd::compiler::toolchain::{FrontOptions, Toolchain};
 
 const KERNELS: [&str; 5] = ["vecadd", "saxpy", "matmul", "histogram", "divergence"];
 /// Runs per stage (median reported); the cached rebuild is cheap, so it runs more often.
@@ -57,7 +57,7 @@ struct Row {
 
 fn main() {
     let tc = Toolchain::discover().unwrap_or_else(|e| panic!("{e}"));
-    let opts = parse_options("").expect("empty options");
+    let opts = FrontOptions::default();
     let root = std::env::temp_dir().join(format!("ventus-bench-build-{}", std::process::id()));
     let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("cl-samples/kernels");
     println!("toolchain: {} ({} + {})", tc.version, tc.clang.display(), tc.llvm_spirv.display());
@@ -81,13 +81,13 @@ fn main() {
         let cold = time(RUNS, || {
             run += 1;
             std::env::set_var("VENTUS_CACHE_DIR", fresh_cache_dir(&root, &format!("{name}-cold-{run}")));
-            let out = build_source(&src, "", &[]);
+            let out = build_source(&src, &opts, &[]);
             assert!(out.result.is_ok(), "{name}: {}", out.log);
         });
         // Warm: one directory, filled by the warm-up run of `time`.
         std::env::set_var("VENTUS_CACHE_DIR", fresh_cache_dir(&root, &format!("{name}-warm")));
         let cached = time(CACHED_RUNS, || {
-            let out = build_source(&src, "", &[]);
+            let out = build_source(&src, &opts, &[]);
             assert!(out.result.is_ok(), "{name}: {}", out.log);
         });
         rows.push(Row { name, front, back, cold, cached });

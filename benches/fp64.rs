@@ -31,7 +31,7 @@ fn source(t: &str, body: &str) -> String {
 
 /// Builds `src`, runs kernel `k` over GROUPS × LOCAL work-items on one host thread.
 fn run(src: &str, elem: usize, scalar: Vec<u8>) -> RunStats {
-    let out = build_source(src, "", &[]);
+    let out = build_source(src, &Default::default(), &[]);
     let elf_bytes = out.result.unwrap_or_else(|e| panic!("build failed: {e}\n{}", out.log));
     let elf = VentusElf::parse(&elf_bytes).expect("our ELF parses");
     let prog = Program::from_elf(&elf).expect("program");

@@ -6,7 +6,6 @@
 
 mod cc;
 use cc::*;
-use ventus_icd::compiler::toolchain;
 
 /// `terms` chained float updates: far more than 4 KiB of code in one straight line.
 fn long_body(terms: usize) -> String {
@@ -179,7 +178,7 @@ fn c99_inline_helper_and_odd_width_integers() {
         let want: Vec<i32> = (0..32).map(|g| (0..10 + g).sum::<i32>() + 1).collect();
         assert_eq!(as_i32(&out[0]), want, "{options:?}");
     }
-    assert!(toolchain::parse_options("-cl-opt-disable").unwrap().opt_disable);
+    assert!(front_options("-cl-opt-disable").opt_disable);
 }
 
 #[test]

@@ -1,15 +1,16 @@
 //! Program entry points (OpenCL 3.0 §5.8): creation from source, IL and Ventus ELF binaries,
 //! build/compile/link, queries.
 //!
-//! Decisions (within what the spec allows):
-//! * Binaries are Ventus ELF executables; `clBuildProgram` on them always succeeds (after option
-//!   validation). Source programs are built by our compiler (clang-15 + llvm-spirv-15 + the
-//!   Ventus back end), IL programs by the back end alone; the build log carries clang's
-//!   diagnostics and our errors.
-//! * `clCompileProgram` produces a compiled object (SPIR-V); `clLinkProgram` links compiled
-//!   objects (resolving functions exported by one and imported by another) or passes a single
-//!   executable through (a library with `-create-library`); mixing executables and objects, or
-//!   several executables, fails with `CL_LINK_PROGRAM_FAILURE` and a log.
+//! This layer checks pointers and the spec's error clauses; building, compiling, linking and the
+//! binary formats belong to [`crate::core::program`] (see its contract). Decisions (within what
+//! the spec allows):
+//! * Binaries are Ventus ELF executables, or compiled objects and libraries in our object
+//!   container; `clBuildProgram` of an executable binary always succeeds (after option
+//!   validation), of an object or library it links it into an executable.
+//! * `clLinkProgram` links compiled objects and libraries (resolving functions exported by one
+//!   and imported by another) into an executable, or into a library with `-create-library`; a
+//!   single executable passes through; mixing executables and objects, or several executables,
+//!   fails with `CL_LINK_PROGRAM_FAILURE` and a log.
 //! * Builds are synchronous; the notification callback runs before the call returns.
 //! * `clSetProgramReleaseCallback` returns `CL_INVALID_OPERATION`: the device has no program-scope
 //!   global variables, so it supports no destructors for them (allowed by §5.8.3).
@@ -19,11 +20,8 @@ use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use crate::core::context::Context;
 use crate::core::device::Device;
-use crate::core::program::{
-    self as prog, BuildError, BuildOptions, BuildOutput, Executable, OptionsFor, Origin, Program,
-};
+use crate::core::program::{BuildOptions, LoadedBinary, OptionsFor, Origin, Program};
 use libc::size_t;
-use prog as build;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
@@ -56,26 +54,6 @@ fn options(p: *const c_char) -> CLResult<String> {
         Ok(String::new())
     } else {
         ptr::c_string(p, CL_INVALID_VALUE)
-    }
-}
-
-/// Turns a build output into an installed executable; `(success, log)`. Invalid options are
-/// `CL_INVALID_BUILD_OPTIONS` (options the driver-level check accepted but clang cannot take).
-fn install(p: &Program, out: BuildOutput) -> CLResult<(bool, String)> {
-    match out.result {
-        Ok(elf) if elf.is_empty() => Ok((true, out.log)),
-        Ok(elf) => match Executable::load(&elf) {
-            Ok(e) => {
-                p.install_executable(Arc::new(e));
-                Ok((true, out.log))
-            }
-            Err(e) => Ok((false, format!("{}internal error: the generated ELF does not load: {e}\n", out.log))),
-        },
-        Err(BuildError::Options(m)) => {
-            p.finish_build(false, m, &BuildOptions::default());
-            Err(CL_INVALID_BUILD_OPTIONS)
-        }
-        Err(BuildError::Failed) => Ok((false, out.log)),
     }
 }
 
@@ -121,7 +99,13 @@ pub extern "C" fn clCreateProgramWithBinary(
         // "CL_INVALID_VALUE if device_list is NULL or num_devices is zero."
         check(num_devices != 0 && !device_list.is_null(), CL_INVALID_VALUE)?;
         let n = num_devices as usize;
-        let mut devs = device_subset(num_devices, device_list, &ctx.devices)?;
+        // "CL_INVALID_DEVICE if any device in device_list is not in the list of devices
+        // associated with context": a NULL entry names no device of the context, and a device
+        // named twice would need two binaries for one device.
+        let list = ptr::slice(device_list, n, CL_INVALID_VALUE)?;
+        check(list.iter().all(|d| !d.is_null()), CL_INVALID_DEVICE)?;
+        let devs = device_subset(num_devices, device_list, &ctx.devices)?;
+        check(devs.iter().enumerate().all(|(i, d)| !devs[..i].iter().any(|e| Arc::ptr_eq(d, e))), CL_INVALID_DEVICE)?;
         // "CL_INVALID_VALUE if lengths or binaries is NULL or if any entry in lengths[i] is zero
         // or binaries[i] is NULL."
         check(!lengths.is_null() && !binaries.is_null(), CL_INVALID_VALUE)?;
@@ -134,8 +118,8 @@ pub extern "C" fn clCreateProgramWithBinary(
                 statuses[i] = CL_INVALID_VALUE;
                 continue;
             }
-            match Executable::load(ptr::slice(bins[i], lens[i], CL_INVALID_VALUE)?) {
-                Ok(e) => loaded.push(e),
+            match LoadedBinary::load(ptr::slice(bins[i], lens[i], CL_INVALID_VALUE)?) {
+                Ok(b) => loaded.push(b),
                 Err(e) => {
                     log::warn!("clCreateProgramWithBinary: binary {i} rejected: {e}");
                     // "CL_INVALID_BINARY in binary_status[i] if program binary is not a valid
@@ -152,10 +136,9 @@ pub extern "C" fn clCreateProgramWithBinary(
         check(!statuses.contains(&CL_INVALID_VALUE), CL_INVALID_VALUE)?;
         // "CL_INVALID_BINARY if an invalid program binary was encountered for any device."
         check(!statuses.contains(&CL_INVALID_BINARY), CL_INVALID_BINARY)?;
-        devs.dedup_by(|a, b| Arc::ptr_eq(a, b));
-        // The platform has one device: a list naming it twice uses the first binary.
-        let exec = Arc::new(loaded.swap_remove(0));
-        Ok(Obj::new(Program::from_binary(ctx, devs, exec)).handle())
+        // One binary per device, and the devices are distinct: the platform's one device.
+        let binary = loaded.swap_remove(0);
+        Ok(Obj::new(Program::from_loaded(ctx, devs, binary)).handle())
     })
 }
 
@@ -192,24 +175,7 @@ pub extern "C" fn clBuildProgram(
         // "CL_INVALID_OPERATION if the build of a program executable for any of the devices
         // listed in device_list by a previous call to clBuildProgram for program has not
         // completed."
-        check(p.begin_build(&opts), CL_INVALID_OPERATION)?;
-        let out = match &p.origin {
-            // A loaded executable needs no work; an empty log (tools such as pyopencl warn about
-            // any non-empty log of a successful build).
-            Origin::Binary => BuildOutput { result: Ok(Vec::new()), log: String::new(), spirv: None },
-            Origin::Source(src) => build::build_source(src, &opts, &[]),
-            Origin::Il(il) => match prog::spirv_words(il) {
-                Some(words) => build::build_spirv(&words, &opts),
-                None => BuildOutput {
-                    result: Err(BuildError::Failed),
-                    log: "error: not a SPIR-V module\n".into(),
-                    spirv: None,
-                },
-            },
-            Origin::Linked => return Err(CL_INVALID_OPERATION),
-        };
-        let (ok, log) = install(&p, out)?;
-        p.finish_build(ok, log, &parsed);
+        let ok = p.build(&opts, &parsed).map_err(|_| CL_INVALID_OPERATION)?;
         notify(pfn_notify, program, user_data);
         // "CL_BUILD_PROGRAM_FAILURE if there is a failure to build the program executable."
         check(ok, CL_BUILD_PROGRAM_FAILURE)
@@ -250,7 +216,6 @@ pub extern "C" fn clCompileProgram(
         check(p.kernels_attached() == 0, CL_INVALID_OPERATION)?;
         // "CL_INVALID_OPERATION if program has no source or IL available."
         check(matches!(p.origin, Origin::Source(_) | Origin::Il(_)), CL_INVALID_OPERATION)?;
-        let _ = parsed;
         // Embedded headers: (include name, source of the header program).
         let mut headers = Vec::new();
         let hprogs = ptr::handles::<Program>(input_headers, n, CL_INVALID_VALUE)?;
@@ -262,25 +227,7 @@ pub extern "C" fn clCompileProgram(
         // "CL_INVALID_OPERATION if the compilation or build of a program executable for any of
         // the devices listed in device_list by a previous call to clCompileProgram or
         // clBuildProgram for program has not completed."
-        check(p.begin_build(&opts), CL_INVALID_OPERATION)?;
-        let out = match &p.origin {
-            Origin::Source(src) => build::compile_source(src, &opts, &headers),
-            Origin::Il(il) => match prog::spirv_words(il) {
-                Some(words) => BuildOutput { result: Ok(Vec::new()), log: String::new(), spirv: Some(words) },
-                None => BuildOutput {
-                    result: Err(BuildError::Failed),
-                    log: "error: not a SPIR-V module\n".into(),
-                    spirv: None,
-                },
-            },
-            _ => return Err(CL_INVALID_OPERATION),
-        };
-        if let Err(BuildError::Options(m)) = &out.result {
-            p.finish_compile(None, m.clone());
-            return Err(CL_INVALID_COMPILER_OPTIONS);
-        }
-        let ok = out.result.is_ok();
-        p.finish_compile(if ok { out.spirv } else { None }, out.log);
+        let ok = p.compile(&opts, &parsed, &headers).map_err(|_| CL_INVALID_OPERATION)?;
         notify(pfn_notify, program, user_data);
         // "CL_COMPILE_PROGRAM_FAILURE if there is a failure to compile the program source."
         check(ok, CL_COMPILE_PROGRAM_FAILURE)
@@ -320,36 +267,9 @@ fn link(
     // "CL_INVALID_OPERATION if the rules for devices containing compiled binaries or libraries as
     // described in input_programs argument above are not followed": every input must hold a
     // binary (and belong to this context).
-    check(inputs.iter().all(|p| Arc::ptr_eq(&p.context, &ctx)), CL_INVALID_OPERATION)?;
-    let objects: Vec<Vec<u32>> = inputs.iter().filter_map(|p| p.compiled()).collect();
-    let binaries: Vec<Arc<Executable>> = inputs.iter().filter_map(|p| p.binary()).collect();
-    check(binaries.len() + objects.len() == inputs.len() && !inputs.is_empty(), CL_INVALID_OPERATION)?;
-    let exec = match (binaries.as_slice(), objects.as_slice()) {
-        ([one], []) => Ok(one.clone()),
-        ([], [obj]) => {
-            let out = build::build_spirv(obj, "");
-            match out.result {
-                Ok(elf) => Executable::load(&elf).map(Arc::new).map_err(|e| format!("{}error: {e}", out.log)),
-                Err(_) => Err(out.log),
-            }
-        }
-        ([], objs) => {
-            let out = build::build_spirv_modules(objs);
-            match out.result {
-                Ok(elf) => Executable::load(&elf).map(Arc::new).map_err(|e| format!("{}error: {e}", out.log)),
-                Err(_) => Err(out.log),
-            }
-        }
-        _ => Err(format!(
-            "ventus-icd: cannot link {} Ventus ELF executables with {} compiled objects; link compiled objects, or a single executable",
-            binaries.len(),
-            objects.len()
-        )),
-    };
-    let ok = exec.is_ok();
-    let uniform = parsed.uniform_work_groups || inputs.iter().any(|p| p.uniform_work_groups());
-    let parsed = BuildOptions { uniform_work_groups: uniform, ..parsed };
-    let handle = Obj::new(Program::linked(ctx, devs, exec, opts, &parsed)).handle();
+    check(inputs.iter().all(|p| Arc::ptr_eq(&p.context, &ctx) && p.linkable()), CL_INVALID_OPERATION)?;
+    let (linked, ok) = Program::link(ctx, devs, &inputs, opts, &parsed);
+    let handle = Obj::new(linked).handle();
     notify(pfn_notify, handle, user_data);
     Ok((handle, ok))
 }
@@ -419,7 +339,7 @@ pub extern "C" fn clGetProgramInfo(
                 _ => info::write_bytes(&[], s, v, r),
             },
             CL_PROGRAM_BINARY_SIZES => {
-                let len = p.binary().map_or(0, |e| e.binary.len());
+                let len = p.binary_bytes().len();
                 info::write(&vec![len; p.devices.len()], s, v, r)
             }
             CL_PROGRAM_BINARIES => write_binaries(&p, s, v, r),
@@ -441,10 +361,10 @@ fn write_binaries(p: &Program, size: usize, value: *mut c_void, size_ret: *mut u
     let need = n * std::mem::size_of::<*mut u8>();
     if !value.is_null() {
         check(size >= need, CL_INVALID_VALUE)?;
-        let binary = p.binary();
+        let binary = p.binary_bytes();
         for &dst in ptr::slice(value as *const *mut u8, n, CL_INVALID_VALUE)? {
-            if let (false, Some(b)) = (dst.is_null(), &binary) {
-                ptr::slice_mut(dst as *mut c_void, b.binary.len(), CL_INVALID_VALUE)?.copy_from_slice(&b.binary);
+            if !dst.is_null() && !binary.is_empty() {
+                ptr::slice_mut(dst as *mut c_void, binary.len(), CL_INVALID_VALUE)?.copy_from_slice(&binary);
             }
         }
     }
@@ -510,7 +430,7 @@ pub extern "C" fn clCreateProgramWithIL(
         let bytes = ptr::slice(il as *const u8, length, CL_INVALID_VALUE)?;
         // "CL_INVALID_VALUE if the length-byte memory pointed to by il does not contain
         // well-formed intermediate language input appropriate for the deployment environment."
-        check(prog::spirv_words(bytes).is_some(), CL_INVALID_VALUE)?;
+        check(crate::core::program::spirv_words(bytes).is_some(), CL_INVALID_VALUE)?;
         Ok(Obj::new(Program::from_il(ctx.clone(), ctx.devices.clone(), bytes.to_vec())).handle())
     })
 }
@@ -542,8 +462,7 @@ pub extern "C" fn clSetProgramSpecializationConstant(
         // "CL_INVALID_PROGRAM if program is not a valid program object created from an
         // intermediate language (e.g. SPIR-V), or if the intermediate language does not support
         // specialization constants."
-        let Origin::Il(il) = &p.origin else { return Err(CL_INVALID_PROGRAM) };
-        let constants = prog::spirv_spec_constants(il).ok_or(CL_INVALID_PROGRAM)?;
+        let constants = p.spec_constant_sizes().ok_or(CL_INVALID_PROGRAM)?;
         // "CL_INVALID_SPEC_ID if spec_id is not a valid specialization constant identifier."
         let size = *constants.get(&spec_id).ok_or(CL_INVALID_SPEC_ID)?;
         // "CL_INVALID_VALUE if spec_size does not match the size of the specialization constant

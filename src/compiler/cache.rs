@@ -1,6 +1,8 @@
 //! On-disk build cache: compiled ELFs keyed by a hash of everything that determines them
-//! (source or SPIR-V, options, headers, compiler tool versions, this crate's version), so an
-//! unchanged rebuild skips clang, llvm-spirv and our back end.
+//! (source or SPIR-V, options, compiler tool versions, this crate's version), so an unchanged
+//! rebuild skips clang, llvm-spirv and our back end. A source build's entry also records every
+//! file the preprocessor read with a hash of its contents (`build::build_source`): a lookup
+//! whose files changed since is a miss.
 //!
 //! Location: `VENTUS_CACHE_DIR`, else `$XDG_CACHE_HOME/ventus-icd`, else `~/.cache/ventus-icd`.
 //! `VENTUS_CACHE=0` disables it. Entries are written atomically (temp file + rename); a corrupt

@@ -181,8 +181,10 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
     for k in calling {
         kernels[k].private_bytes = kernels[k].private_bytes.max(top.private);
     }
+    // A program without kernels (e.g. an empty source) is a valid executable with none: the
+    // linker wants an entry, so it gets one with a runtime name (never listed as a kernel).
     if kernels.is_empty() {
-        return Err(CompileError::InvalidSpirv("the module has no kernels".into()));
+        asm.push_str(".globl __ventus_no_kernels\n__ventus_no_kernels:\n    ret\n");
     }
     let elf = link(&asm, &kernels, &prog)?;
     Ok(Compiled { elf, kernels, asm, warnings })

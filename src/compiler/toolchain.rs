@@ -1,7 +1,9 @@
-//! The front half: finding clang + llvm-spirv, validating and translating build options, running
+//! The front half: finding clang + llvm-spirv, turning the parsed options ([`FrontOptions`]) into
+//! clang arguments (with the `__opencl_c_*` feature macros made to match the device), running
 //! the two tools as subprocesses (stdin → stdout pipes, a timeout), `-O2` with retries when the
 //! translator rejects optimised IR (for `freeze`: -O2 with LLVM's pass pipeline cut before the
-//! pass that inserted it; otherwise, or if that fails, -O0), and the build log.
+//! pass that inserted it; otherwise, or if that fails, -O0), the build log, and the list of files
+//! the preprocessor read (clang's `-MD` dependency output, for the build cache).
 //!
 //! Discovery order: `VENTUS_CLANG` + `VENTUS_LLVM_SPIRV` (both set), then `clang-15` +
 //! `llvm-spirv-15`, then `clang-14` + `llvm-spirv-14`, searched on `PATH` and in
@@ -26,8 +28,6 @@ pub struct Toolchain {
 pub enum ToolError {
     /// No clang/llvm-spirv pair was found.
     NotFound { searched: Vec<String> },
-    /// A build option we do not accept.
-    BadOption(String),
     /// clang reported errors (the diagnostics are in the build log).
     CompileFailed,
     /// llvm-spirv failed at both -O2 and -O0.
@@ -47,7 +47,6 @@ impl std::fmt::Display for ToolError {
                  apt-get install -y --no-install-recommends clang-15 llvm-spirv-15",
                 searched.join(", ")
             ),
-            ToolError::BadOption(o) => write!(f, "invalid build option: {o}"),
             ToolError::CompileFailed => write!(f, "OpenCL C compilation failed"),
             ToolError::TranslateFailed => write!(f, "SPIR-V translation failed"),
             ToolError::Timeout { tool, seconds } => write!(f, "{tool} did not finish within {seconds} s"),
@@ -123,103 +122,155 @@ impl Toolchain {
     }
 }
 
-/// Options we pass through to clang, after validation.
+/// What the front end is told: the typed result of the driver's option parser
+/// (`core::program::BuildOptions::parse`, the only parser of option strings), plus the device's
+/// OpenCL C features. `Default` is OpenCL C 1.2 with no optional features.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BuildOptions {
-    /// clang arguments derived from the user's options.
+pub struct FrontOptions {
+    /// clang arguments from the user's options, in order (`-D`, `-U`, `-I`, `-w`, `-Werror` and
+    /// the `-cl-*` flags clang implements).
     pub clang_args: Vec<String>,
-    /// `-cl-std` given by the user (else CL1.2).
+    /// `-cl-std=` (else CL1.2).
     pub cl_std: Option<String>,
-    /// Options that affect our back end.
-    pub fast_relaxed_math: bool,
-    pub werror: bool,
-    /// `-cl-opt-disable`: clang runs at -O0.
+    /// `-cl-opt-disable` (or `-O0`): clang runs at -O0.
     pub opt_disable: bool,
+    /// The OpenCL C 3.0 optional features the device reports (`CL_DEVICE_OPENCL_C_FEATURES`):
+    /// with `-cl-std=CL3.0` exactly these `__opencl_c_*` feature macros are defined.
+    pub features: Vec<String>,
+    /// The extensions the device reports (`CL_DEVICE_EXTENSIONS`): with `-cl-std=CL3.0` the
+    /// extension macros clang-15 defines regardless (see [`EXTENSION_MACROS`]) are undefined
+    /// unless listed here.
+    pub extensions: Vec<String>,
 }
 
-/// Splits an options string like a shell would (quotes group words).
-fn split_options(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut any = false;
-    for c in s.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
-            None if c == '"' || c == '\'' => {
-                quote = Some(c);
-                any = true;
-            }
-            None if c.is_whitespace() => {
-                if any || !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                    any = false;
-                }
-            }
-            None => cur.push(c),
+impl FrontOptions {
+    /// A canonical text of everything here (part of the build cache key).
+    pub fn key(&self) -> String {
+        let mut k = format!("std={:?};O0={};", self.cl_std, self.opt_disable);
+        for a in &self.clang_args {
+            k.push_str(&format!("{}:{a};", a.len()));
         }
+        k.push_str(&self.features.join(","));
+        k.push(';');
+        k.push_str(&self.extensions.join(","));
+        k
     }
-    if any || !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
-/// Validates `clBuildProgram`/`clCompileProgram` options (OpenCL 3.0 §5.8.6).
-pub fn parse_options(options: &str) -> Result<BuildOptions, ToolError> {
-    let words = split_options(options);
-    let mut o = BuildOptions::default();
-    let mut it = words.into_iter().peekable();
-    while let Some(w) = it.next() {
-        let take = |it: &mut std::iter::Peekable<std::vec::IntoIter<String>>, w: &str| {
-            it.next().ok_or_else(|| ToolError::BadOption(format!("{w} needs an argument")))
-        };
-        match w.as_str() {
-            "-D" | "-I" | "-U" => {
-                let v = take(&mut it, &w)?;
-                o.clang_args.push(w.clone());
-                o.clang_args.push(v);
-            }
-            s if s.starts_with("-D") || s.starts_with("-I") || s.starts_with("-U") => o.clang_args.push(w.clone()),
-            s if s.starts_with("-cl-std=") => {
-                let v = &s[8..];
-                if !["CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"].contains(&v) {
-                    return Err(ToolError::BadOption(w.clone()));
-                }
-                o.cl_std = Some(v.to_string());
-            }
-            "-cl-fast-relaxed-math" => {
-                o.fast_relaxed_math = true;
-                o.clang_args.push(w.clone());
-            }
-            "-cl-opt-disable" => {
-                o.opt_disable = true;
-                o.clang_args.push(w.clone());
-            }
-            "-cl-single-precision-constant"
-            | "-cl-denorms-are-zero"
-            | "-cl-fp32-correctly-rounded-divide-sqrt"
-            | "-cl-mad-enable"
-            | "-cl-no-signed-zeros"
-            | "-cl-unsafe-math-optimizations"
-            | "-cl-finite-math-only"
-            | "-cl-uniform-work-group-size"
-            | "-cl-no-subgroup-ifp" => o.clang_args.push(w.clone()),
-            "-cl-strict-aliasing" => {}
-            "-cl-kernel-arg-info" => {}
-            "-w" => o.clang_args.push(w.clone()),
-            "-Werror" => {
-                o.werror = true;
-                o.clang_args.push(w.clone());
-            }
-            s if s.starts_with("-g") => {}
-            s if s.starts_with("-O") && matches!(&s[2..], "" | "0" | "1" | "2" | "3" | "s") => {}
-            "-create-library" | "-enable-link-options" => {}
-            _ => return Err(ToolError::BadOption(w)),
-        }
+/// Every OpenCL C 3.0 feature macro (the specification's list, plus the `cl_ext_float_atomics`
+/// ones clang-15 defines for SPIR targets): those the device does not report are undefined.
+///
+/// Except two: clang-15 declares a built-in function only if the feature macros it requires are
+/// defined *where it is used*, and the C11 atomics with implicit order and scope
+/// (`atomic_fetch_add(p, v)`, `atomic_load(p)`, …, and the `_explicit` forms without a scope)
+/// require `__opencl_c_atomic_order_seq_cst` and `__opencl_c_atomic_scope_device`. The back end
+/// implements them, and programs use them, so those two stay as clang-15 defines them (for SPIR
+/// targets, always) even though the device reports only relaxed, work-group-scope atomic
+/// capabilities; see [`IMPLICIT_ATOMICS_MACROS`].
+const FEATURE_MACROS: &[&str] = &[
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_fp16",
+    "__opencl_c_fp64",
+    "__opencl_c_images",
+    "__opencl_c_int64",
+    "__opencl_c_pipes",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_read_write_images",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
+    "__opencl_c_integer_dot_product_input_4x8bit",
+    "__opencl_c_integer_dot_product_input_4x8bit_packed",
+    "__opencl_c_kernel_clock_scope_device",
+    "__opencl_c_kernel_clock_scope_work_group",
+    "__opencl_c_kernel_clock_scope_sub_group",
+    "__opencl_c_ext_image_unorm_int_2_101010",
+    "__opencl_c_ext_fp16_global_atomic_load_store",
+    "__opencl_c_ext_fp16_local_atomic_load_store",
+    "__opencl_c_ext_fp16_global_atomic_add",
+    "__opencl_c_ext_fp32_global_atomic_add",
+    "__opencl_c_ext_fp64_global_atomic_add",
+    "__opencl_c_ext_fp16_local_atomic_add",
+    "__opencl_c_ext_fp32_local_atomic_add",
+    "__opencl_c_ext_fp64_local_atomic_add",
+    "__opencl_c_ext_fp16_global_atomic_min_max",
+    "__opencl_c_ext_fp32_global_atomic_min_max",
+    "__opencl_c_ext_fp64_global_atomic_min_max",
+    "__opencl_c_ext_fp16_local_atomic_min_max",
+    "__opencl_c_ext_fp32_local_atomic_min_max",
+    "__opencl_c_ext_fp64_local_atomic_min_max",
+];
+
+/// Extension macros clang-15's `opencl-c-base.h` defines for SPIR targets in OpenCL C 2.0 and
+/// 3.0 whatever `-cl-ext` says (the compiler implements none of them).
+const EXTENSION_MACROS: &[&str] = &[
+    "cl_ext_float_atomics",
+    "cl_khr_extended_bit_ops",
+    "cl_khr_integer_dot_product",
+    "cl_khr_subgroup_ballot",
+    "cl_khr_subgroup_clustered_reduce",
+    "cl_khr_subgroup_extended_types",
+    "cl_khr_subgroup_non_uniform_arithmetic",
+    "cl_khr_subgroup_non_uniform_vote",
+    "cl_khr_subgroup_rotate",
+    "cl_khr_subgroup_shuffle",
+    "cl_khr_subgroup_shuffle_relative",
+];
+
+/// The feature macros left as clang-15 defines them (see [`FEATURE_MACROS`]).
+pub const IMPLICIT_ATOMICS_MACROS: [&str; 2] = ["__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"];
+
+/// Features clang-15 knows as `-cl-ext` names (others, e.g. `__opencl_c_fp16`, exist only as
+/// macros we define).
+const CLANG_FEATURES: &[&str] = &[
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_fp64",
+    "__opencl_c_images",
+    "__opencl_c_int64",
+    "__opencl_c_pipes",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_read_write_images",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
+];
+
+/// The text of the file clang pre-includes for OpenCL C 3.0 so that the `__opencl_c_*` macros
+/// are exactly `features`. (clang-15's `opencl-c-base.h` defines several feature macros for
+/// SPIR targets unconditionally, after `-D`/`-U` are processed; a `-include` file comes after
+/// it.)
+fn feature_prelude(features: &[String], extensions: &[String]) -> String {
+    let mut s = String::from("/* ventus-icd: the device's OpenCL C features and extensions */\n");
+    for m in FEATURE_MACROS {
+        s.push_str(&format!("#undef {m}\n"));
     }
-    Ok(o)
+    for f in features {
+        s.push_str(&format!("#define {f} 1\n"));
+    }
+    for e in EXTENSION_MACROS.iter().filter(|e| !extensions.iter().any(|x| x == *e)) {
+        s.push_str(&format!("#undef {e}\n"));
+    }
+    s
+}
+
+/// Writes `text` once to a file named by its hash in the temporary directory; its path.
+fn prelude_file(text: &str) -> Option<PathBuf> {
+    let path = std::env::temp_dir().join(format!("ventus-icd-prelude-{}.h", super::cache::key(&[text.as_bytes()])));
+    if std::fs::read(&path).ok().as_deref() == Some(text.as_bytes()) {
+        return Some(path);
+    }
+    let tmp = unique_temp_path("prelude", "h.tmp");
+    std::fs::write(&tmp, text).ok()?;
+    std::fs::rename(&tmp, &path).ok()?;
+    Some(path)
 }
 
 /// Output of the front half.
@@ -228,6 +279,52 @@ pub struct FrontOutput {
     pub spirv: Vec<u32>,
     /// clang's diagnostics (warnings on success) and notes about retries.
     pub log: String,
+    /// Every file the preprocessor read (headers found through `-I`, the current directory or
+    /// the embedded-header directory, and clang's own headers), from clang's `-MD` output.
+    pub deps: Vec<PathBuf>,
+}
+
+/// The files of a Makefile dependency rule as clang writes it (`target: dep dep \` lines;
+/// spaces in names escaped as `\ `, `#` as `\#`, `$` as `$$`).
+pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
+    let (mut words, mut cur, mut chars) = (Vec::new(), String::new(), text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.peek().copied() {
+                // A line continuation.
+                Some('\n' | '\r') => words.push(std::mem::take(&mut cur)),
+                Some(n @ (' ' | '#' | '\\')) => {
+                    chars.next();
+                    cur.push(n);
+                }
+                _ => cur.push('\\'),
+            },
+            '$' if chars.peek() == Some(&'$') => {
+                chars.next();
+                cur.push('$');
+            }
+            c if c.is_whitespace() => words.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    words.push(cur);
+    words.retain(|w| !w.is_empty());
+    // Everything after the target (`target:`).
+    let first = words.iter().position(|w| w.ends_with(':')).map_or(0, |i| i + 1);
+    words.drain(first..).map(PathBuf::from).collect()
+}
+
+/// A path in the temporary directory no other build of any process uses.
+pub fn unique_temp_path(what: &str, ext: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("ventus-icd-{what}-{}-{n}.{ext}", std::process::id()))
+}
+
+/// A fresh path for clang's dependency file.
+fn depfile_path() -> PathBuf {
+    unique_temp_path("deps", "d")
 }
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -281,7 +378,7 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
 const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16";
 
 impl Toolchain {
-    fn clang_command(&self, opts: &BuildOptions, opt_level: &str, headers: Option<&Path>) -> Command {
+    fn clang_command(&self, opts: &FrontOptions, opt_level: &str, headers: Option<&Path>, deps: &Path) -> Command {
         let mut c = Command::new(&self.clang);
         let std = opts.cl_std.clone().unwrap_or_else(|| "CL1.2".into());
         let version = match std.as_str() {
@@ -306,12 +403,23 @@ impl Toolchain {
             .args(["-Xclang", &format!("-cl-ext={CL_EXT}")])
             .arg("-fno-color-diagnostics");
         if std == "CL3.0" {
-            c.args(["-Xclang", "-cl-ext=+__opencl_c_int64,-__opencl_c_generic_address_space,+__opencl_c_program_scope_global_variables,-__opencl_c_images,-__opencl_c_read_write_images,-__opencl_c_pipes,-__opencl_c_device_enqueue,-__opencl_c_3d_image_writes,+__opencl_c_fp64,-__opencl_c_subgroups,-__opencl_c_atomic_order_seq_cst,-__opencl_c_atomic_scope_device,-__opencl_c_atomic_scope_all_devices,-__opencl_c_work_group_collective_functions"]);
+            // The optional features: the device's on, every other one clang knows off, and the
+            // macros made to match exactly (see `feature_prelude`).
+            let ext: Vec<String> = CLANG_FEATURES
+                .iter()
+                .map(|f| format!("{}{f}", if opts.features.iter().any(|g| g == f) { '+' } else { '-' }))
+                .collect();
+            c.args(["-Xclang", &format!("-cl-ext={}", ext.join(","))]);
+            if let Some(p) = prelude_file(&feature_prelude(&opts.features, &opts.extensions)) {
+                c.arg("-include").arg(p);
+            }
         }
         if let Some(h) = headers {
             c.arg("-I").arg(h);
             c.current_dir(h);
         }
+        // Every file the preprocessor reads, for the build cache (`FrontOutput::deps`).
+        c.arg("-MD").arg("-MF").arg(deps);
         c.args(&opts.clang_args).args(["-emit-llvm", "-c", "-", "-o", "-"]);
         c
     }
@@ -321,12 +429,26 @@ impl Toolchain {
     pub fn compile(
         &self,
         source: &str,
-        opts: &BuildOptions,
+        opts: &FrontOptions,
         headers: Option<&Path>,
     ) -> Result<FrontOutput, (ToolError, String)> {
+        let depfile = depfile_path();
+        let result = self.compile_with_depfile(source, opts, headers, &depfile);
+        let deps = std::fs::read_to_string(&depfile).map(|t| parse_depfile(&t)).unwrap_or_default();
+        let _ = std::fs::remove_file(&depfile);
+        result.map(|(spirv, log)| FrontOutput { spirv, log, deps })
+    }
+
+    fn compile_with_depfile(
+        &self,
+        source: &str,
+        opts: &FrontOptions,
+        headers: Option<&Path>,
+        depfile: &Path,
+    ) -> Result<(Vec<u32>, String), (ToolError, String)> {
         let mut log = String::new();
         let clang = |extra: &[String], level: &str| {
-            let mut c = self.clang_command(opts, level, headers);
+            let mut c = self.clang_command(opts, level, headers, depfile);
             c.args(extra);
             run_piped(&mut c, "clang", source.as_bytes())
         };
@@ -338,7 +460,7 @@ impl Toolchain {
             return Err((ToolError::CompileFailed, log));
         }
         let reason = match self.translate(&bc).map_err(|e| (e, log.clone()))? {
-            Ok(spirv) => return Ok(FrontOutput { spirv, log }),
+            Ok(spirv) => return Ok((spirv, log)),
             Err(reason) => reason,
         };
         log.push_str(&format!("note: llvm-spirv rejected the {level} module ({reason})"));
@@ -353,13 +475,13 @@ impl Toolchain {
         // LLVM's pass pipeline before the pass responsible.
         if let Some((limit, spirv)) = self.without_late_passes(&clang).map_err(|e| (e, log.clone()))? {
             log.push_str(&format!("retried at -O2 with LLVM's passes after #{limit} skipped (-opt-bisect-limit)\n"));
-            return Ok(FrontOutput { spirv, log });
+            return Ok((spirv, log));
         }
         log.push_str("retrying at -O0\n");
         let (ok, bc, _) = clang(&[], "-O0").map_err(|e| (e, log.clone()))?;
         if ok {
             match self.translate(&bc).map_err(|e| (e, log.clone()))? {
-                Ok(spirv) => return Ok(FrontOutput { spirv, log }),
+                Ok(spirv) => return Ok((spirv, log)),
                 Err(reason) => log.push_str(&format!("note: llvm-spirv rejected the -O0 module ({reason})\n")),
             }
         }
@@ -442,14 +564,25 @@ const FREEZE_PASSES: [&str; 1] = ["DivRemPairsPass"];
 mod tests {
     use super::*;
     #[test]
-    fn options() {
-        let o = parse_options("-D N=4 -DFOO -I /tmp/x -cl-std=CL1.2 -cl-fast-relaxed-math -w -Werror").unwrap();
-        assert_eq!(o.clang_args, ["-D", "N=4", "-DFOO", "-I", "/tmp/x", "-cl-fast-relaxed-math", "-w", "-Werror"]);
-        assert_eq!(o.cl_std.as_deref(), Some("CL1.2"));
-        assert!(o.fast_relaxed_math && o.werror);
-        assert_eq!(parse_options("-cl-std=CL9.9"), Err(ToolError::BadOption("-cl-std=CL9.9".into())));
-        assert!(matches!(parse_options("--bogus"), Err(ToolError::BadOption(_))));
-        assert!(matches!(parse_options("-D"), Err(ToolError::BadOption(_))));
-        assert_eq!(split_options(r#"-D "A=1 2" -DB"#), vec!["-D", "A=1 2", "-DB"]);
+    fn dependency_files() {
+        let d = "-: /usr/lib/clang/15/include/opencl-c-base.h \\\n  /tmp/dep\\ dir/h.h /a/\\#b$$c.h\n";
+        assert_eq!(
+            parse_depfile(d),
+            [
+                PathBuf::from("/usr/lib/clang/15/include/opencl-c-base.h"),
+                PathBuf::from("/tmp/dep dir/h.h"),
+                PathBuf::from("/a/#b$c.h")
+            ]
+        );
+        assert!(parse_depfile("").is_empty());
+    }
+
+    #[test]
+    fn feature_macros_are_exactly_the_device_features() {
+        let p = feature_prelude(&["__opencl_c_fp64".to_string()], &["cl_khr_subgroup_ballot".to_string()]);
+        assert!(p.contains("#undef __opencl_c_read_write_images\n"));
+        assert!(p.contains("#undef cl_khr_subgroup_shuffle\n") && !p.contains("#undef cl_khr_subgroup_ballot\n"));
+        assert!(!p.contains("#undef __opencl_c_atomic_scope_device\n"), "the implicit atomics stay declared");
+        assert!(p.contains("#define __opencl_c_fp64 1\n"));
     }
 }

@@ -1,24 +1,33 @@
-//! Program objects (OpenCL 3.0 §5.8).
+//! Program objects (OpenCL 3.0 §5.8) and their builds.
 //!
 //! Contract:
-//! * A program has an [`Origin`]: OpenCL C source, SPIR-V IL, a Ventus ELF binary, or the result of
-//!   `clLinkProgram`. Only binaries can become executables today: building source or IL fails with
-//!   a build log saying the compiler is not available yet (a later issue adds it).
-//! * A binary is a Ventus ELF ([`Executable::load`]): `ELFCLASS32`, `EM_RISCV`, `ET_EXEC`, entry
-//!   and every `PT_LOAD` segment in the program window at `0x8000_0000`. Kernels are the symbols
-//!   [`VentusElf::kernel_names`] finds; argument metadata comes from the optional
-//!   [`kernel_info::SECTION`] (official ELFs have none: arguments are then accepted by size).
+//! * A program has an [`Origin`]: OpenCL C source, SPIR-V IL, a binary, or the result of
+//!   `clLinkProgram`. This module owns building, compiling and linking ([`Program::build`],
+//!   [`Program::compile`], [`Program::link`]); the API layer only checks pointers and the spec's
+//!   error clauses.
+//! * Options: [`BuildOptions::parse`] is the one parser of option strings (build, compile and
+//!   link). It never panics, reports the offending token in an [`OptionsError`], and produces
+//!   one typed value: the flags the driver acts on and the front end's [`FrontOptions`].
+//! * Binaries (`CL_PROGRAM_BINARIES`, `clCreateProgramWithBinary`) are either a Ventus ELF
+//!   executable ([`Executable::load`]: `ELFCLASS32`, `EM_RISCV`, `ET_EXEC`, entry and every
+//!   `PT_LOAD` segment in the program window at `0x8000_0000`; kernels are the symbols
+//!   [`VentusElf::kernel_names`] finds; argument metadata from the optional
+//!   [`kernel_info::SECTION`], official ELFs have none: arguments are then accepted by size), or
+//!   an [`ObjectBinary`]: the SPIR-V modules of a compiled object or a library, what linking
+//!   needs. Anything else, or a malformed container, is `CL_INVALID_BINARY`.
+//! * `CL_PROGRAM_BINARY_TYPE` is NONE until something is built, COMPILED_OBJECT after
+//!   `clCompileProgram`, LIBRARY after `clLinkProgram -create-library`, EXECUTABLE after a
+//!   build or link; a program created from a binary has the type of that binary.
 //! * Build state is per program (the platform has one device): status, options, log, binary type,
 //!   and whether a successful executable exists. Builds are synchronous; a build that overlaps
-//!   another one on the same program, or a build while kernel objects exist, is refused by the API
-//!   layer with `CL_INVALID_OPERATION` ([`Program::begin_build`], [`Program::kernels_attached`]).
-//! * [`BuildOptions::parse`] validates option strings for build, compile and link; it never
-//!   panics and reports the offending token in an [`OptionsError`].
+//!   another one on the same program, or a build while kernel objects exist, is refused with
+//!   `CL_INVALID_OPERATION` ([`Program::build`] returns [`Refused`], [`Program::kernels_attached`]).
+//! * Specialization constants set on an IL program ([`Program::set_spec_constant`]) are compiled
+//!   into the module at the next build or compile ([`crate::compiler::build::specialize`]).
 //! * Program-scope variables ([`crate::abi::globals`]): an executable whose ELF carries a
 //!   globals image gets one device block per program object ([`Program::globals_base`]),
 //!   allocated and initialised at its first launch, shared by all its kernels, persisting across
 //!   launches, and freed when the program is released or rebuilt.
-//! * [`spirv_spec_constants`] scans a SPIR-V module for its specialization constants (id → size).
 
 use super::context::Context;
 use super::device::Device;
@@ -27,6 +36,9 @@ use crate::abi::globals::{GlobalsError, GlobalsImage};
 use crate::abi::kernel_info::{self, KernelInfo, KernelInfoError};
 use crate::cl::object::{handle_type, Ref};
 use crate::cl::*;
+use crate::compiler::build::{self as compiler, BuildOutput};
+pub use crate::compiler::build::{spec_constants as spirv_spec_constants, spirv_words};
+pub use crate::compiler::toolchain::FrontOptions;
 use crate::emulator::config::Config;
 use crate::emulator::hostcall::HostCall;
 use crate::emulator::memory::MapError;
@@ -37,11 +49,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 handle_type!(Program, Program, cl_program, CL_INVALID_PROGRAM);
-
-/// Builds run by the compiler (re-exported so the API layer reaches the compiler through `core`).
-pub use crate::compiler::build::{
-    build_source, build_spirv, build_spirv_modules, compile_source, BuildError, BuildOutput,
-};
 
 /// How a program object was created.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,13 +169,20 @@ pub enum OptionsFor {
     Link,
 }
 
-/// Options that change what the driver does.
+/// A parsed option string: what the driver acts on, and what the front end is told.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildOptions {
     /// `-cl-uniform-work-group-size`: the global size must be a multiple of the local size.
     pub uniform_work_groups: bool,
     /// `-create-library` (link only).
     pub create_library: bool,
+    /// `-enable-link-options` (link only, with `-create-library`).
+    pub enable_link_options: bool,
+    /// `-cl-denorms-are-zero`: allowed, not required (the device keeps single-precision
+    /// denormals), so it changes nothing.
+    pub denorms_are_zero: bool,
+    /// The front end's options (build and compile).
+    pub front: FrontOptions,
 }
 
 /// Why an option string is invalid (`CL_INVALID_{BUILD,COMPILER,LINKER}_OPTIONS`).
@@ -176,25 +190,36 @@ pub struct BuildOptions {
 pub enum OptionsError {
     /// An option this entry point does not know.
     Unknown(String),
-    /// `-D`/`-I` at the end of the string.
+    /// `-D`/`-U`/`-I` at the end of the string.
     MissingValue(String),
-    /// `-cl-std=` with an unknown version.
+    /// `-cl-std=` with a version the device does not compile.
     BadStd(String),
-    /// A double quote that is never closed.
+    /// A quote that is never closed.
     UnclosedQuote,
     /// `-enable-link-options` without `-create-library`.
     EnableLinkOptionsWithoutLibrary,
 }
 
-/// Options valid for building and compiling (spec §5.8.6).
-const COMPILE_FLAGS: &[&str] = &[
+impl std::fmt::Display for OptionsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionsError::Unknown(o) => write!(f, "invalid option: {o}"),
+            OptionsError::MissingValue(o) => write!(f, "option {o} needs a value"),
+            OptionsError::BadStd(v) => write!(f, "unsupported OpenCL C version: -cl-std={v}"),
+            OptionsError::UnclosedQuote => write!(f, "unclosed quote in the options"),
+            OptionsError::EnableLinkOptionsWithoutLibrary => {
+                write!(f, "-enable-link-options must be specified with -create-library")
+            }
+        }
+    }
+}
+
+/// `-cl-*` flags valid for building and compiling (§5.8.6) that clang-15 implements: passed on.
+const CLANG_FLAGS: &[&str] = &[
     "-cl-single-precision-constant",
-    "-cl-denorms-are-zero",
     "-cl-fp32-correctly-rounded-divide-sqrt",
     "-cl-opt-disable",
-    "-cl-strict-aliasing",
     "-cl-uniform-work-group-size",
-    "-cl-no-subgroup-ifp",
     "-cl-mad-enable",
     "-cl-no-signed-zeros",
     "-cl-unsafe-math-optimizations",
@@ -202,10 +227,12 @@ const COMPILE_FLAGS: &[&str] = &[
     "-cl-fast-relaxed-math",
     "-w",
     "-Werror",
-    "-cl-kernel-arg-info",
-    "-g",
 ];
-/// Program linking options (spec §5.8.7).
+/// Flags valid for building and compiling that clang-15 rejects or warns about (and that change
+/// nothing here): accepted, not passed on. `-cl-kernel-arg-info` is always in effect.
+const DRIVER_FLAGS: &[&str] =
+    &["-cl-denorms-are-zero", "-cl-strict-aliasing", "-cl-no-subgroup-ifp", "-cl-kernel-arg-info", "-g"];
+/// Program linking options (§5.8.7) besides `-create-library` and `-enable-link-options`.
 const LINK_FLAGS: &[&str] = &[
     "-cl-denorms-are-zero",
     "-cl-no-signed-zeros",
@@ -214,30 +241,33 @@ const LINK_FLAGS: &[&str] = &[
     "-cl-fast-relaxed-math",
     "-cl-no-subgroup-ifp",
 ];
-const CL_STD: &[&str] = &["CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0", "CLC++", "CLC++1.0", "CLC++2021"];
+/// `-cl-std=` values (`CL_DEVICE_OPENCL_C_ALL_VERSIONS`).
+const CL_STD: &[&str] = &["CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"];
 
-/// Splits an option string at whitespace; double quotes group (and are removed).
+/// Splits an option string at whitespace; double or single quotes group (and are removed).
 fn tokens(s: &str) -> Result<Vec<String>, OptionsError> {
-    let (mut out, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    let (mut out, mut cur, mut quote, mut any) = (Vec::new(), String::new(), None, false);
     for c in s.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => cur.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
                 any = true;
             }
-            c if c.is_whitespace() && !quoted => {
+            None if c.is_whitespace() => {
                 if any {
                     out.push(std::mem::take(&mut cur));
                     any = false;
                 }
             }
-            c => {
+            None => {
                 cur.push(c);
                 any = true;
             }
         }
     }
-    if quoted {
+    if quote.is_some() {
         return Err(OptionsError::UnclosedQuote);
     }
     if any {
@@ -247,44 +277,234 @@ fn tokens(s: &str) -> Result<Vec<String>, OptionsError> {
 }
 
 impl BuildOptions {
-    /// Validates `s` for `what`.
+    /// Parses and validates `s` for `what`.
     pub fn parse(s: &str, what: OptionsFor) -> Result<BuildOptions, OptionsError> {
         let mut o = BuildOptions::default();
-        let mut enable_link_options = false;
+        o.front.features = super::device::OPENCL_C_FEATURES.iter().map(|f| f.to_string()).collect();
+        o.front.extensions = super::device::EXTENSIONS.iter().map(|e| e.to_string()).collect();
         let toks = tokens(s)?;
-        let mut it = toks.iter();
+        let mut it = toks.into_iter();
         while let Some(t) = it.next() {
-            let t = t.as_str();
-            match what {
-                OptionsFor::Link => match t {
+            if what == OptionsFor::Link {
+                match t.as_str() {
                     "-create-library" => o.create_library = true,
-                    "-enable-link-options" => enable_link_options = true,
-                    t if LINK_FLAGS.contains(&t) => {}
-                    t => return Err(OptionsError::Unknown(t.into())),
-                },
-                OptionsFor::Build | OptionsFor::Compile => match t {
-                    "-D" | "-I" => {
-                        it.next().ok_or_else(|| OptionsError::MissingValue(t.into()))?;
+                    "-enable-link-options" => o.enable_link_options = true,
+                    "-cl-denorms-are-zero" => o.denorms_are_zero = true,
+                    f if LINK_FLAGS.contains(&f) => {}
+                    _ => return Err(OptionsError::Unknown(t)),
+                }
+                continue;
+            }
+            match t.as_str() {
+                "-D" | "-U" | "-I" => {
+                    let v = it.next().ok_or_else(|| OptionsError::MissingValue(t.clone()))?;
+                    o.front.clang_args.extend([t, v]);
+                }
+                f if ["-D", "-U", "-I"].iter().any(|p| f.starts_with(p)) => o.front.clang_args.push(t),
+                f if f.starts_with("-cl-std=") => {
+                    let v = &f["-cl-std=".len()..];
+                    if !CL_STD.contains(&v) {
+                        return Err(OptionsError::BadStd(v.into()));
                     }
-                    t if (t.starts_with("-D") || t.starts_with("-I")) && t.len() > 2 => {}
-                    t if t.starts_with("-cl-std=") => {
-                        let v = &t["-cl-std=".len()..];
-                        if !CL_STD.contains(&v) {
-                            return Err(OptionsError::BadStd(v.into()));
-                        }
+                    o.front.cl_std = Some(v.to_string());
+                }
+                f if CLANG_FLAGS.contains(&f) => {
+                    match f {
+                        "-cl-opt-disable" => o.front.opt_disable = true,
+                        "-cl-uniform-work-group-size" => o.uniform_work_groups = true,
+                        _ => {}
                     }
-                    "-cl-uniform-work-group-size" => o.uniform_work_groups = true,
-                    t if COMPILE_FLAGS.contains(&t) => {}
-                    t => return Err(OptionsError::Unknown(t.into())),
-                },
+                    o.front.clang_args.push(t);
+                }
+                "-cl-denorms-are-zero" => o.denorms_are_zero = true,
+                f if DRIVER_FLAGS.contains(&f) => {}
+                // Optimisation levels (not OpenCL options, but common): -O0 disables optimisation.
+                "-O0" => o.front.opt_disable = true,
+                "-O" | "-O1" | "-O2" | "-O3" | "-Os" => {}
+                _ => return Err(OptionsError::Unknown(t)),
             }
         }
         // `-enable-link-options` "must be specified with the create-library option".
-        if enable_link_options && !o.create_library {
+        if o.enable_link_options && !o.create_library {
             return Err(OptionsError::EnableLinkOptionsWithoutLibrary);
         }
         Ok(o)
     }
+}
+
+/// What a compiled object or library binary holds (`CL_PROGRAM_BINARIES` of such a program).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    CompiledObject,
+    Library,
+}
+
+impl ObjectKind {
+    fn binary_type(self) -> cl_program_binary_type {
+        match self {
+            ObjectKind::CompiledObject => CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+            ObjectKind::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
+        }
+    }
+}
+
+/// A compiled object or a library: its SPIR-V modules (one per compiled source), linked by
+/// `clLinkProgram`.
+///
+/// Binary form (little-endian): the magic `b"VNTSPVO\0"`, `u32` format version (1), `u32` kind
+/// (1 compiled object, 2 library), `u32` flags (bit 0: compiled with
+/// `-cl-uniform-work-group-size`), `u32` module count (≥ 1), then per module its length in
+/// words and the words. Nothing may follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectBinary {
+    pub kind: ObjectKind,
+    pub uniform_work_groups: bool,
+    pub modules: Vec<Vec<u32>>,
+}
+
+/// Why bytes are not an [`ObjectBinary`] (→ `CL_INVALID_BINARY`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ObjectBinaryError {
+    Truncated,
+    Version(u32),
+    Kind(u32),
+    Flags(u32),
+    NoModules,
+    TrailingBytes,
+    /// Module `index` is not a usable SPIR-V module.
+    Module {
+        index: usize,
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for ObjectBinaryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ObjectBinaryError::Truncated => write!(f, "object binary: truncated"),
+            ObjectBinaryError::Version(v) => write!(f, "object binary: unknown format version {v}"),
+            ObjectBinaryError::Kind(k) => write!(f, "object binary: unknown kind {k}"),
+            ObjectBinaryError::Flags(x) => write!(f, "object binary: unknown flags {x:#x}"),
+            ObjectBinaryError::NoModules => write!(f, "object binary: no modules"),
+            ObjectBinaryError::TrailingBytes => write!(f, "object binary: bytes after the last module"),
+            ObjectBinaryError::Module { index, reason } => write!(f, "object binary: module {index}: {reason}"),
+        }
+    }
+}
+impl std::error::Error for ObjectBinaryError {}
+
+impl ObjectBinary {
+    pub const MAGIC: &'static [u8; 8] = b"VNTSPVO\0";
+    const VERSION: u32 = 1;
+
+    /// Whether `bytes` claim to be an object binary (the magic number).
+    pub fn is_object_binary(bytes: &[u8]) -> bool {
+        bytes.starts_with(Self::MAGIC)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Self::MAGIC.to_vec();
+        let kind = match self.kind {
+            ObjectKind::CompiledObject => 1u32,
+            ObjectKind::Library => 2,
+        };
+        let words = [Self::VERSION, kind, self.uniform_work_groups as u32, self.modules.len() as u32];
+        out.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+        for m in &self.modules {
+            out.extend((m.len() as u32).to_le_bytes());
+            out.extend(m.iter().flat_map(|w| w.to_le_bytes()));
+        }
+        out
+    }
+
+    /// Parses and validates an object binary: the framing, and each module as a compiled object
+    /// the back end accepts (unresolved functions allowed).
+    pub fn decode(bytes: &[u8]) -> Result<ObjectBinary, ObjectBinaryError> {
+        let body = bytes.strip_prefix(Self::MAGIC.as_slice()).ok_or(ObjectBinaryError::Truncated)?;
+        if body.len() % 4 != 0 {
+            return Err(ObjectBinaryError::Truncated);
+        }
+        let words: Vec<u32> = body.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let [version, kind, flags, count, rest @ ..] = words.as_slice() else {
+            return Err(ObjectBinaryError::Truncated);
+        };
+        if *version != Self::VERSION {
+            return Err(ObjectBinaryError::Version(*version));
+        }
+        let kind = match kind {
+            1 => ObjectKind::CompiledObject,
+            2 => ObjectKind::Library,
+            k => return Err(ObjectBinaryError::Kind(*k)),
+        };
+        if flags & !1 != 0 {
+            return Err(ObjectBinaryError::Flags(*flags));
+        }
+        if *count == 0 {
+            return Err(ObjectBinaryError::NoModules);
+        }
+        let (mut rest, mut modules) = (rest, Vec::new());
+        for index in 0..*count as usize {
+            let (&len, tail) = rest.split_first().ok_or(ObjectBinaryError::Truncated)?;
+            let module = tail.get(..len as usize).ok_or(ObjectBinaryError::Truncated)?;
+            compiler::check_object(module).map_err(|reason| ObjectBinaryError::Module { index, reason })?;
+            modules.push(module.to_vec());
+            rest = &tail[len as usize..];
+        }
+        if !rest.is_empty() {
+            return Err(ObjectBinaryError::TrailingBytes);
+        }
+        Ok(ObjectBinary { kind, uniform_work_groups: flags & 1 != 0, modules })
+    }
+}
+
+/// What `clCreateProgramWithBinary` was given.
+pub enum LoadedBinary {
+    Executable(Box<Executable>),
+    Object(ObjectBinary),
+}
+
+/// Why a binary was refused (`CL_INVALID_BINARY`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BinaryError {
+    Executable(LoadError),
+    Object(ObjectBinaryError),
+}
+
+impl std::fmt::Display for BinaryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BinaryError::Executable(e) => e.fmt(f),
+            BinaryError::Object(e) => e.fmt(f),
+        }
+    }
+}
+
+impl LoadedBinary {
+    /// A Ventus ELF executable, or an [`ObjectBinary`].
+    pub fn load(bytes: &[u8]) -> Result<LoadedBinary, BinaryError> {
+        if ObjectBinary::is_object_binary(bytes) {
+            ObjectBinary::decode(bytes).map(LoadedBinary::Object).map_err(BinaryError::Object)
+        } else {
+            Executable::load(bytes).map(|e| LoadedBinary::Executable(Box::new(e))).map_err(BinaryError::Executable)
+        }
+    }
+}
+
+/// `clBuildProgram`/`clCompileProgram` did not start: another build of the program is running
+/// (`CL_INVALID_OPERATION`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused;
+
+/// What a program holds for its device.
+#[derive(Clone, Default)]
+enum Artifact {
+    /// Nothing built or loaded (`CL_PROGRAM_BINARY_TYPE_NONE`).
+    #[default]
+    None,
+    /// A compiled object or library.
+    Object(Arc<ObjectBinary>),
+    /// An executable (loaded from a binary, or built or linked).
+    Executable(Arc<Executable>),
 }
 
 /// Build state (one device per program).
@@ -292,14 +512,10 @@ struct State {
     status: cl_build_status,
     options: String,
     log: String,
-    binary_type: cl_program_binary_type,
-    /// The loaded binary (binary programs from creation on; linked programs once linked).
-    exec: Option<Arc<Executable>>,
+    artifact: Artifact,
     /// A successful executable exists (kernels may be created).
     built: bool,
     uniform_work_groups: bool,
-    /// The SPIR-V of a compiled object (`clCompileProgram`) or of an IL program.
-    compiled: Option<Vec<u32>>,
 }
 
 pub struct Program {
@@ -333,14 +549,20 @@ pub struct BuildInfo {
     pub binary_type: cl_program_binary_type,
 }
 
+/// Loads an ELF produced by our compiler (a failure is a compiler bug, reported in the log).
+fn load_built(out: BuildOutput) -> Result<(Arc<Executable>, String), String> {
+    match out.result {
+        Ok(elf) => match Executable::load(&elf) {
+            Ok(e) => Ok((Arc::new(e), out.log)),
+            Err(e) => Err(format!("{}internal error: the generated ELF does not load: {e}\n", out.log)),
+        },
+        Err(_) => Err(out.log),
+    }
+}
+
 impl Program {
-    fn with(
-        context: Ref<Context>,
-        devices: Vec<Ref<Device>>,
-        origin: Origin,
-        exec: Option<Arc<Executable>>,
-    ) -> Program {
-        let binary_type = if exec.is_some() { CL_PROGRAM_BINARY_TYPE_EXECUTABLE } else { CL_PROGRAM_BINARY_TYPE_NONE };
+    fn with(context: Ref<Context>, devices: Vec<Ref<Device>>, origin: Origin, artifact: Artifact) -> Program {
+        let uniform_work_groups = matches!(&artifact, Artifact::Object(o) if o.uniform_work_groups);
         Program {
             context,
             devices,
@@ -349,11 +571,9 @@ impl Program {
                 status: CL_BUILD_NONE,
                 options: String::new(),
                 log: String::new(),
-                binary_type,
-                exec,
+                artifact,
                 built: false,
-                uniform_work_groups: false,
-                compiled: None,
+                uniform_work_groups,
             }),
             kernels: AtomicUsize::new(0),
             spec_constants: Mutex::new(BTreeMap::new()),
@@ -363,77 +583,203 @@ impl Program {
 
     /// A program from OpenCL C source.
     pub fn from_source(context: Ref<Context>, devices: Vec<Ref<Device>>, source: String) -> Program {
-        Program::with(context, devices, Origin::Source(source), None)
+        Program::with(context, devices, Origin::Source(source), Artifact::None)
     }
 
     /// A program from SPIR-V.
     pub fn from_il(context: Ref<Context>, devices: Vec<Ref<Device>>, il: Vec<u8>) -> Program {
-        Program::with(context, devices, Origin::Il(il), None)
+        Program::with(context, devices, Origin::Il(il), Artifact::None)
     }
 
-    /// A program from a loaded binary (not yet built).
+    /// A program from a loaded executable (not yet built).
     pub fn from_binary(context: Ref<Context>, devices: Vec<Ref<Device>>, exec: Arc<Executable>) -> Program {
-        Program::with(context, devices, Origin::Binary, Some(exec))
+        Program::with(context, devices, Origin::Binary, Artifact::Executable(exec))
     }
 
-    /// The result of `clLinkProgram`: `exec` on success, otherwise a failed link with `log`.
-    pub fn linked(
-        context: Ref<Context>,
-        devices: Vec<Ref<Device>>,
-        exec: Result<Arc<Executable>, String>,
-        options: String,
-        parsed: &BuildOptions,
-    ) -> Program {
-        let ok = exec.is_ok();
-        let p = Program::with(context, devices, Origin::Linked, exec.as_ref().ok().cloned());
-        {
-            let mut s = p.state.lock();
-            s.options = options;
-            s.uniform_work_groups = parsed.uniform_work_groups;
-            if ok {
-                s.status = CL_BUILD_SUCCESS;
-                s.built = !parsed.create_library;
-                if parsed.create_library {
-                    s.binary_type = CL_PROGRAM_BINARY_TYPE_LIBRARY;
-                }
-            } else {
-                s.status = CL_BUILD_ERROR;
-                s.log = exec.err().unwrap_or_default();
-            }
-        }
-        p
+    /// A program from a loaded binary of any kind.
+    pub fn from_loaded(context: Ref<Context>, devices: Vec<Ref<Device>>, binary: LoadedBinary) -> Program {
+        let artifact = match binary {
+            LoadedBinary::Executable(e) => Artifact::Executable(Arc::new(*e)),
+            LoadedBinary::Object(o) => Artifact::Object(Arc::new(o)),
+        };
+        Program::with(context, devices, Origin::Binary, artifact)
     }
 
-    /// Marks a build/compile as started; `false` if another one is still running.
-    pub fn begin_build(&self, options: &str) -> bool {
+    /// Marks a build/compile as started; [`Refused`] if another one is still running.
+    fn begin_build(&self, options: &str) -> Result<(), Refused> {
         let mut s = self.state.lock();
         if s.status == CL_BUILD_IN_PROGRESS {
-            return false;
+            return Err(Refused);
         }
         s.status = CL_BUILD_IN_PROGRESS;
         s.options = options.to_string();
         s.log.clear();
-        true
+        Ok(())
     }
 
-    /// Ends a build: success makes the loaded binary the executable.
-    pub fn finish_build(&self, ok: bool, log: String, parsed: &BuildOptions) {
-        let mut s = self.state.lock();
-        s.status = if ok { CL_BUILD_SUCCESS } else { CL_BUILD_ERROR };
-        s.log = log;
-        s.built = ok && s.exec.is_some();
-        s.uniform_work_groups = parsed.uniform_work_groups;
-        if s.built {
-            s.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+    /// Ends a build or compile: `artifact` on success (`None`: keep the current one), the log
+    /// either way.
+    fn finish(&self, result: Result<Option<Artifact>, String>, log_on_success: String, uniform: bool) -> bool {
+        let ok = result.is_ok();
+        {
+            let mut s = self.state.lock();
+            s.status = if ok { CL_BUILD_SUCCESS } else { CL_BUILD_ERROR };
+            s.uniform_work_groups = uniform;
+            match result {
+                Ok(artifact) => {
+                    s.log = log_on_success;
+                    if let Some(a) = artifact {
+                        s.artifact = a;
+                    }
+                }
+                Err(log) => {
+                    s.log = log;
+                    // A failed build of source or IL leaves no binary; a loaded one stays.
+                    if self.origin != Origin::Binary {
+                        s.artifact = Artifact::None;
+                    }
+                }
+            }
+            s.built = ok && matches!(s.artifact, Artifact::Executable(_));
         }
+        // A new executable (or none) replaces the old one's globals block (builds are refused
+        // while kernel objects, and so launches, exist).
+        self.free_globals();
+        ok
     }
 
-    /// Installs the executable produced by compiling source or IL (before [`finish_build`]).
-    /// The previous executable's globals block, if any, is freed (builds are refused while
-    /// kernel objects, and so launches, exist).
-    pub fn install_executable(&self, exec: Arc<Executable>) {
-        self.state.lock().exec = Some(exec);
-        self.free_globals();
+    /// The SPIR-V of an IL program with its specialization constants applied.
+    fn specialized_il(&self) -> Result<Vec<u32>, String> {
+        let Origin::Il(il) = &self.origin else { return Err("error: not an IL program\n".into()) };
+        let words = spirv_words(il).ok_or("error: not a SPIR-V module\n")?;
+        compiler::specialize(&words, &self.spec_constants()).map_err(|e| format!("error: invalid SPIR-V: {e}\n"))
+    }
+
+    /// `clBuildProgram` (after the API's checks): builds the executable. `Ok(true)` on success,
+    /// `Ok(false)` on a build failure (see the log), `Err` if another build is running.
+    pub fn build(&self, options: &str, parsed: &BuildOptions) -> Result<bool, Refused> {
+        self.begin_build(options)?;
+        let current = self.state.lock().artifact.clone();
+        let uniform = parsed.uniform_work_groups || matches!(&current, Artifact::Object(o) if o.uniform_work_groups);
+        let result = match (&self.origin, current) {
+            // A loaded executable needs no work; an empty log (tools such as pyopencl warn about
+            // any non-empty log of a successful build).
+            (Origin::Binary, Artifact::Executable(_)) => Ok((None, String::new())),
+            // A compiled object or library loaded from a binary: link it into an executable.
+            (Origin::Binary, Artifact::Object(o)) => load_built(compiler::build_spirv_modules(&o.modules))
+                .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
+            (Origin::Source(src), _) => load_built(compiler::build_source(src, &parsed.front, &[]))
+                .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
+            (Origin::Il(_), _) => self
+                .specialized_il()
+                .and_then(|words| load_built(compiler::build_spirv(&words)))
+                .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
+            (Origin::Binary, Artifact::None) | (Origin::Linked, _) => Err("error: nothing to build\n".into()),
+        };
+        let (result, log) = match result {
+            Ok((a, log)) => (Ok(a), log),
+            Err(log) => (Err(log), String::new()),
+        };
+        Ok(self.finish(result, log, uniform))
+    }
+
+    /// `clCompileProgram` (after the API's checks): source or IL → compiled object. `headers`
+    /// are the embedded headers (include name, text).
+    pub fn compile(&self, options: &str, parsed: &BuildOptions, headers: &[(String, String)]) -> Result<bool, Refused> {
+        self.begin_build(options)?;
+        let spirv = match &self.origin {
+            Origin::Source(src) => {
+                let out = compiler::compile_source(src, &parsed.front, headers);
+                out.spirv.map(|s| (s, out.log.clone())).ok_or(out.log)
+            }
+            Origin::Il(_) => self
+                .specialized_il()
+                .and_then(|w| compiler::check_object(&w).map(|()| (w, String::new())).map_err(|e| format!("{e}\n"))),
+            _ => Err("error: the program has no source or IL\n".into()),
+        };
+        let (result, log) = match spirv {
+            Ok((words, log)) => {
+                let o = ObjectBinary {
+                    kind: ObjectKind::CompiledObject,
+                    uniform_work_groups: parsed.uniform_work_groups,
+                    modules: vec![words],
+                };
+                (Ok(Some(Artifact::Object(Arc::new(o)))), log)
+            }
+            Err(log) => (Err(log), String::new()),
+        };
+        Ok(self.finish(result, log, parsed.uniform_work_groups))
+    }
+
+    /// Whether `clLinkProgram` can take this program as an input: it holds a compiled object,
+    /// a library (or an executable, passed through when it is the only input).
+    pub fn linkable(&self) -> bool {
+        !matches!(self.state.lock().artifact, Artifact::None)
+    }
+
+    /// `clLinkProgram` (after the API's checks; every input is [`Program::linkable`]): the new
+    /// program, a library with `-create-library`, else an executable; `(program, success)`.
+    pub fn link(
+        context: Ref<Context>,
+        devices: Vec<Ref<Device>>,
+        inputs: &[Ref<Program>],
+        options: String,
+        parsed: &BuildOptions,
+    ) -> (Program, bool) {
+        let artifacts: Vec<Artifact> = inputs.iter().map(|p| p.state.lock().artifact.clone()).collect();
+        let mut modules: Vec<Vec<u32>> = Vec::new();
+        let (mut executables, mut uniform) = (Vec::new(), parsed.uniform_work_groups);
+        for a in artifacts {
+            match a {
+                Artifact::Object(o) => {
+                    uniform |= o.uniform_work_groups;
+                    // The same object reached twice (e.g. through two libraries) is linked once.
+                    for m in &o.modules {
+                        if !modules.contains(m) {
+                            modules.push(m.clone());
+                        }
+                    }
+                }
+                Artifact::Executable(e) => executables.push(e),
+                Artifact::None => {}
+            }
+        }
+        let result: Result<(Artifact, String), String> = match (executables.as_slice(), modules.is_empty()) {
+            ([one], true) if !parsed.create_library => Ok((Artifact::Executable(one.clone()), String::new())),
+            ([], false) if parsed.create_library => {
+                let o = ObjectBinary { kind: ObjectKind::Library, uniform_work_groups: uniform, modules };
+                Ok((Artifact::Object(Arc::new(o)), String::new()))
+            }
+            ([], false) => {
+                load_built(compiler::build_spirv_modules(&modules)).map(|(e, log)| (Artifact::Executable(e), log))
+            }
+            _ => Err(format!(
+                "error: cannot link {} Ventus ELF executables with {} compiled objects{}; link compiled objects and libraries\n",
+                executables.len(),
+                modules.len(),
+                if parsed.create_library { " into a library" } else { "" },
+            )),
+        };
+        let p = Program::with(context, devices, Origin::Linked, Artifact::None);
+        let ok = result.is_ok();
+        {
+            let mut s = p.state.lock();
+            s.options = options;
+            s.uniform_work_groups = uniform;
+            match result {
+                Ok((artifact, log)) => {
+                    s.status = CL_BUILD_SUCCESS;
+                    s.built = matches!(artifact, Artifact::Executable(_));
+                    s.artifact = artifact;
+                    s.log = log;
+                }
+                Err(log) => {
+                    s.status = CL_BUILD_ERROR;
+                    s.log = log;
+                }
+            }
+        }
+        (p, ok)
     }
 
     /// The address of the globals block of `exec` (this program's executable) on `device`,
@@ -462,37 +808,39 @@ impl Program {
         self.executable().and_then(|e| e.globals.as_ref().map(|g| g.size as usize)).unwrap_or(0)
     }
 
+    /// Installs `exec` as the built executable (tests of the globals block).
+    #[cfg(test)]
+    fn install_executable(&self, exec: Arc<Executable>) {
+        let mut s = self.state.lock();
+        s.artifact = Artifact::Executable(exec);
+        s.built = true;
+        drop(s);
+        self.free_globals();
+    }
+
     fn free_globals(&self) {
         if let Some(old) = self.globals.lock().take() {
             old.device.memory.unmap(old.base);
         }
     }
 
-    /// Records a compiled object (`clCompileProgram`): the SPIR-V, binary type COMPILED_OBJECT.
-    pub fn finish_compile(&self, spirv: Option<Vec<u32>>, log: String) {
-        let mut s = self.state.lock();
-        s.status = if spirv.is_some() { CL_BUILD_SUCCESS } else { CL_BUILD_ERROR };
-        s.log = log;
-        if spirv.is_some() {
-            s.binary_type = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
+    /// `CL_PROGRAM_BINARIES` for the device: the ELF of an executable (built or loaded), the
+    /// [`ObjectBinary`] of a compiled object or library, or nothing.
+    pub fn binary_bytes(&self) -> Vec<u8> {
+        match &self.state.lock().artifact {
+            Artifact::None => Vec::new(),
+            Artifact::Object(o) => o.encode(),
+            Artifact::Executable(e) => e.binary.clone(),
         }
-        s.compiled = spirv;
-    }
-
-    /// The compiled object's SPIR-V, if `clCompileProgram` succeeded.
-    pub fn compiled(&self) -> Option<Vec<u32>> {
-        self.state.lock().compiled.clone()
-    }
-
-    /// The loaded binary, if any (whether or not it was built).
-    pub fn binary(&self) -> Option<Arc<Executable>> {
-        self.state.lock().exec.clone()
     }
 
     /// The executable, if a build succeeded.
     pub fn executable(&self) -> Option<Arc<Executable>> {
         let s = self.state.lock();
-        s.exec.clone().filter(|_| s.built)
+        match &s.artifact {
+            Artifact::Executable(e) if s.built => Some(e.clone()),
+            _ => None,
+        }
     }
 
     /// Whether kernels must be launched with uniform work-groups (`-cl-uniform-work-group-size`).
@@ -502,7 +850,12 @@ impl Program {
 
     pub fn build_info(&self) -> BuildInfo {
         let s = self.state.lock();
-        BuildInfo { status: s.status, options: s.options.clone(), log: s.log.clone(), binary_type: s.binary_type }
+        let binary_type = match &s.artifact {
+            Artifact::None => CL_PROGRAM_BINARY_TYPE_NONE,
+            Artifact::Object(o) => o.kind.binary_type(),
+            Artifact::Executable(_) => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+        };
+        BuildInfo { status: s.status, options: s.options.clone(), log: s.log.clone(), binary_type }
     }
 
     /// Number of live kernel objects (builds are refused while there are any).
@@ -518,7 +871,14 @@ impl Program {
         self.kernels.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Records a specialization constant value (used by a future IL build).
+    /// The specialization constants of an IL program: `SpecId` → size in bytes (`None` for
+    /// other programs, or IL that is not a well-formed module).
+    pub fn spec_constant_sizes(&self) -> Option<BTreeMap<u32, u32>> {
+        let Origin::Il(il) = &self.origin else { return None };
+        spirv_spec_constants(&spirv_words(il)?).ok()
+    }
+
+    /// Records a specialization constant value (compiled in by the next build or compile).
     pub fn set_spec_constant(&self, id: u32, value: Vec<u8>) {
         self.spec_constants.lock().insert(id, value);
     }
@@ -535,66 +895,6 @@ impl Drop for Program {
     }
 }
 
-const SPIRV_MAGIC: u32 = 0x0723_0203;
-
-/// The words of a SPIR-V module (either byte order), or `None` if `il` is not SPIR-V.
-pub fn spirv_words(il: &[u8]) -> Option<Vec<u32>> {
-    if il.len() < 20 || il.len() % 4 != 0 {
-        return None;
-    }
-    let le: Vec<u32> = il.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    match le[0] {
-        SPIRV_MAGIC => Some(le),
-        m if m.swap_bytes() == SPIRV_MAGIC => Some(le.into_iter().map(u32::swap_bytes).collect()),
-        _ => None,
-    }
-}
-
-/// Specialization constants of a SPIR-V module: `SpecId` → size in bytes of the constant's type
-/// (1 for booleans). `None` if `il` is not a well-formed SPIR-V instruction stream.
-pub fn spirv_spec_constants(il: &[u8]) -> Option<BTreeMap<u32, u32>> {
-    const OP_TYPE_BOOL: u32 = 20;
-    const OP_TYPE_INT: u32 = 21;
-    const OP_TYPE_FLOAT: u32 = 22;
-    const OP_SPEC_CONSTANT_TRUE: u32 = 48;
-    const OP_SPEC_CONSTANT_FALSE: u32 = 49;
-    const OP_SPEC_CONSTANT: u32 = 50;
-    const OP_DECORATE: u32 = 71;
-    const DECORATION_SPEC_ID: u32 = 1;
-    let words = spirv_words(il)?;
-    let (mut spec_ids, mut type_size, mut constant_type) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
-    let mut i = 5;
-    while i < words.len() {
-        let (count, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-        if count == 0 || i + count > words.len() {
-            return None;
-        }
-        let w = &words[i + 1..i + count];
-        match (op, w) {
-            (OP_DECORATE, [target, DECORATION_SPEC_ID, id, ..]) => {
-                spec_ids.insert(*target, *id);
-            }
-            (OP_TYPE_BOOL, [result, ..]) => {
-                type_size.insert(*result, 1);
-            }
-            (OP_TYPE_INT | OP_TYPE_FLOAT, [result, width, ..]) => {
-                type_size.insert(*result, width / 8);
-            }
-            (OP_SPEC_CONSTANT_TRUE | OP_SPEC_CONSTANT_FALSE | OP_SPEC_CONSTANT, [ty, result, ..]) => {
-                constant_type.insert(*result, *ty);
-            }
-            _ => {}
-        }
-        i += count;
-    }
-    Some(
-        spec_ids
-            .into_iter()
-            .filter_map(|(target, id)| Some((id, *type_size.get(constant_type.get(&target)?)?)))
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -603,7 +903,18 @@ mod tests {
     fn options_per_entry_point() {
         let b =
             BuildOptions::parse("-D X -DY=2 -I \"/a b\" -cl-std=CL3.0  -cl-uniform-work-group-size", OptionsFor::Build);
-        assert_eq!(b, Ok(BuildOptions { uniform_work_groups: true, create_library: false }));
+        let b = b.unwrap();
+        assert!(b.uniform_work_groups && !b.create_library);
+        assert_eq!(b.front.clang_args, ["-D", "X", "-DY=2", "-I", "/a b", "-cl-uniform-work-group-size"]);
+        assert_eq!(b.front.cl_std.as_deref(), Some("CL3.0"));
+        assert_eq!(b.front.features, crate::core::device::OPENCL_C_FEATURES);
+        // Single quotes group as double quotes do; -U takes a value; -O0 disables optimisation.
+        let b = BuildOptions::parse("-U 'A B' -UC -O0 -cl-no-subgroup-ifp -cl-denorms-are-zero", OptionsFor::Compile);
+        let b = b.unwrap();
+        assert_eq!(b.front.clang_args, ["-U", "A B", "-UC"], "flags clang rejects are not passed on");
+        assert!(b.front.opt_disable && b.denorms_are_zero);
+        assert_eq!(BuildOptions::parse("-cl-std=CLC++", OptionsFor::Build), Err(OptionsError::BadStd("CLC++".into())));
+        assert_eq!(BuildOptions::parse("'-DX", OptionsFor::Build), Err(OptionsError::UnclosedQuote));
         assert_eq!(BuildOptions::parse("-cl-std=CL9", OptionsFor::Build), Err(OptionsError::BadStd("CL9".into())));
         assert_eq!(BuildOptions::parse("-D", OptionsFor::Compile), Err(OptionsError::MissingValue("-D".into())));
         assert_eq!(BuildOptions::parse("-bogus", OptionsFor::Build), Err(OptionsError::Unknown("-bogus".into())));
@@ -659,46 +970,5 @@ mod tests {
         );
         assert_eq!(q.globals_base(&plain, &dev).unwrap(), None);
         assert_eq!(dev.memory.heap_bytes(), 0);
-    }
-
-    #[test]
-    fn spirv_specialization_constants() {
-        // Header, OpTypeInt %1 32, OpTypeBool %2, OpSpecConstant %1 %3 7, OpSpecConstantTrue %2 %4,
-        // OpDecorate %3 SpecId 5, OpDecorate %4 SpecId 9.
-        let words: Vec<u32> = vec![
-            SPIRV_MAGIC,
-            0x0001_0000,
-            0,
-            10,
-            0,
-            (4 << 16) | 21,
-            1,
-            32,
-            0,
-            (2 << 16) | 20,
-            2,
-            (4 << 16) | 50,
-            1,
-            3,
-            7,
-            (3 << 16) | 48,
-            2,
-            4,
-            (4 << 16) | 71,
-            3,
-            1,
-            5,
-            (4 << 16) | 71,
-            4,
-            1,
-            9,
-        ];
-        let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let be: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
-        let want: BTreeMap<u32, u32> = [(5, 4), (9, 1)].into_iter().collect();
-        assert_eq!(spirv_spec_constants(&le), Some(want.clone()));
-        assert_eq!(spirv_spec_constants(&be), Some(want));
-        assert_eq!(spirv_spec_constants(&le[..le.len() - 4]), None);
-        assert_eq!(spirv_spec_constants(b"not spir-v at all!!!"), None);
     }
 }

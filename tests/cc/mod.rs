@@ -52,12 +52,17 @@ pub fn as_u32(b: &[u8]) -> Vec<u32> {
     b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
+/// The front end's options for an option string (the driver's parser).
+pub fn front_options(options: &str) -> toolchain::FrontOptions {
+    use ventus_icd::core::program::{BuildOptions, OptionsFor};
+    BuildOptions::parse(options, OptionsFor::Build).unwrap_or_else(|e| panic!("{options:?}: {e}")).front
+}
+
 /// Runs the front end (clang + llvm-spirv) on `src` with `options`.
 pub fn front(src: &str, options: &str) -> toolchain::FrontOutput {
     let tc = toolchain::Toolchain::discover()
         .expect("clang-15 and llvm-spirv-15 are required (run the README's test command, which installs them)");
-    tc.compile(src, &toolchain::parse_options(options).unwrap(), None)
-        .unwrap_or_else(|(e, log)| panic!("front end failed: {e}\n{log}"))
+    tc.compile(src, &front_options(options), None).unwrap_or_else(|(e, log)| panic!("front end failed: {e}\n{log}"))
 }
 
 /// Compiles `src` with `options`.

@@ -9,7 +9,7 @@
 //! (and cached on disk with the build cache) with the discovered clang/llvm-spirv; a program that
 //! uses `double` therefore needs the front-end tools even when it comes from SPIR-V.
 
-use super::toolchain::{parse_options, Toolchain};
+use super::toolchain::{FrontOptions, Toolchain};
 use super::{cache, CompileError};
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -41,7 +41,7 @@ pub fn fp64_module() -> Result<Arc<Vec<u32>>, CompileError> {
             bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
         }
         _ => {
-            let opts = parse_options("-cl-std=CL1.2").map_err(|e| CompileError::Internal(e.to_string()))?;
+            let opts = FrontOptions { cl_std: Some("CL1.2".into()), ..FrontOptions::default() };
             let out = tc
                 .compile(FP64_SOURCE, &opts, None)
                 .map_err(|(e, log)| CompileError::Internal(format!("soft-double library: {e}\n{log}")))?;
