@@ -437,3 +437,21 @@ fn launch_statistics_through_the_vendor_query() {
         check(r, "release");
     }
 }
+
+/// `CL_KERNEL_ATTRIBUTES` names the `vec_type_hint` type as written, signedness included
+/// (SPIR-V does not carry it; the source does).
+#[test]
+fn vec_type_hint_keeps_its_signedness() {
+    let ctx = context();
+    for (ty, name) in [("uint4", "a"), ("int4", "b"), ("ulong2", "c"), ("uchar16", "d"), ("float8", "e")] {
+        let src = format!(
+            "__kernel __attribute__((vec_type_hint({ty}))) __attribute__((reqd_work_group_size(1,1,1))) void {name}(__global int* p) {{ p[0] = 1; }}"
+        );
+        let (p, k) = kernel(ctx, &src, name);
+        let attrs = info_string(cl().clGetKernelInfo, k, CL_KERNEL_ATTRIBUTES);
+        assert!(attrs.contains(&format!("vec_type_hint({ty})")), "{ty}: {attrs}");
+        check(call!(clReleaseKernel(k)), "release");
+        check(call!(clReleaseProgram(p)), "release");
+    }
+    check(call!(clReleaseContext(ctx)), "release");
+}

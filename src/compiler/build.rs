@@ -66,8 +66,12 @@ fn warnings_to_log(c: &super::Compiled, log: &mut String) {
     }
 }
 
-fn back_end(spirv: &[u32], log: &mut String) -> Result<Vec<u8>, BuildError> {
-    match compile_spirv(spirv) {
+fn back_end(spirv: &[u32], source: Option<&str>, log: &mut String) -> Result<Vec<u8>, BuildError> {
+    let compiled = match source {
+        Some(src) => super::compile_spirv_from_source(spirv, src),
+        None => compile_spirv(spirv),
+    };
+    match compiled {
         Ok(c) => {
             if std::env::var_os("VENTUS_DUMP_ASM").is_some() {
                 eprintln!("{}", c.asm);
@@ -189,7 +193,7 @@ pub fn build_source(source: &str, opts: &FrontOptions, headers: &[(String, Strin
         }
     };
     let mut log = front.log.clone();
-    let result = back_end(&front.spirv, &mut log);
+    let result = back_end(&front.spirv, Some(source), &mut log);
     if let (Ok(elf), true) = (&result, cacheable) {
         // A dependency that cannot be read now cannot be checked later: no entry.
         let deps: Option<Vec<(PathBuf, String)>> =
@@ -262,7 +266,7 @@ pub fn build_spirv(spirv: &[u32]) -> BuildOutput {
         return BuildOutput { result: Ok(elf), log: String::new() };
     }
     let mut log = String::new();
-    let result = back_end(spirv, &mut log);
+    let result = back_end(spirv, None, &mut log);
     if let Ok(elf) = &result {
         cache::put("elf", &key, elf);
     }

@@ -16,7 +16,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-24";
+pub const BACKEND_REVISION: &str = "ventus-cc-25";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,11 +84,21 @@ pub fn compile_spirv(words: &[u32]) -> Result<Compiled, CompileError> {
     compile_spirv_modules(&[words.to_vec()])
 }
 
+/// SPIR-V made from `source` → Ventus ELF; the source supplies what SPIR-V cannot carry
+/// ([`source_hints`]).
+pub fn compile_spirv_from_source(words: &[u32], source: &str) -> Result<Compiled, CompileError> {
+    compile_spirv_modules_with(&[words.to_vec()], Some(source))
+}
+
 /// Several SPIR-V modules (compiled objects) → one Ventus ELF.
 pub fn compile_spirv_modules(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
+    compile_spirv_modules_with(modules, None)
+}
+
+fn compile_spirv_modules_with(modules: &[Vec<u32>], source: Option<&str>) -> Result<Compiled, CompileError> {
     // Malformed input must never take the application down: a compiler panic (a bug, or an
     // unchecked assumption about the SPIR-V) becomes a build error.
-    std::panic::catch_unwind(|| compile_spirv_modules_inner(modules)).unwrap_or_else(|p| {
+    std::panic::catch_unwind(|| compile_spirv_modules_inner(modules, source)).unwrap_or_else(|p| {
         let what = p
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -135,7 +145,7 @@ fn back_end(
     Ok((m, frame))
 }
 
-fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, CompileError> {
+fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Result<Compiled, CompileError> {
     let mut prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
     let mut kernels = Vec::new();
@@ -153,6 +163,9 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>]) -> Result<Compiled, Compile
         kernel.info.private_bytes = frame.private;
         asm.push_str(&target::emit::emit(&m, &label_prefix(&kernel.info.name, k))?);
         kernels.push(kernel.info);
+    }
+    if let Some(src) = source {
+        source_hints::apply_vec_type_hints(&mut kernels, src);
     }
     // Subroutines, level by level (`target::call`): level 1 above the kernels' frames, level 2
     // above those of level 1.
