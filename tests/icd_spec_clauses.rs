@@ -455,3 +455,40 @@ fn vec_type_hint_keeps_its_signedness() {
     }
     check(call!(clReleaseContext(ctx)), "release");
 }
+
+/// Non-uniform work-groups need OpenCL C 2.0 or later: a program built as OpenCL C 1.x (the
+/// default) rejects a global size that the local size does not divide.
+#[test]
+fn non_uniform_ndranges_need_opencl_c_2() {
+    let ctx = context();
+    let q = queue(ctx, 0);
+    let m = buffer(ctx, 4 * 128);
+    for (options, uniform_only) in
+        [("", true), ("-cl-std=CL1.2", true), ("-cl-std=CL2.0", false), ("-cl-std=CL3.0", false)]
+    {
+        let (text, mut err) =
+            (CString::new("__kernel void k(__global int* d) { d[get_global_id(0)] = 1; }").unwrap(), 0);
+        let mut ptrs = [text.as_ptr()];
+        let p = call!(clCreateProgramWithSource(ctx, 1, ptrs.as_mut_ptr(), null(), &mut err));
+        let opts = CString::new(options).unwrap();
+        check(call!(clBuildProgram(p, 0, null(), opts.as_ptr(), None, null_mut())), "build");
+        let k = call!(clCreateKernel(p, c"k".as_ptr(), &mut err));
+        check(err, "clCreateKernel");
+        check(call!(clSetKernelArg(k, 0, std::mem::size_of::<cl_mem>(), &m as *const cl_mem as *const c_void)), "arg");
+        let (global, local) = (100usize, 32usize);
+        let code = call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), null_mut()));
+        if uniform_only {
+            expect_err(code, CL_INVALID_WORK_GROUP_SIZE, &format!("100 / 32 with {options:?}"));
+        } else {
+            check(code, &format!("100 / 32 with {options:?}"));
+        }
+        // Without a local size the driver picks one that divides the global size.
+        check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, null(), 0, null(), null_mut())), "local NULL");
+        check(call!(clFinish(q)), "finish");
+        check(call!(clReleaseKernel(k)), "release");
+        check(call!(clReleaseProgram(p)), "release");
+    }
+    check(call!(clReleaseMemObject(m)), "release");
+    check(call!(clReleaseCommandQueue(q)), "release");
+    check(call!(clReleaseContext(ctx)), "release");
+}

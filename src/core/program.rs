@@ -185,6 +185,14 @@ pub struct BuildOptions {
     pub front: FrontOptions,
 }
 
+impl BuildOptions {
+    /// Whether source is compiled as OpenCL C 1.x (no `-cl-std`, or `CL1.0`–`CL1.2`): its
+    /// NDRanges must consist of uniform work-groups (non-uniform ones need OpenCL C 2.0+).
+    pub fn is_opencl_c_1x(&self) -> bool {
+        self.front.cl_std.as_deref().is_none_or(|v| v.starts_with("CL1"))
+    }
+}
+
 /// Why an option string is invalid (`CL_INVALID_{BUILD,COMPILER,LINKER}_OPTIONS`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OptionsError {
@@ -660,7 +668,9 @@ impl Program {
     pub fn build(&self, options: &str, parsed: &BuildOptions) -> Result<bool, Refused> {
         self.begin_build(options)?;
         let current = self.state.lock().artifact.clone();
-        let uniform = parsed.uniform_work_groups || matches!(&current, Artifact::Object(o) if o.uniform_work_groups);
+        let uniform = parsed.uniform_work_groups
+            || matches!(&current, Artifact::Object(o) if o.uniform_work_groups)
+            || (matches!(self.origin, Origin::Source(_)) && parsed.is_opencl_c_1x());
         let result = match (&self.origin, current) {
             // A loaded executable needs no work; an empty log (tools such as pyopencl warn about
             // any non-empty log of a successful build).
@@ -687,6 +697,8 @@ impl Program {
     /// are the embedded headers (include name, text).
     pub fn compile(&self, options: &str, parsed: &BuildOptions, headers: &[(String, String)]) -> Result<bool, Refused> {
         self.begin_build(options)?;
+        let uniform =
+            parsed.uniform_work_groups || (matches!(self.origin, Origin::Source(_)) && parsed.is_opencl_c_1x());
         let spirv = match &self.origin {
             Origin::Source(src) => {
                 let out = compiler::compile_source(src, &parsed.front, headers);
@@ -701,14 +713,14 @@ impl Program {
             Ok((words, log)) => {
                 let o = ObjectBinary {
                     kind: ObjectKind::CompiledObject,
-                    uniform_work_groups: parsed.uniform_work_groups,
+                    uniform_work_groups: uniform,
                     modules: vec![words],
                 };
                 (Ok(Some(Artifact::Object(Arc::new(o)))), log)
             }
             Err(log) => (Err(log), String::new()),
         };
-        Ok(self.finish(result, log, parsed.uniform_work_groups))
+        Ok(self.finish(result, log, uniform))
     }
 
     /// Whether `clLinkProgram` can take this program as an input: it holds a compiled object,
