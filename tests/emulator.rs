@@ -727,6 +727,15 @@ fn time_limits_stop_runaway_work_groups_and_launches() {
         _ => unreachable!(),
     };
     assert!(msg.contains("more than 1 s") && msg.contains("warp 0, pc 0x8"), "{msg}");
+    // A work-group that keeps storing is working, not spinning: not stopped (~2 s of stores
+    // here on a 2-core machine).
+    let busy =
+        format!("li t0, 30000000\nL: sw t0, 0(a0)\naddi t0, t0, -1\nbnez t0, L\n{}\nendprg\n", store_lanes(1, 0, 32));
+    let o = exec(&busy, &Setup { ..Setup::default() });
+    let (busy_prog, _) = build(&busy);
+    let opts = RunOptions { watchdog_seconds: 1, threads: 1, ..RunOptions::default() };
+    let r = run(&o.mem, &busy_prog, &o.params, &opts);
+    assert!(r.is_ok(), "a storing work-group was stopped: {r:?}");
     // A launch-wide limit below the per-group one.
     let t0 = Instant::now();
     let opts = RunOptions { watchdog_seconds: 30, timeout_seconds: 1, threads: 2, ..RunOptions::default() };

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `VENTUS_THREADS` | host threads running work-groups | available cores |
 //! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^34 |
-//! | `VENTUS_WATCHDOG_SECONDS` | host-time budget per work-group in seconds, 0 = off | 10 |
+//! | `VENTUS_WATCHDOG_SECONDS` | host seconds a work-group may run without storing to global or local memory, 0 = off | 10 |
 //! | `VENTUS_TIMEOUT` | host-time budget of a whole launch in seconds, 0 = off | 0 |
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
 //! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp (official stack's variable) | 32 |

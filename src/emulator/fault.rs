@@ -24,7 +24,8 @@ pub enum FaultKind {
     Watchdog {
         instructions: u64,
     },
-    /// The work-group ran longer than its host-time budget (runaway loop).
+    /// The work-group ran longer than its host-time budget without a global or local store
+    /// (a spinning loop).
     WatchdogTime {
         seconds: u32,
     },
@@ -124,8 +125,8 @@ impl std::fmt::Display for Fault {
                 format!("watchdog: work-group exceeded {instructions} instructions (runaway kernel?)")
             }
             FaultKind::WatchdogTime { seconds } => format!(
-                "watchdog: work-group ran for more than {seconds} s (runaway kernel? \
-                 VENTUS_WATCHDOG_SECONDS sets the limit)"
+                "watchdog: work-group ran for more than {seconds} s without storing to global or local \
+                 memory (a spinning kernel? VENTUS_WATCHDOG_SECONDS sets the limit)"
             ),
             FaultKind::Timeout { seconds } => {
                 format!("timeout: the launch ran for more than {seconds} s (VENTUS_TIMEOUT)")

@@ -361,6 +361,8 @@ pub struct MemView<'a> {
     last: std::cell::Cell<usize>,
     /// Bytes moved by successful accesses, by address space ([`Space`] order).
     moved: [std::cell::Cell<u64>; 3],
+    /// Stores and atomic updates to global or local memory (the watchdog's sign of progress).
+    shared_writes: std::cell::Cell<u64>,
 }
 
 /// The address spaces the statistics distinguish.
@@ -381,7 +383,15 @@ impl<'a> MemView<'a> {
         private: Option<&'a Region>,
         global: &'a [Arc<Region>],
     ) -> MemView<'a> {
-        MemView { lds, program, private, global, last: std::cell::Cell::new(0), moved: Default::default() }
+        MemView {
+            lds,
+            program,
+            private,
+            global,
+            last: std::cell::Cell::new(0),
+            moved: Default::default(),
+            shared_writes: Default::default(),
+        }
     }
 
     /// Bytes moved so far through this view in `space` (loads, stores and atomics).
@@ -421,10 +431,30 @@ impl<'a> MemView<'a> {
     /// `region_in`, counting `bytes` moved when the address is mapped.
     #[inline(always)]
     fn access(&self, addr: u32, bytes: u32) -> Option<&Region> {
+        self.access_in(addr, bytes).map(|(r, _)| r)
+    }
+
+    #[inline(always)]
+    fn access_in(&self, addr: u32, bytes: u32) -> Option<(&Region, Space)> {
         let (r, space) = self.region_in(addr)?;
         let c = &self.moved[space as usize];
         c.set(c.get() + u64::from(bytes));
+        Some((r, space))
+    }
+
+    /// `access` for a write: also counts it as progress unless it is private.
+    #[inline(always)]
+    fn write_access(&self, addr: u32, bytes: u32) -> Option<&Region> {
+        let (r, space) = self.access_in(addr, bytes)?;
+        if space != Space::Private {
+            self.shared_writes.set(self.shared_writes.get() + 1);
+        }
         Some(r)
+    }
+
+    /// Stores and atomic updates to global or local memory so far through this view.
+    pub fn shared_writes(&self) -> u64 {
+        self.shared_writes.get()
     }
 
     #[cold]
@@ -456,7 +486,7 @@ impl<'a> MemView<'a> {
         if addr & (bytes - 1) != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.access(addr, bytes) {
+        match self.write_access(addr, bytes) {
             Some(r) => {
                 r.store(addr, value, bytes);
                 Ok(())
@@ -470,7 +500,7 @@ impl<'a> MemView<'a> {
         if addr & 3 != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        self.access(addr, 4).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
+        self.write_access(addr, 4).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
     }
     /// Atomic 64-bit compare-and-swap of an 8-byte-aligned doubleword; returns the old value
     /// (see [`Region::cas64`]).
@@ -479,7 +509,7 @@ impl<'a> MemView<'a> {
         if addr & 7 != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.access(addr, 8) {
+        match self.write_access(addr, 8) {
             Some(r) if r.contains(addr.wrapping_add(4)) => Ok(r.cas64(addr, expected, new)),
             Some(_) => Err(MemError::Unmapped(addr.wrapping_add(4))),
             None => Err(MemError::Unmapped(addr)),

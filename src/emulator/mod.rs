@@ -111,7 +111,7 @@ pub struct RunOptions {
     pub threads: usize,
     /// Instruction budget per work-group (warp instructions; 0 = unlimited).
     pub watchdog: u64,
-    /// Host-time budget per work-group in seconds (0 = unlimited).
+    /// Host seconds a work-group may run without a global or local store (0 = unlimited).
     pub watchdog_seconds: u32,
     /// Host-time budget of the whole launch in seconds (0 = unlimited).
     pub timeout_seconds: u32,

@@ -96,6 +96,10 @@ pub fn run_group<T: Tracer>(
         instruction: ctx.prog.fetch(w.pc).and_then(|d| crate::isa::disasm::disassemble(d.word, w.pc)),
     };
     let group_start = Instant::now();
+    // The host-time watchdog measures time without progress: a work-group that stores to
+    // global or local memory (or prints) is working, not spinning.
+    let mut progress_at = group_start;
+    let mut writes_seen = ctx.mem.shared_writes();
     let over = |start: Instant, now: Instant, seconds: u32| {
         seconds != 0 && now.duration_since(start) > Duration::from_secs(seconds.into())
     };
@@ -109,7 +113,12 @@ pub fn run_group<T: Tracer>(
             rounds += 1;
             if rounds % CHECK_EVERY == 0 {
                 let now = Instant::now();
-                let time_kind = if over(group_start, now, opts.watchdog_seconds) {
+                let writes = ctx.mem.shared_writes();
+                if writes != writes_seen {
+                    writes_seen = writes;
+                    progress_at = now;
+                }
+                let time_kind = if over(progress_at, now, opts.watchdog_seconds) {
                     Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
                 } else if over(launch_start, now, opts.timeout_seconds) {
                     Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
