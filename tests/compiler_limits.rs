@@ -194,3 +194,20 @@ fn an_exponentially_inlined_program_is_a_build_error_not_a_memory_blowup() {
     let Err(err) = ventus_icd::compiler::compile_spirv(&front.spirv) else { panic!("the program is too large") };
     assert!(err.to_string().contains("too large after inlining"), "{err}");
 }
+
+/// Atomics and fences of device scope are compiled between `fence` instructions (work-groups
+/// run on several host threads); work-group scope needs none.
+#[test]
+fn device_scope_atomics_are_fenced() {
+    let count =
+        |src: &str| compile(src, "-cl-std=CL3.0").asm.lines().filter(|l| l.trim_start().starts_with("fence")).count();
+    let device = "__kernel void k(volatile __global atomic_int *p) {
+        atomic_fetch_add_explicit(p, 1, memory_order_seq_cst, memory_scope_device);
+        atomic_store_explicit(p + 1, 2, memory_order_release, memory_scope_device);
+        atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_seq_cst, memory_scope_device); }";
+    let group = "__kernel void k(volatile __global atomic_int *p) {
+        atomic_fetch_add_explicit(p, 1, memory_order_relaxed, memory_scope_work_group);
+        atomic_store_explicit(p + 1, 2, memory_order_relaxed, memory_scope_work_group); }";
+    assert_eq!(count(device), 5, "two fences around each atomic, one for the fence");
+    assert_eq!(count(group), 0);
+}

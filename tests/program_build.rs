@@ -458,15 +458,12 @@ fn feature_macros_are_the_device_features() {
     let defined: Vec<&str> = FEATURES.iter().zip(&out).filter(|(_, &v)| v == 1).map(|(f, _)| *f).collect();
     let mut want: Vec<&str> = reported.iter().map(String::as_str).collect();
     want.sort();
-    // Two macros clang-15 needs to declare the C11 atomics with implicit order and scope
-    // (`atomic_fetch_add(p, v)`, which the compiler implements) are left defined; every other
-    // macro matches the device (src/compiler/toolchain.rs, FEATURE_MACROS).
-    let implicit_atomics = ["__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"];
-    let mut got: Vec<&str> =
-        defined.iter().copied().filter(|f| want.contains(f) || !implicit_atomics.contains(f)).collect();
+    // Exactly the device's features (the implicit-order atomics need seq_cst and device scope,
+    // which the device reports).
+    let mut got = defined.clone();
     got.sort();
     assert_eq!(got, want, "feature macros defined vs CL_DEVICE_OPENCL_C_FEATURES");
-    // The functions those two macros enable are declared.
+    // The C11 atomics with implicit order and scope are declared and work.
     let p2 = env.source(
         "__kernel void k(volatile __global atomic_int *p) { atomic_fetch_add(p, 1); atomic_store(p, atomic_load(p) + 1); }\n",
     );

@@ -204,12 +204,15 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => b(&no),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => b(&yes),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP) as cl_device_atomic_capabilities))
-        }
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
-            b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-                as cl_device_atomic_capabilities))
+        // Every order up to sequentially consistent, work-group and device scope: device-scope
+        // atomics and fences are compiled between host-fenced `fence` instructions (the
+        // compiler's `Lowerer::inst`), work-group scope is one host thread.
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES | CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => {
+            b(&((CL_DEVICE_ATOMIC_ORDER_RELAXED
+                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+                | CL_DEVICE_ATOMIC_ORDER_SEQ_CST
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+                | CL_DEVICE_ATOMIC_SCOPE_DEVICE) as cl_device_atomic_capabilities))
         }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => b(&(0 as cl_device_device_enqueue_capabilities)),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => b(&(d.threads_per_warp as usize)),

@@ -160,16 +160,15 @@ impl FrontOptions {
 /// Every OpenCL C 3.0 feature macro (the specification's list, plus the `cl_ext_float_atomics`
 /// ones clang-15 defines for SPIR targets): those the device does not report are undefined.
 ///
-/// Except two: clang-15 declares a built-in function only if the feature macros it requires are
-/// defined *where it is used*, and the C11 atomics with implicit order and scope
-/// (`atomic_fetch_add(p, v)`, `atomic_load(p)`, …, and the `_explicit` forms without a scope)
-/// require `__opencl_c_atomic_order_seq_cst` and `__opencl_c_atomic_scope_device`. The back end
-/// implements them, and programs use them, so those two stay as clang-15 defines them (for SPIR
-/// targets, always) even though the device reports only relaxed, work-group-scope atomic
-/// capabilities; see [`IMPLICIT_ATOMICS_MACROS`].
+/// (clang-15 declares a built-in function only if the feature macros it requires are defined
+/// where it is used: the C11 atomics with implicit order and scope need
+/// `__opencl_c_atomic_order_seq_cst` and `__opencl_c_atomic_scope_device`, which the device
+/// reports.)
 const FEATURE_MACROS: &[&str] = &[
     "__opencl_c_3d_image_writes",
     "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
     "__opencl_c_atomic_scope_all_devices",
     "__opencl_c_device_enqueue",
     "__opencl_c_generic_address_space",
@@ -219,9 +218,6 @@ const EXTENSION_MACROS: &[&str] = &[
     "cl_khr_subgroup_shuffle",
     "cl_khr_subgroup_shuffle_relative",
 ];
-
-/// The feature macros left as clang-15 defines them (see [`FEATURE_MACROS`]).
-pub const IMPLICIT_ATOMICS_MACROS: [&str; 2] = ["__opencl_c_atomic_order_seq_cst", "__opencl_c_atomic_scope_device"];
 
 /// Features clang-15 knows as `-cl-ext` names (others, e.g. `__opencl_c_fp16`, exist only as
 /// macros we define).
@@ -582,7 +578,7 @@ mod tests {
         let p = feature_prelude(&["__opencl_c_fp64".to_string()], &["cl_khr_subgroup_ballot".to_string()]);
         assert!(p.contains("#undef __opencl_c_read_write_images\n"));
         assert!(p.contains("#undef cl_khr_subgroup_shuffle\n") && !p.contains("#undef cl_khr_subgroup_ballot\n"));
-        assert!(!p.contains("#undef __opencl_c_atomic_scope_device\n"), "the implicit atomics stay declared");
+        assert!(p.contains("#undef __opencl_c_atomic_scope_device\n"), "unless the device reports it");
         assert!(p.contains("#define __opencl_c_fp64 1\n"));
     }
 }

@@ -38,8 +38,15 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_arm_printf",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`; also what clang is told).
-pub const OPENCL_C_FEATURES: &[&str] =
-    &["__opencl_c_int64", "__opencl_c_fp64", "__opencl_c_fp16", "__opencl_c_program_scope_global_variables"];
+pub const OPENCL_C_FEATURES: &[&str] = &[
+    "__opencl_c_int64",
+    "__opencl_c_fp64",
+    "__opencl_c_fp16",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+];
 /// Global memory reported (the heap is 0x9000_0000..0xffff_ffff: 1.75 GiB of address space).
 pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;
 pub const MAX_MEM_ALLOC_SIZE: u64 = 256 << 20;

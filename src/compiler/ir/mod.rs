@@ -255,6 +255,8 @@ pub enum Op {
     PrintNotify,
     /// Faults the work-group (`__builtin_trap()`, `unreachable` reached at run time).
     Trap,
+    /// A memory fence ordering this work-item's accesses against other work-groups (`fence`).
+    Fence,
     /// Address of a kernel-scope `__local` variable: byte offset in the static local area.
     LocalAddr {
         offset: u32,
@@ -431,6 +433,7 @@ impl Op {
             | Op::Barrier { .. }
             | Op::PrintNotify
             | Op::Trap
+            | Op::Fence
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
             | Op::Param(_)
@@ -460,6 +463,7 @@ impl Op {
             | Op::Barrier { .. }
             | Op::PrintNotify
             | Op::Trap
+            | Op::Fence
             | Op::LocalAddr { .. }
             | Op::ConstAddr { .. }
             | Op::Param(_)
@@ -505,6 +509,7 @@ impl Op {
                 | Op::Barrier { .. }
                 | Op::PrintNotify
                 | Op::Trap
+                | Op::Fence
                 | Op::Return(_)
         )
     }

@@ -698,8 +698,59 @@ impl<'m> Lowerer<'m> {
         Ok((i.result_id.ok_or(invalid("missing result id"))?, i.result_type.ok_or(invalid("missing result type"))?))
     }
 
-    /// Translates one instruction; `cur` is the IR block being filled (calls may change it).
+    /// Translates one instruction, fencing atomics and memory barriers of device scope.
+    ///
+    /// Work-groups run concurrently on host threads, so an atomic access or fence of device (or
+    /// wider) scope is put between two `fence` instructions (host sequentially consistent fences
+    /// in the emulator): relaxed accesses separated by such fences are sequentially consistent,
+    /// which covers every order up to `memory_order_seq_cst`. Work-group scope needs nothing: a
+    /// work-group's warps run on one host thread, in one order.
     fn inst(&mut self, fr: &mut Frame, label: u32, cur: &mut BlockId, i: &Instruction) -> Result<(), CompileError> {
+        let op = i.class.opcode;
+        let scope_operand = match op {
+            S::MemoryBarrier => Some(0),
+            S::AtomicLoad
+            | S::AtomicStore
+            | S::AtomicExchange
+            | S::AtomicCompareExchange
+            | S::AtomicCompareExchangeWeak
+            | S::AtomicIIncrement
+            | S::AtomicIDecrement
+            | S::AtomicIAdd
+            | S::AtomicISub
+            | S::AtomicSMin
+            | S::AtomicUMin
+            | S::AtomicSMax
+            | S::AtomicUMax
+            | S::AtomicAnd
+            | S::AtomicOr
+            | S::AtomicXor
+            | S::AtomicFlagTestAndSet
+            | S::AtomicFlagClear => Some(1),
+            _ => None,
+        };
+        // Scope: CrossDevice = 0, Device = 1, Workgroup = 2, … (a non-constant scope: fenced).
+        let fenced = scope_operand
+            .and_then(|k| id_operand(i, k).ok())
+            .is_some_and(|id| self.m.constant_u64(id).map_or(true, |scope| scope <= 1));
+        if fenced {
+            self.f.push_void(*cur, Op::Fence);
+        }
+        self.inst_unfenced(fr, label, cur, i)?;
+        if fenced && op != S::MemoryBarrier {
+            self.f.push_void(*cur, Op::Fence);
+        }
+        Ok(())
+    }
+
+    /// Translates one instruction; `cur` is the IR block being filled (calls may change it).
+    fn inst_unfenced(
+        &mut self,
+        fr: &mut Frame,
+        label: u32,
+        cur: &mut BlockId,
+        i: &Instruction,
+    ) -> Result<(), CompileError> {
         let op = i.class.opcode;
         match op {
             S::Line => {

@@ -406,6 +406,11 @@ impl Sel<'_> {
                 self.emit_rr(I::Ebreak, ZERO, ZERO, ZERO, 0);
                 Ok(())
             }
+            // `fence rw, rw` (pred = succ = 0b0011).
+            Op::Fence => {
+                self.emit_rr(I::Fence, ZERO, ZERO, ZERO, 0x33);
+                Ok(())
+            }
             Op::Barrier { global } => {
                 self.emit_rr(I::Barrier, ZERO, ZERO, ZERO, if *global { 3 } else { 1 });
                 Ok(())

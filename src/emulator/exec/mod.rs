@@ -264,7 +264,10 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         Op::Sra => alu!(s::sra(x1, x2)),
         Op::Or => alu!(x1 | x2),
         Op::And => alu!(x1 & x2),
-        Op::Fence | Op::FenceI | Op::Wfi => {}
+        // Work-groups run on several host threads: a fence orders this warp's memory accesses
+        // against theirs (sequentially consistent, the strongest order a kernel can ask for).
+        Op::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
+        Op::FenceI | Op::Wfi => {}
         Op::Ecall => return Err(Trap::new(FaultKind::EnvironmentCall)),
         Op::Ebreak => return Err(Trap::new(FaultKind::Breakpoint)),
         Op::Mret => next = w.csr.mepc,
