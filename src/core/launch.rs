@@ -10,11 +10,12 @@
 //!   largest divisor of the global size that fits the remaining budget (≤ the kernel's maximum
 //!   work-group size), preferring multiples of the warp width in dimension 0 — always uniform.
 //! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time. The
-//!   command runs the emulator on its own device thread while the queue thread drains the
-//!   print channel ([`PrintEvent`]): for programs with printf call sites each `CSR_PRINT`
-//!   notification drains the launch's [`PrintBuffer`] and writes the text (stdout, or the context's
-//!   `cl_arm_printf` callback) while the kernel still runs; text formatted by a host call (legacy
-//!   printf of official binaries) is written the same way as it arrives; afterwards every buffer argument gets
+//!   command runs the emulator on the queue thread (and the emulator's thread pool): for programs
+//!   with printf call sites each `CSR_PRINT` notification drains the launch's [`PrintBuffer`] on
+//!   the emulator thread that raised it and writes the text (stdout, or the context's
+//!   `cl_arm_printf` callback) while the kernel still runs ([`DirectPrint`]); text formatted by a
+//!   host call (legacy printf of official binaries) is written the same way as it arrives; an
+//!   emulator panic fails the launch; afterwards every buffer argument gets
 //!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
 //! * A kernel of a program with program-scope variables gets the address of the program's
 //!   globals block ([`Program::globals_base`](super::program::Program::globals_base), allocated
@@ -35,7 +36,8 @@ use crate::cl::*;
 use crate::device::print::PrintBuffer;
 use crate::device::{self, DeviceError, KernelLaunch, LaunchStats};
 use crate::emulator::{PrintHook, WorkItems};
-use std::sync::mpsc::{channel, Sender};
+use parking_lot::Mutex;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 /// A validated NDRange (unused dimensions: global 1, local 1, offset 0).
@@ -86,27 +88,28 @@ pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32) 
     local
 }
 
-/// Printing observed while a kernel ran.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PrintEvent {
-    /// A `CSR_PRINT` write: records are waiting in the print buffer.
-    Csr { work_group: u32, warp: u32, value: u32 },
-    /// Text already formatted by a host call (the 2023 libclc printf of official binaries).
-    Text(Vec<u8>),
+/// Writes a launch's printf output as the kernel produces it, on the emulator thread that reports
+/// it: a `CSR_PRINT` write drains the print buffer, a host call's text is written as it is. The
+/// drain and the write happen under one lock, so output keeps the buffer's record order.
+struct DirectPrint {
+    context: Ref<super::context::Context>,
+    kernel: String,
+    printer: Mutex<Option<PrintBuffer>>,
 }
 
-/// Forwards print events from emulator threads to the queue thread.
-struct ChannelHook(Sender<PrintEvent>);
-
-impl PrintHook for ChannelHook {
-    // A closed channel only means the queue thread stopped listening; nothing to do.
+impl PrintHook for DirectPrint {
     fn on_print(&self, work_group: u32, warp: u32, value: u32) {
-        let _ = self.0.send(PrintEvent::Csr { work_group, warp, value });
+        log::trace!("kernel {}: CSR_PRINT = {value:#x} (work-group {work_group}, warp {warp})", self.kernel);
+        let mut printer = self.printer.lock();
+        if let Some(p) = printer.as_mut() {
+            let mut text = Vec::new();
+            p.drain(&mut text);
+            emit_print(&self.context, &text);
+        }
     }
     fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
-        if !text.is_empty() {
-            let _ = self.0.send(PrintEvent::Text(text.to_vec()));
-        }
+        let _order = self.printer.lock();
+        emit_print(&self.context, text);
     }
 }
 
@@ -141,9 +144,9 @@ struct Launch {
 }
 
 impl Launch {
-    /// Runs the kernel on a device thread; the calling (queue) thread drains the print buffer
-    /// whenever a warp sets `CSR_PRINT`, and once more at the end.
-    fn run(&self, context: &super::context::Context) -> Result<LaunchStats, LaunchFailure> {
+    /// Runs the kernel on the calling (queue) thread and the emulator's pool; printf output is
+    /// written while the kernel runs ([`DirectPrint`]) and once more at the end.
+    fn run(&self, context: &Ref<super::context::Context>) -> Result<LaunchStats, LaunchFailure> {
         let k = &self.kernel;
         let dev = &self.device;
         let mut args = device_args(&self.args);
@@ -153,67 +156,52 @@ impl Launch {
         {
             args.push(KernelArg::Pointer(base));
         }
-        let (tx, rx) = channel();
-        let mut opts = k.run_options();
-        opts.print_hook = Some(Arc::new(ChannelHook(tx)));
-        let mut printer = match &k.exec.printf {
+        let printer = match &k.exec.printf {
             Some(table) => Some(
                 PrintBuffer::new(&dev.memory, context.printf_buffer_size(dev.printf_buffer_size), Some(table.clone()))
                     .map_err(|e| LaunchFailure::Device(DeviceError::Memory(e)))?,
             ),
             None => None,
         };
+        let print = printer.as_ref().map_or((0, 0), |p| p.metadata());
+        let hook = Arc::new(DirectPrint {
+            context: context.clone(),
+            kernel: k.name().to_string(),
+            printer: Mutex::new(printer),
+        });
+        let mut opts = k.run_options();
+        opts.print_hook = Some(hook.clone());
         let l = KernelLaunch {
             program: &k.exec.code,
             entry: k.def().entry,
             geometry: self.range.geometry(),
             args: &args,
             threads_per_warp: dev.threads_per_warp,
-            print: printer.as_ref().map_or((0, 0), |p| p.metadata()),
+            print,
             work_items: Some(WorkItems { global: self.range.global, local: self.range.local }),
             private_bytes: k.def().info.as_ref().map_or(0, |i| i.private_bytes),
         };
-        std::thread::scope(|s| {
-            // Every sender lives in `opts`, owned by the device thread: the channel closes when
-            // the launch is over, whatever its outcome (a panic unwinds and drops it too).
-            let work = move || device::launch(&dev.memory, &l, &opts);
-            let handle = std::thread::Builder::new()
-                .name("ventus-device".into())
-                .spawn_scoped(s, work)
-                .map_err(|_| LaunchFailure::NoThread)?;
+        // An emulator bug must not unwind into the queue thread (or through `extern "C"`).
+        let result = std::panic::catch_unwind(AssertUnwindSafe(|| device::launch(&dev.memory, &l, &opts)))
+            .map_err(|_| LaunchFailure::Panicked)
+            .and_then(|r| r.map_err(LaunchFailure::Device));
+        drop(opts);
+        if let Some(mut p) = hook.printer.lock().take() {
             let mut text = Vec::new();
-            for event in rx.iter() {
-                let (value, work_group, warp) = match event {
-                    PrintEvent::Csr { work_group, warp, value } => (value, work_group, warp),
-                    PrintEvent::Text(t) => {
-                        emit_print(context, &t);
-                        continue;
-                    }
-                };
-                log::trace!("kernel {}: CSR_PRINT = {value:#x} (work-group {work_group}, warp {warp})", k.name());
-                if let Some(p) = printer.as_mut() {
-                    p.drain(&mut text);
-                    emit_print(context, &text);
-                    text.clear();
-                }
+            p.drain(&mut text);
+            emit_print(context, &text);
+            let lost = p.lost();
+            if lost > 0 {
+                context.report(&format!(
+                    "kernel `{}`: {lost} printf record(s) lost: the print buffer ({} bytes, VENTUS_PRINTF_BUFFER_SIZE) was full",
+                    k.name(),
+                    p.capacity()
+                ));
+                log::warn!("kernel `{}`: {lost} printf record(s) lost (print buffer full)", k.name());
             }
-            let result = handle.join().map_err(|_| LaunchFailure::Panicked)?.map_err(LaunchFailure::Device);
-            if let Some(mut p) = printer.take() {
-                p.drain(&mut text);
-                emit_print(context, &text);
-                let lost = p.lost();
-                if lost > 0 {
-                    context.report(&format!(
-                        "kernel `{}`: {lost} printf record(s) lost: the print buffer ({} bytes, VENTUS_PRINTF_BUFFER_SIZE) was full",
-                        k.name(),
-                        p.capacity()
-                    ));
-                    log::warn!("kernel `{}`: {lost} printf record(s) lost (print buffer full)", k.name());
-                }
-                p.free(&dev.memory);
-            }
-            result
-        })
+            p.free(&dev.memory);
+        }
+        result
     }
 }
 
@@ -222,9 +210,7 @@ impl Launch {
 enum LaunchFailure {
     /// Staging or running failed (fault, watchdog, memory).
     Device(DeviceError),
-    /// The device thread could not be started.
-    NoThread,
-    /// The device thread panicked (an emulator bug).
+    /// The emulator panicked (an emulator bug).
     Panicked,
 }
 
@@ -232,7 +218,6 @@ impl std::fmt::Display for LaunchFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LaunchFailure::Device(e) => e.fmt(f),
-            LaunchFailure::NoThread => write!(f, "could not start the device thread"),
             LaunchFailure::Panicked => write!(f, "internal error in the emulator"),
         }
     }

@@ -33,7 +33,53 @@ pub struct Region {
     base: u32,
     /// Size in bytes (multiple of 4).
     size: u32,
-    words: Box<[AtomicU32]>,
+    words: Words,
+}
+
+/// Word storage: the heap for small regions, an anonymous mapping for large ones (pages are
+/// committed by the OS on first touch and read as zero until then).
+enum Words {
+    Heap(Box<[AtomicU32]>),
+    Map(memmap2::MmapMut),
+}
+
+impl Words {
+    /// Regions of at least this many bytes are mapped.
+    const MAP_FROM: usize = 64 * 1024;
+
+    fn zeroed(n: usize) -> Words {
+        if n * 4 >= Self::MAP_FROM {
+            if let Ok(m) = memmap2::MmapMut::map_anon(n * 4) {
+                return Words::Map(m);
+            }
+        }
+        let layout = Layout::array::<AtomicU32>(n).expect("region size fits a Layout");
+        // SAFETY: `layout` has non-zero size (n >= 1). An all-zero bit pattern is a valid
+        // `AtomicU32`, so the zeroed allocation is an initialised `[AtomicU32; n]`; ownership of the
+        // allocation (made with the global allocator and this exact layout) moves into the Box.
+        let words = unsafe {
+            let p = alloc_zeroed(layout) as *mut AtomicU32;
+            if p.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n))
+        };
+        Words::Heap(words)
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU32];
+    #[inline(always)]
+    fn deref(&self) -> &[AtomicU32] {
+        match self {
+            Words::Heap(b) => b,
+            // SAFETY: the mapping is page-aligned (so aligned for AtomicU32), `len / 4` whole words
+            // long, zero-initialised by the OS and only ever accessed through these atomics; it
+            // lives as long as `self`.
+            Words::Map(m) => unsafe { std::slice::from_raw_parts(m.as_ptr() as *const AtomicU32, m.len() / 4) },
+        }
+    }
 }
 
 impl std::fmt::Debug for Region {
@@ -56,19 +102,7 @@ impl Region {
     /// lazily by the OS (zeroed pages), so a 256 MiB window costs only what is touched.
     pub fn zeroed(base: u32, size: u32) -> Region {
         let size = (size.max(4) + 3) & !3;
-        let n = (size / 4) as usize;
-        let layout = Layout::array::<AtomicU32>(n).expect("region size fits a Layout");
-        // SAFETY: `layout` has non-zero size (n >= 1). An all-zero bit pattern is a valid
-        // `AtomicU32`, so the zeroed allocation is an initialised `[AtomicU32; n]`; ownership of the
-        // allocation (made with the global allocator and this exact layout) moves into the Box.
-        let words = unsafe {
-            let p = alloc_zeroed(layout) as *mut AtomicU32;
-            if p.is_null() {
-                std::alloc::handle_alloc_error(layout);
-            }
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n))
-        };
-        Region { base, size, words }
+        Region { base, size, words: Words::zeroed((size / 4) as usize) }
     }
 
     pub fn base(&self) -> u32 {

@@ -86,6 +86,8 @@ pub struct Program {
     ext: Vec<Decoded>,
     segments: Vec<LoadSegment>,
     host_calls: Vec<HostCall>,
+    /// No instruction writes a vector register at or above this (see [`Program::vreg_bound`]).
+    vreg_bound: usize,
 }
 
 fn illegal(word: u32) -> Decoded {
@@ -177,7 +179,17 @@ impl Program {
         for (idx, op) in ops.iter_mut().enumerate() {
             Self::link_prefix(&words, op, idx, Ext::default(), &mut ext);
         }
-        Ok(Program { text_base: lo, ops, ext, segments, host_calls: Vec::new() })
+        // Destination registers (extension applied) + 8: room for register pairs and groups
+        // (64-bit AMOs write rd and rd+1); v0..v31 always, for host calls (they write v0).
+        let vreg_bound = ops
+            .iter()
+            .chain(&ext)
+            .filter(|d| d.op.is_some())
+            .map(|d| d.rd as usize + 8)
+            .max()
+            .unwrap_or(0)
+            .clamp(32, 256);
+        Ok(Program { text_base: lo, ops, ext, segments, host_calls: Vec::new(), vreg_bound })
     }
 
     /// If `d` is a prefix, creates the extended variant of the following word (recursively for
@@ -230,6 +242,13 @@ impl Program {
 
     pub fn text_base(&self) -> u32 {
         self.text_base
+    }
+    /// An upper bound of the vector registers the program can write: every destination
+    /// register number of its predecoded instructions is below it (at least 32, at most 256).
+    /// Warps are reset by clearing only the registers below the bound of the program they ran.
+    #[inline]
+    pub fn vreg_bound(&self) -> usize {
+        self.vreg_bound
     }
     /// Load segments (copied into the program window before every work-group).
     pub fn segments(&self) -> &[LoadSegment] {
@@ -300,6 +319,15 @@ mod tests {
         assert_eq!(e.op, Some(Op::VaddVi));
         assert_eq!(e.imm, 0x7ff, "zero-extended 11-bit immediate");
         assert_eq!(p.fetch(0x8000_0004).unwrap().imm, -1);
+    }
+    #[test]
+    fn vector_register_bound_covers_every_destination() {
+        // vadd.vi v1, v2, -1
+        assert_eq!(prog(&[0x022fb0d7]).vreg_bound(), 32, "at least v0..v31");
+        // regext (rd + 3·32) ; vadd.vi v1, v2, -1 → v97; plain successor v1
+        let p = prog(&[0x0030200b, 0x022fb0d7]);
+        assert_eq!(p.extended(p.fetch(0x8000_0000).unwrap().next_ext).rd, 97);
+        assert_eq!(p.vreg_bound(), 97 + 8);
     }
     #[test]
     fn rejects_segments_outside_window() {

@@ -2,7 +2,8 @@
 //! window (reloaded from the program's segments before every work-group, as the reference does) and
 //! a private-memory overlay; work-group ids are taken from a shared counter in linear order.
 //! The fault reported is the one of the lowest work-group id, so it does not depend on timing when
-//! only one work-group faults.
+//! only one work-group faults. A launch on N threads runs on the calling thread and N − 1
+//! threads of a persistent pool (no thread is created per launch).
 
 use super::exec::Ctx;
 use super::fault::Fault;
@@ -15,6 +16,7 @@ use crate::abi;
 use crate::emulator::commit_log::CommitRecord;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Commit records per work-group, in work-group order.
@@ -94,6 +96,30 @@ impl Slot {
             if s.mem_size > filled {
                 self.program.fill_zero(s.vaddr + filled, s.mem_size - filled);
             }
+        }
+    }
+}
+
+/// A persistent pool of `n` emulator threads (`ventus-emu-<i>`), created on first use and kept
+/// for the process: a launch does not create threads. One pool per size (launches may ask for
+/// different thread counts through [`RunOptions::threads`]); at most a few sizes are ever used.
+/// `None` if the threads cannot be started.
+fn helpers(n: usize) -> Option<Arc<rayon::ThreadPool>> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock();
+    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
+        return Some(p.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(n).thread_name(|i| format!("ventus-emu-{}", i + 1)).build();
+    match pool {
+        Ok(pool) => {
+            let pool = Arc::new(pool);
+            pools.push((n, pool.clone()));
+            Some(pool)
+        }
+        Err(e) => {
+            log::warn!("cannot start {n} emulator threads ({e}): running on one");
+            None
         }
     }
 }
@@ -181,15 +207,17 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     if workers == 1 {
         worker();
     } else {
-        std::thread::scope(|s| {
-            for i in 0..workers {
-                let w = &worker;
-                std::thread::Builder::new()
-                    .name(format!("ventus-emu-{i}"))
-                    .spawn_scoped(s, w)
-                    .expect("spawning an emulator thread");
-            }
-        });
+        // The calling thread is one of the workers; the others come from a persistent pool
+        // (without one, the calling thread runs every work-group).
+        match helpers(workers - 1) {
+            Some(pool) => pool.in_place_scope(|s| {
+                for _ in 1..workers {
+                    s.spawn(|_| worker());
+                }
+                worker();
+            }),
+            None => worker(),
+        }
     }
     let mut traces = traces.into_inner();
     traces.sort_by_key(|(g, _)| *g);

@@ -76,13 +76,19 @@ pub struct Warp {
     pub done: bool,
     /// Vector branches of this warp that split its active lanes (statistics).
     pub divergent_branches: u64,
+    /// Vector registers `v[0..dirty_vregs]` may be non-zero; the rest are zero. A reset zeroes
+    /// only those, then assumes the next program writes below its [`Program::vreg_bound`].
+    ///
+    /// [`Program::vreg_bound`]: super::program::Program::vreg_bound
+    dirty_vregs: usize,
 }
 
 impl Warp {
     /// A warp in the state the boot ROM leaves it in when it jumps to `pc`
     /// (ventus-isa.md §10.1): registers zero but t0 = pc, a0 = warp index, a1 = 0x1020; all lanes
     /// active; SIMT stack empty; vtype.vill set; FS off, VS initial.
-    pub fn new(pc: u32, numt: u32, csrs: Csrs) -> Warp {
+    /// `vreg_bound`: the program writes no vector register at or above it.
+    pub fn new(pc: u32, numt: u32, csrs: Csrs, vreg_bound: usize) -> Warp {
         let mut w = Warp {
             pc,
             x: [0; 256],
@@ -94,23 +100,25 @@ impl Warp {
             csr: Csrs::default(),
             done: false,
             divergent_branches: 0,
+            dirty_vregs: 0,
         };
-        w.reset(pc, numt, csrs, false);
+        w.reset(pc, numt, csrs, vreg_bound);
         w
     }
 
-    /// Puts the warp back into its start state (reusing its allocations); vector registers are
-    /// zeroed when `zero_vregs` (a new warp's already are).
-    pub fn reset(&mut self, pc: u32, numt: u32, csrs: Csrs, zero_vregs: bool) {
+    /// Puts the warp back into its start state (reusing its allocations) for a program that
+    /// writes no vector register at or above `vreg_bound`. Every vector register reads zero
+    /// afterwards; only those the previous program could have written are cleared (a work-group
+    /// of a small kernel does not clear 32 KiB per warp).
+    pub fn reset(&mut self, pc: u32, numt: u32, csrs: Csrs, vreg_bound: usize) {
         let width_mask = if numt >= 32 { u32::MAX } else { (1u32 << numt) - 1 };
         self.pc = pc;
         self.x = [0; 256];
         self.x[5] = pc;
         self.x[10] = csrs.wid;
         self.x[11] = 0x1020;
-        if zero_vregs {
-            self.v.iter_mut().for_each(|r| *r = [0; MAX_LANES]);
-        }
+        self.v[..self.dirty_vregs].iter_mut().for_each(|r| *r = [0; MAX_LANES]);
+        self.dirty_vregs = vreg_bound.min(self.v.len());
         self.mask = width_mask;
         self.width_mask = width_mask;
         self.stack.clear();
@@ -240,5 +248,28 @@ impl Warp {
             _ => return Err(Trap::illegal(word)),
         }
         Ok(CsrEffect::None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reset clears every register the previous program could write (its bound), so registers
+    /// read zero for the next program, whatever bound that one has.
+    #[test]
+    fn reset_clears_what_the_previous_program_could_write() {
+        let mut w = Warp::new(0x8000_0000, 32, Csrs::default(), 256);
+        w.v[200][3] = 7;
+        w.v[5][0] = 1;
+        w.reset(0x8000_0000, 32, Csrs::default(), 32);
+        assert!(w.v.iter().all(|r| r.iter().all(|&x| x == 0)), "all registers zero after the first reset");
+        w.v[31][31] = 9;
+        w.reset(0x8000_0000, 32, Csrs::default(), 64);
+        assert_eq!(w.v[31][31], 0);
+        w.v[63][1] = 5;
+        w.reset(0x8000_0000, 32, Csrs::default(), 32);
+        assert_eq!(w.v[63][1], 0, "a register below the previous bound is cleared");
+        assert_eq!((w.x[5], w.x[11], w.mask), (0x8000_0000, 0x1020, u32::MAX));
     }
 }

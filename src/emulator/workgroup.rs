@@ -58,9 +58,9 @@ pub fn run_group<T: Tracer>(
     for w in 0..numw {
         let c = csrs(p, g, w as u32);
         if let Some(warp) = pool.warps.get_mut(w) {
-            warp.reset(p.start_pc, p.threads_per_warp, c, true);
+            warp.reset(p.start_pc, p.threads_per_warp, c, ctx.prog.vreg_bound());
         } else {
-            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c));
+            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c, ctx.prog.vreg_bound()));
         }
     }
     if let Some(wi) = &p.work_items {

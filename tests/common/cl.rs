@@ -48,7 +48,7 @@ macro_rules! cl_api {
         }
 
         impl Cl {
-            fn load(lib: libloading::Library) -> Cl {
+            pub fn load(lib: libloading::Library) -> Cl {
                 $(
                     // SAFETY: the symbol is the loader's entry point of that name; its C signature
                     // is the one `cl_function_types` declares (both come from the Khronos

@@ -1,0 +1,524 @@
+//! The same OpenCL C kernels through our ICD and through pocl (when Debian's `pocl-opencl-icd` is
+//! installed), side by side, through the ICD loader exactly as an application runs them.
+//!
+//! Figures (each the median of [`RUNS`] interleaved runs: ours, pocl, ours, pocl, …):
+//! * kernel time (`CL_PROFILING_COMMAND_START` → `END`) of compute-bound kernels (an ALU loop,
+//!   a matmul with `__local` tiles, n-body) and memory-bound ones (saxpy, a 5-point stencil), and
+//!   the ratio ours / pocl;
+//! * an empty 1-work-group launch, `clEnqueueNDRangeKernel` to event complete (wall time);
+//! * a loop of 1,000 small launches (256 work-items each) and one `clFinish` (wall time);
+//! * emulated lane-instructions per second of the ALU loop, from our launch statistics
+//!   (`CL_EVENT_STATISTICS_VENTUS`), per emulator thread.
+//!
+//! Every result is checked against a host computation (a wrong kernel would make the figures
+//! meaningless). Run with `cargo bench --bench vs_pocl`; `VENTUS_THREADS` selects our emulator
+//! threads (default: all cores). Prints a table; asserts nothing about time.
+#![allow(clippy::missing_safety_doc)]
+
+#[path = "../tests/common/cl.rs"]
+#[allow(unused_imports)]
+mod cl;
+
+use cl::*;
+use std::ffi::c_void;
+use std::ptr::{null, null_mut};
+use std::time::{Duration, Instant};
+
+/// Interleaved runs per figure.
+const RUNS: usize = 5;
+
+const SOURCE: &str = r#"
+kernel void alu(global float *out, int iters) {
+    int i = get_global_id(0);
+    float a = (float)i * 0.001f, b = 1.0f, c = 0.5f;
+    int k = i;
+    for (int n = 0; n < iters; n++) {
+        a = a * 0.5f + 1.0f;
+        b = b * 0.75f + a * 0.125f;
+        c = c * 0.875f - b * 0.0625f;
+        k = (k * 1103515245 + 12345) ^ (k >> 7);
+    }
+    out[i] = a + b + c + (float)(k & 0xff);
+}
+
+#define TILE 16
+kernel void matmul(global const float *A, global const float *B, global float *C, int n) {
+    local float As[TILE][TILE], Bs[TILE][TILE];
+    int row = get_global_id(1), col = get_global_id(0);
+    int ly = get_local_id(1), lx = get_local_id(0);
+    float acc = 0.0f;
+    for (int t = 0; t < n; t += TILE) {
+        As[ly][lx] = A[row * n + t + lx];
+        Bs[ly][lx] = B[(t + ly) * n + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; k++)
+            acc += As[ly][k] * Bs[k][lx];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[row * n + col] = acc;
+}
+
+kernel void nbody(global const float4 *pos, global float4 *acc_out, int n, float eps2) {
+    int i = get_global_id(0);
+    float4 p = pos[i];
+    float3 a = (float3)(0.0f);
+    for (int j = 0; j < n; j++) {
+        float4 q = pos[j];
+        float3 d = q.xyz - p.xyz;
+        float r2 = dot(d, d) + eps2;
+        float inv = rsqrt(r2);
+        a += d * (q.w * inv * inv * inv);
+    }
+    acc_out[i] = (float4)(a, 0.0f);
+}
+
+kernel void saxpy(global const float *x, global float *y, float alpha) {
+    int i = get_global_id(0);
+    y[i] = alpha * x[i] + y[i];
+}
+
+kernel void stencil(global const float *in, global float *out, int w, int h) {
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+        out[y * w + x] = in[y * w + x];
+        return;
+    }
+    out[y * w + x] = 0.2f * (in[y * w + x] + in[y * w + x - 1] + in[y * w + x + 1]
+                             + in[(y - 1) * w + x] + in[(y + 1) * w + x]);
+}
+
+kernel void empty(void) {}
+
+kernel void small(global int *buf, int k) {
+    int i = get_global_id(0);
+    buf[i] += k;
+}
+"#;
+
+/// `CL_EVENT_STATISTICS_VENTUS` (include/CL/cl_ventus.h).
+const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
+
+/// One platform's device, context, queue (profiling on) and built program.
+struct Target {
+    name: &'static str,
+    ctx: cl_context,
+    queue: cl_command_queue,
+    program: cl_program,
+}
+
+fn cl_api() -> &'static Cl {
+    static CL: std::sync::OnceLock<Cl> = std::sync::OnceLock::new();
+    CL.get_or_init(|| {
+        // A vendors directory with our ICD and, if installed, pocl's.
+        let dir = profile_dir().join("vs-pocl-vendors");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("ventus.icd"), format!("{}\n", icd_library().display())).unwrap();
+        match std::fs::read_to_string("/etc/OpenCL/vendors/pocl.icd") {
+            Ok(s) => std::fs::write(dir.join("pocl.icd"), s).unwrap(),
+            Err(_) => {
+                let _ = std::fs::remove_file(dir.join("pocl.icd"));
+            }
+        }
+        std::env::set_var("OCL_ICD_VENDORS", &dir);
+        // SAFETY: loading the system's ICD loader runs only its initialisers.
+        let lib = unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1 (ocl-icd)");
+        Cl::load(lib)
+    })
+}
+
+fn platforms() -> Vec<cl_platform_id> {
+    let cl = cl_api();
+    let mut n = 0;
+    // SAFETY: valid out-pointers.
+    check(unsafe { (cl.clGetPlatformIDs)(0, null_mut(), &mut n) }, "clGetPlatformIDs");
+    let mut v = vec![null_mut(); n as usize];
+    // SAFETY: room for n platforms.
+    check(unsafe { (cl.clGetPlatformIDs)(n, v.as_mut_ptr(), null_mut()) }, "clGetPlatformIDs");
+    v
+}
+
+fn target(name: &'static str, platform: cl_platform_id) -> Target {
+    let cl = cl_api();
+    let mut dev = null_mut();
+    // SAFETY: room for one device.
+    check(unsafe { (cl.clGetDeviceIDs)(platform, CL_DEVICE_TYPE_ALL, 1, &mut dev, null_mut()) }, "clGetDeviceIDs");
+    let mut err = 0;
+    // SAFETY: one valid device, no callback.
+    let ctx = unsafe { (cl.clCreateContext)(null(), 1, &dev, None, null_mut(), &mut err) };
+    check(err, "clCreateContext");
+    let props = [CL_QUEUE_PROPERTIES as cl_queue_properties, CL_QUEUE_PROFILING_ENABLE as cl_queue_properties, 0];
+    // SAFETY: zero-terminated property list.
+    let queue = unsafe { (cl.clCreateCommandQueueWithProperties)(ctx, dev, props.as_ptr(), &mut err) };
+    check(err, "clCreateCommandQueueWithProperties");
+    let mut src = SOURCE.as_ptr() as *const i8;
+    let len = SOURCE.len();
+    // SAFETY: one source string with its length.
+    let program = unsafe { (cl.clCreateProgramWithSource)(ctx, 1, &mut src, &len, &mut err) };
+    check(err, "clCreateProgramWithSource");
+    // SAFETY: a valid program, NUL-terminated options.
+    let code = unsafe { (cl.clBuildProgram)(program, 1, &dev, c"-cl-std=CL1.2".as_ptr(), None, null_mut()) };
+    check(code, "clBuildProgram");
+    Target { name, ctx, queue, program }
+}
+
+impl Target {
+    fn kernel(&self, name: &str) -> cl_kernel {
+        let mut err = 0;
+        let cname = std::ffi::CString::new(name).unwrap();
+        // SAFETY: a built program and a NUL-terminated name.
+        let k = unsafe { (cl_api().clCreateKernel)(self.program, cname.as_ptr(), &mut err) };
+        check(err, "clCreateKernel");
+        k
+    }
+
+    fn buffer(&self, bytes: &[u8]) -> cl_mem {
+        let mut err = 0;
+        // SAFETY: the host pointer is copied during the call (COPY_HOST_PTR).
+        let m = unsafe {
+            (cl_api().clCreateBuffer)(
+                self.ctx,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                bytes.len(),
+                bytes.as_ptr() as *mut c_void,
+                &mut err,
+            )
+        };
+        check(err, "clCreateBuffer");
+        m
+    }
+
+    fn read(&self, m: cl_mem, len: usize) -> Vec<u8> {
+        let mut out = vec![0u8; len];
+        // SAFETY: a blocking read into a buffer of `len` bytes.
+        let code = unsafe {
+            (cl_api().clEnqueueReadBuffer)(
+                self.queue,
+                m,
+                CL_TRUE,
+                0,
+                len,
+                out.as_mut_ptr() as *mut c_void,
+                0,
+                null(),
+                null_mut(),
+            )
+        };
+        check(code, "clEnqueueReadBuffer");
+        out
+    }
+
+    /// Launches and waits; returns the event (caller releases it).
+    fn launch(&self, k: cl_kernel, global: &[usize], local: Option<&[usize]>) -> cl_event {
+        let mut ev = null_mut();
+        // SAFETY: sizes arrays of `global.len()` entries.
+        let code = unsafe {
+            (cl_api().clEnqueueNDRangeKernel)(
+                self.queue,
+                k,
+                global.len() as u32,
+                null(),
+                global.as_ptr(),
+                local.map_or(null(), |l| l.as_ptr()),
+                0,
+                null(),
+                &mut ev,
+            )
+        };
+        check(code, "clEnqueueNDRangeKernel");
+        // SAFETY: one valid event.
+        check(unsafe { (cl_api().clWaitForEvents)(1, &ev) }, "clWaitForEvents");
+        ev
+    }
+}
+
+fn set_arg<T>(k: cl_kernel, i: u32, v: &T) {
+    // SAFETY: `v` points to size_of::<T>() readable bytes.
+    check(
+        unsafe { (cl_api().clSetKernelArg)(k, i, std::mem::size_of::<T>(), v as *const T as *const c_void) },
+        "clSetKernelArg",
+    );
+}
+
+fn kernel_time(ev: cl_event) -> Duration {
+    let get = |p| info_value::<cl_ulong, _, _>(cl_api().clGetEventProfilingInfo, ev, p);
+    Duration::from_nanos(get(CL_PROFILING_COMMAND_END) - get(CL_PROFILING_COMMAND_START))
+}
+
+/// Lane-instructions of a completed launch of ours (`cl_ventus_launch_stats.lane_instructions`).
+fn lane_instructions(ev: cl_event) -> Option<u64> {
+    let mut words = [0u64; 10];
+    let mut size = 0;
+    // SAFETY: room for the 80-byte statistics struct.
+    let code = unsafe {
+        (cl_api().clGetEventInfo)(ev, CL_EVENT_STATISTICS_VENTUS, 80, words.as_mut_ptr() as *mut c_void, &mut size)
+    };
+    (code == CL_SUCCESS && size == 80).then_some(words[2])
+}
+
+fn floats(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+fn to_floats(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+fn check_close(what: &str, got: &[f32], want: &[f32], tol: f32) {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!((g - w).abs() <= tol * w.abs().max(1.0), "{what}: element {i}: got {g}, want {w}");
+    }
+}
+
+/// One measured run of a workload on a target: (time, lane-instructions if ours).
+type Workload = fn(&Target) -> (Duration, Option<u64>);
+
+const ALU_ITEMS: usize = 8192;
+const ALU_ITERS: i32 = 2000;
+fn alu(t: &Target) -> (Duration, Option<u64>) {
+    let k = t.kernel("alu");
+    let out = t.buffer(&vec![0u8; ALU_ITEMS * 4]);
+    set_arg(k, 0, &out);
+    set_arg(k, 1, &ALU_ITERS);
+    let ev = t.launch(k, &[ALU_ITEMS], Some(&[256]));
+    let r = (kernel_time(ev), lane_instructions(ev));
+    let got = to_floats(&t.read(out, ALU_ITEMS * 4));
+    // Spot-check a few work-items against the host (float arithmetic in the same order).
+    for i in [0usize, 1, 777, ALU_ITEMS - 1] {
+        let (mut a, mut b, mut c, mut kk) = (i as f32 * 0.001, 1.0f32, 0.5f32, i as i32);
+        for _ in 0..ALU_ITERS {
+            a = a * 0.5 + 1.0;
+            b = b * 0.75 + a * 0.125;
+            c = c * 0.875 - b * 0.0625;
+            kk = (kk.wrapping_mul(1103515245).wrapping_add(12345)) ^ (kk >> 7);
+        }
+        let want = a + b + c + (kk & 0xff) as f32;
+        check_close("alu", &got[i..=i], &[want], 1e-3);
+    }
+    release(&[out], &[k], ev);
+    r
+}
+
+const MM_N: usize = 256;
+fn matmul(t: &Target) -> (Duration, Option<u64>) {
+    let n = MM_N;
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 * 0.25 - 1.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 * 0.5 - 2.0).collect();
+    let k = t.kernel("matmul");
+    let (ba, bb, bc) = (t.buffer(&floats(&a)), t.buffer(&floats(&b)), t.buffer(&vec![0u8; n * n * 4]));
+    set_arg(k, 0, &ba);
+    set_arg(k, 1, &bb);
+    set_arg(k, 2, &bc);
+    set_arg(k, 3, &(n as i32));
+    let ev = t.launch(k, &[n, n], Some(&[16, 16]));
+    let r = (kernel_time(ev), lane_instructions(ev));
+    let got = to_floats(&t.read(bc, n * n * 4));
+    for &(row, col) in &[(0usize, 0usize), (17, 200), (255, 255), (128, 3)] {
+        let want: f32 = (0..n).map(|x| a[row * n + x] * b[x * n + col]).sum();
+        check_close("matmul", &got[row * n + col..=row * n + col], &[want], 1e-4);
+    }
+    release(&[ba, bb, bc], &[k], ev);
+    r
+}
+
+const NB_N: usize = 2048;
+fn nbody(t: &Target) -> (Duration, Option<u64>) {
+    let n = NB_N;
+    let pos: Vec<f32> = (0..n * 4)
+        .map(|i| if i % 4 == 3 { 1.0 + (i % 7) as f32 * 0.1 } else { ((i * 37) % 101) as f32 * 0.05 - 2.5 })
+        .collect();
+    let k = t.kernel("nbody");
+    let (bp, ba) = (t.buffer(&floats(&pos)), t.buffer(&vec![0u8; n * 16]));
+    set_arg(k, 0, &bp);
+    set_arg(k, 1, &ba);
+    set_arg(k, 2, &(n as i32));
+    set_arg(k, 3, &0.01f32);
+    let ev = t.launch(k, &[n], Some(&[128]));
+    let r = (kernel_time(ev), lane_instructions(ev));
+    let got = to_floats(&t.read(ba, n * 16));
+    for i in [0usize, 5, n - 1] {
+        let mut acc = [0f64; 3];
+        for j in 0..n {
+            let d: Vec<f64> = (0..3).map(|c| (pos[j * 4 + c] - pos[i * 4 + c]) as f64).collect();
+            let r2 = d.iter().map(|x| x * x).sum::<f64>() + 0.01;
+            let s = pos[j * 4 + 3] as f64 / (r2 * r2.sqrt());
+            (0..3).for_each(|c| acc[c] += d[c] * s);
+        }
+        let want: Vec<f32> = acc.iter().map(|&x| x as f32).collect();
+        check_close("nbody", &got[i * 4..i * 4 + 3], &want, 1e-2);
+    }
+    release(&[bp, ba], &[k], ev);
+    r
+}
+
+const SAXPY_N: usize = 1 << 21;
+fn saxpy(t: &Target) -> (Duration, Option<u64>) {
+    let x: Vec<f32> = (0..SAXPY_N).map(|i| (i % 1000) as f32).collect();
+    let y: Vec<f32> = (0..SAXPY_N).map(|i| (i % 7) as f32).collect();
+    let k = t.kernel("saxpy");
+    let (bx, by) = (t.buffer(&floats(&x)), t.buffer(&floats(&y)));
+    set_arg(k, 0, &bx);
+    set_arg(k, 1, &by);
+    set_arg(k, 2, &2.5f32);
+    let ev = t.launch(k, &[SAXPY_N], Some(&[256]));
+    let r = (kernel_time(ev), lane_instructions(ev));
+    let got = to_floats(&t.read(by, SAXPY_N * 4));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| 2.5 * a + b).collect();
+    check_close("saxpy", &got, &want, 0.0);
+    release(&[bx, by], &[k], ev);
+    r
+}
+
+const ST_W: usize = 1024;
+fn stencil(t: &Target) -> (Duration, Option<u64>) {
+    let (w, h) = (ST_W, ST_W);
+    let input: Vec<f32> = (0..w * h).map(|i| ((i * 31) % 97) as f32).collect();
+    let k = t.kernel("stencil");
+    let (bi, bo) = (t.buffer(&floats(&input)), t.buffer(&vec![0u8; w * h * 4]));
+    set_arg(k, 0, &bi);
+    set_arg(k, 1, &bo);
+    set_arg(k, 2, &(w as i32));
+    set_arg(k, 3, &(h as i32));
+    let ev = t.launch(k, &[w, h], Some(&[32, 8]));
+    let r = (kernel_time(ev), lane_instructions(ev));
+    let got = to_floats(&t.read(bo, w * h * 4));
+    for &(x, y) in &[(0usize, 0usize), (1, 1), (500, 300), (1022, 1022), (1023, 5)] {
+        let at = |x: usize, y: usize| input[y * w + x];
+        let want = if x == 0 || y == 0 || x == w - 1 || y == h - 1 {
+            at(x, y)
+        } else {
+            0.2 * (at(x, y) + at(x - 1, y) + at(x + 1, y) + at(x, y - 1) + at(x, y + 1))
+        };
+        check_close("stencil", &got[y * w + x..=y * w + x], &[want], 1e-6);
+    }
+    release(&[bi, bo], &[k], ev);
+    r
+}
+
+/// Median wall time of one empty 1-work-group launch (enqueue → event complete), over 200.
+fn empty_launch(t: &Target) -> (Duration, Option<u64>) {
+    let k = t.kernel("empty");
+    let mut times = Vec::new();
+    for _ in 0..200 {
+        let start = Instant::now();
+        let ev = t.launch(k, &[32], Some(&[32]));
+        times.push(start.elapsed());
+        // SAFETY: our event.
+        unsafe { (cl_api().clReleaseEvent)(ev) };
+    }
+    // SAFETY: our kernel.
+    unsafe { (cl_api().clReleaseKernel)(k) };
+    times.sort();
+    (times[times.len() / 2], None)
+}
+
+/// 1,000 launches of a 256-work-item kernel, then one clFinish (wall time).
+fn launch_loop(t: &Target) -> (Duration, Option<u64>) {
+    let k = t.kernel("small");
+    let buf = t.buffer(&vec![0u8; 256 * 4]);
+    set_arg(k, 0, &buf);
+    let start = Instant::now();
+    for i in 0..1000i32 {
+        set_arg(k, 1, &i);
+        let g = [256usize];
+        // SAFETY: one-dimensional sizes; no event requested.
+        let code = unsafe {
+            (cl_api().clEnqueueNDRangeKernel)(t.queue, k, 1, null(), g.as_ptr(), null(), 0, null(), null_mut())
+        };
+        check(code, "clEnqueueNDRangeKernel");
+    }
+    // SAFETY: our queue.
+    check(unsafe { (cl_api().clFinish)(t.queue) }, "clFinish");
+    let elapsed = start.elapsed();
+    let got = t.read(buf, 1024);
+    let want: i32 = (0..1000).sum();
+    assert!(got.chunks_exact(4).all(|c| i32::from_le_bytes(c.try_into().unwrap()) == want), "launch loop result");
+    release(&[buf], &[k], null_mut());
+    (elapsed, None)
+}
+
+fn release(mems: &[cl_mem], kernels: &[cl_kernel], ev: cl_event) {
+    let cl = cl_api();
+    // SAFETY: objects this benchmark created and no longer uses.
+    unsafe {
+        for &m in mems {
+            (cl.clReleaseMemObject)(m);
+        }
+        for &k in kernels {
+            (cl.clReleaseKernel)(k);
+        }
+        if !ev.is_null() {
+            (cl.clReleaseEvent)(ev);
+        }
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn fmt(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 1.0 {
+        format!("{s:.2} s")
+    } else if s >= 1e-3 {
+        format!("{:.2} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+fn main() {
+    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let mut ours = None;
+    let mut pocl = None;
+    for p in platforms() {
+        let name = info_string(cl_api().clGetPlatformInfo, p, CL_PLATFORM_NAME);
+        if name == "Ventus" {
+            ours = Some(target("ventus-icd", p));
+        } else if name.contains("Portable Computing Language") || name.contains("pocl") {
+            pocl = Some(target("pocl", p));
+        }
+    }
+    let ours = ours.expect("our platform");
+    let threads = std::env::var("VENTUS_THREADS").unwrap_or_else(|_| "default".into());
+    println!("vs_pocl: VENTUS_THREADS={threads}, {RUNS} interleaved runs, medians");
+    if pocl.is_none() {
+        println!("(pocl is not installed: only our figures)");
+    }
+    let workloads: [(&str, &str, Workload, f64); 7] = [
+        ("alu", "compute: ALU loop, 8192 items × 2000 iterations", alu, 10.0),
+        ("matmul", "compute: matmul 256², __local 16×16 tiles", matmul, 10.0),
+        ("nbody", "compute: n-body, 2048 bodies", nbody, 10.0),
+        ("saxpy", "memory: saxpy, 2 M floats", saxpy, 20.0),
+        ("stencil", "memory: 5-point stencil, 1024²", stencil, 20.0),
+        ("empty", "latency: empty 1-group launch (wall, enqueue→complete)", empty_launch, 2.0),
+        ("loop", "latency: 1,000 small launches + clFinish (wall)", launch_loop, 3.0),
+    ];
+    println!("{:<58} {:>10} {:>10} {:>8} {:>7}", "workload", "ours", "pocl", "ratio", "target");
+    for (key, what, f, target_ratio) in workloads {
+        if !filter.is_empty() && !filter.iter().any(|x| x == key) {
+            continue;
+        }
+        let (mut a, mut b, mut lanes) = (Vec::new(), Vec::new(), None);
+        for _ in 0..RUNS {
+            let (d, l) = f(&ours);
+            a.push(d);
+            lanes = lanes.or(l);
+            if let Some(p) = &pocl {
+                b.push(f(p).0);
+            }
+        }
+        let (ma, mb) = (median(a), (!b.is_empty()).then(|| median(b)));
+        let ratio = mb.map_or("-".into(), |mb| format!("{:.1}×", ma.as_secs_f64() / mb.as_secs_f64()));
+        println!("{what:<58} {:>10} {:>10} {ratio:>8} {:>6}×", fmt(ma), mb.map_or("-".into(), fmt), target_ratio);
+        if key == "alu" {
+            if let Some(l) = lanes {
+                println!(
+                    "  ALU loop: {:.0} M emulated lane-instructions/s (kernel time)",
+                    l as f64 / ma.as_secs_f64() / 1e6
+                );
+            }
+        }
+    }
+    let _ = (ours.name, pocl.as_ref().map(|p| p.name));
+}
