@@ -560,3 +560,7 @@ impl Parser {
         Ok(Op::Phi(ins))
     }
 }
+
+#[cfg(test)]
+#[path = "parse_tests.rs"]
+mod tests;
