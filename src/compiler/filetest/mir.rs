@@ -4,7 +4,7 @@
 //! mfunc @name level=L calls=BOOL private=N vregs=S/V
 //! b0: -> b1 b2                  (machine successors, SIMT edges included)
 //!     addi %s0, x10, x0         (rd, rs1, rs2[, rs3]; `_` for an absent register)
-//!     sw _, x2, %s3 #8          (`#imm` when the immediate is not 0)
+//!     sw _, x2, %s3 #8          (`#imm` when the immediate is not 0, always for `li`)
 //!     li %s1 #42 | la.rodata %s2 #16 | la.block x6 -> b3
 //!     bne %v1, %v2 -> b3 | j -> b3 | call @__vt_f64_add
 //! ```
@@ -43,7 +43,7 @@ fn inst(i: &MInst) -> String {
     if !regs.is_empty() {
         let _ = write!(s, " {}", regs.join(", "));
     }
-    if i.imm != 0 {
+    if i.imm != 0 || matches!(i.op, MOp::Li | MOp::LaRodata) {
         let _ = write!(s, " #{}", i.imm);
     }
     if let Some(t) = i.target {
