@@ -1,5 +1,5 @@
 //! A small line diff (longest common subsequence) printed in unified style: `-` expected,
-//! `+` actual, two lines of context, `@@ -a +b @@` hunk headers with 1-based line numbers.
+//! `+` actual, two lines of context, `@@ -a +b @@` hunk headers (line numbers).
 
 enum Edit<'a> {
     Same(&'a str),
@@ -23,12 +23,12 @@ fn edits<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<Edit<'a>> {
             out.push(Edit::Same(a[i]));
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push(Edit::Add(b[j]));
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
             out.push(Edit::Del(a[i]));
             i += 1;
+        } else {
+            out.push(Edit::Add(b[j]));
+            j += 1;
         }
     }
     out
@@ -36,8 +36,9 @@ fn edits<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<Edit<'a>> {
 
 const CONTEXT: usize = 2;
 
-/// The diff from `expected` to `actual` (empty when equal).
-pub fn diff(expected: &str, actual: &str) -> String {
+/// The diff from `expected` to `actual` (empty when equal); hunk headers count the expected
+/// lines from `first_line` (their line number in the file) and the actual ones from 1.
+pub fn diff(expected: &str, actual: &str, first_line: usize) -> String {
     let a: Vec<&str> = expected.lines().collect();
     let b: Vec<&str> = actual.lines().collect();
     let es = edits(&a, &b);
@@ -46,7 +47,7 @@ pub fn diff(expected: &str, actual: &str) -> String {
         .map(|k| (k.saturating_sub(CONTEXT)..(k + CONTEXT + 1).min(es.len())).any(|x| changed[x]))
         .collect();
     let mut out = String::new();
-    let (mut la, mut lb) = (1, 1);
+    let (mut la, mut lb) = (first_line, 1);
     let mut in_hunk = false;
     for (k, e) in es.iter().enumerate() {
         if show[k] {
@@ -76,7 +77,7 @@ pub fn diff(expected: &str, actual: &str) -> String {
 
 #[test]
 fn diff_shows_changed_lines_with_context() {
-    let d = diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n");
-    assert_eq!(d, "@@ -2 +2 @@\n  b\n  c\n- d\n+ X\n  e\n  f\n");
-    assert_eq!(diff("same\n", "same\n"), "");
+    let d = diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nX\ne\nf\ng\n", 11);
+    assert_eq!(d, "@@ -12 +2 @@\n  b\n  c\n- d\n+ X\n  e\n  f\n");
+    assert_eq!(diff("same\n", "same\n", 1), "");
 }

@@ -63,7 +63,11 @@ fn check(path: &Path, bless: bool) -> Result<(), String> {
     if expected == actual {
         Ok(())
     } else {
-        Err(format!("{name}: output differs (- expected, + actual):\n{}", diff::diff(&expected, &actual)))
+        let first_line = input.lines().count() + 2;
+        Err(format!(
+            "{name}: output differs (- expected, + actual; @@ -file line +output line @@):\n{}",
+            diff::diff(&expected, &actual, first_line)
+        ))
     }
 }
 

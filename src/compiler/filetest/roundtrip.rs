@@ -15,10 +15,13 @@ fn round_trip(f: &Func, what: &str) {
     assert!(back == *f, "{what}: parse(print(f)) != f\n{text}");
 }
 
+/// A named stage of the pipeline.
+type Step = (&'static str, fn(&mut Func));
+
 /// Round-trips `f` at every stage of `compiler::back_end` up to instruction selection.
 fn through_pipeline(mut f: Func, what: &str) -> usize {
     round_trip(&f, &format!("{what} (lowered)"));
-    let steps: [(&str, fn(&mut Func)); 5] = [
+    let steps: [Step; 5] = [
         ("unreachable_to_return", pass::simplify::unreachable_to_return),
         ("workitems", pass::workitems::lower),
         ("run", |f| pass::run(f).expect("pass::run")),
