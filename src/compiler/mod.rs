@@ -7,6 +7,8 @@
 
 pub mod build;
 pub mod cache;
+#[cfg(test)]
+mod filetest;
 pub mod ir;
 pub mod pass;
 pub mod softlib;

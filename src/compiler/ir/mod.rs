@@ -3,8 +3,11 @@
 //!
 //! Values are numbered per function; every value has exactly one definition (an instruction or a
 //! function parameter) and a scalar type. Blocks end in exactly one terminator. `print` gives the
-//! text form used by tests; `verify` checks the invariants.
+//! text form used by tests and `parse` reads it back (its grammar is documented there); `verify`
+//! checks the invariants.
 
+mod lex;
+pub mod parse;
 pub mod print;
 pub mod verify;
 
