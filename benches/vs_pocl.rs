@@ -244,15 +244,15 @@ fn kernel_time(ev: cl_event) -> Duration {
     Duration::from_nanos(get(CL_PROFILING_COMMAND_END) - get(CL_PROFILING_COMMAND_START))
 }
 
-/// Lane-instructions of a completed launch of ours (`cl_ventus_launch_stats.lane_instructions`).
-fn lane_instructions(ev: cl_event) -> Option<u64> {
+/// (warp, lane) instructions of a completed launch of ours (`cl_ventus_launch_stats`).
+fn lane_instructions(ev: cl_event) -> Option<(u64, u64)> {
     let mut words = [0u64; 10];
     let mut size = 0;
     // SAFETY: room for the 80-byte statistics struct.
     let code = unsafe {
         (cl_api().clGetEventInfo)(ev, CL_EVENT_STATISTICS_VENTUS, 80, words.as_mut_ptr() as *mut c_void, &mut size)
     };
-    (code == CL_SUCCESS && size == 80).then_some(words[2])
+    (code == CL_SUCCESS && size == 80).then_some((words[1], words[2]))
 }
 
 fn floats(v: &[f32]) -> Vec<u8> {
@@ -269,11 +269,11 @@ fn check_close(what: &str, got: &[f32], want: &[f32], tol: f32) {
 }
 
 /// One measured run of a workload on a target: (time, lane-instructions if ours).
-type Workload = fn(&Target) -> (Duration, Option<u64>);
+type Workload = fn(&Target) -> (Duration, Option<(u64, u64)>);
 
 const ALU_ITEMS: usize = 8192;
 const ALU_ITERS: i32 = 2000;
-fn alu(t: &Target) -> (Duration, Option<u64>) {
+fn alu(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let k = t.kernel("alu");
     let out = t.buffer(&vec![0u8; ALU_ITEMS * 4]);
     set_arg(k, 0, &out);
@@ -298,7 +298,7 @@ fn alu(t: &Target) -> (Duration, Option<u64>) {
 }
 
 const MM_N: usize = 256;
-fn matmul(t: &Target) -> (Duration, Option<u64>) {
+fn matmul(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let n = MM_N;
     let a: Vec<f32> = (0..n * n).map(|i| ((i * 7) % 13) as f32 * 0.25 - 1.0).collect();
     let b: Vec<f32> = (0..n * n).map(|i| ((i * 5) % 11) as f32 * 0.5 - 2.0).collect();
@@ -320,7 +320,7 @@ fn matmul(t: &Target) -> (Duration, Option<u64>) {
 }
 
 const NB_N: usize = 2048;
-fn nbody(t: &Target) -> (Duration, Option<u64>) {
+fn nbody(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let n = NB_N;
     let pos: Vec<f32> = (0..n * 4)
         .map(|i| if i % 4 == 3 { 1.0 + (i % 7) as f32 * 0.1 } else { ((i * 37) % 101) as f32 * 0.05 - 2.5 })
@@ -350,7 +350,7 @@ fn nbody(t: &Target) -> (Duration, Option<u64>) {
 }
 
 const SAXPY_N: usize = 1 << 21;
-fn saxpy(t: &Target) -> (Duration, Option<u64>) {
+fn saxpy(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let x: Vec<f32> = (0..SAXPY_N).map(|i| (i % 1000) as f32).collect();
     let y: Vec<f32> = (0..SAXPY_N).map(|i| (i % 7) as f32).collect();
     let k = t.kernel("saxpy");
@@ -368,7 +368,7 @@ fn saxpy(t: &Target) -> (Duration, Option<u64>) {
 }
 
 const ST_W: usize = 1024;
-fn stencil(t: &Target) -> (Duration, Option<u64>) {
+fn stencil(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let (w, h) = (ST_W, ST_W);
     let input: Vec<f32> = (0..w * h).map(|i| ((i * 31) % 97) as f32).collect();
     let k = t.kernel("stencil");
@@ -394,7 +394,7 @@ fn stencil(t: &Target) -> (Duration, Option<u64>) {
 }
 
 /// Median wall time of one empty 1-work-group launch (enqueue → event complete), over 200.
-fn empty_launch(t: &Target) -> (Duration, Option<u64>) {
+fn empty_launch(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let k = t.kernel("empty");
     let mut times = Vec::new();
     for _ in 0..200 {
@@ -411,7 +411,7 @@ fn empty_launch(t: &Target) -> (Duration, Option<u64>) {
 }
 
 /// 1,000 launches of a 256-work-item kernel, then one clFinish (wall time).
-fn launch_loop(t: &Target) -> (Duration, Option<u64>) {
+fn launch_loop(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let k = t.kernel("small");
     let buf = t.buffer(&vec![0u8; 256 * 4]);
     set_arg(k, 0, &buf);
@@ -494,7 +494,7 @@ fn main() {
         ("empty", "latency: empty 1-group launch (wall, enqueue→complete)", empty_launch, 2.0),
         ("loop", "latency: 1,000 small launches + clFinish (wall)", launch_loop, 3.0),
     ];
-    println!("{:<58} {:>10} {:>10} {:>8} {:>7}", "workload", "ours", "pocl", "ratio", "target");
+    println!("{:<58} {:>10} {:>10} {:>8} {:>7} {:>12}", "workload", "ours", "pocl", "ratio", "target", "warp instr.");
     for (key, what, f, target_ratio) in workloads {
         if !filter.is_empty() && !filter.iter().any(|x| x == key) {
             continue;
@@ -510,9 +510,15 @@ fn main() {
         }
         let (ma, mb) = (median(a), (!b.is_empty()).then(|| median(b)));
         let ratio = mb.map_or("-".into(), |mb| format!("{:.1}×", ma.as_secs_f64() / mb.as_secs_f64()));
-        println!("{what:<58} {:>10} {:>10} {ratio:>8} {:>6}×", fmt(ma), mb.map_or("-".into(), fmt), target_ratio);
+        println!(
+            "{what:<58} {:>10} {:>10} {ratio:>8} {:>6}× {:>12}",
+            fmt(ma),
+            mb.map_or("-".into(), fmt),
+            target_ratio,
+            lanes.map_or("-".into(), |(w, _)| w.to_string())
+        );
         if key == "alu" {
-            if let Some(l) = lanes {
+            if let Some((_, l)) = lanes {
                 println!(
                     "  ALU loop: {:.0} M emulated lane-instructions/s (kernel time)",
                     l as f64 / ma.as_secs_f64() / 1e6

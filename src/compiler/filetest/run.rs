@@ -72,6 +72,9 @@ fn pass(f: &mut Func, name: &str) -> Result<(), String> {
         }
         "legalize64" => pass::legalize64::legalize(f).map_err(|e| e.to_string())?,
         "split_edges" => pass::split_edges::split_critical_edges(f),
+        "cse" => {
+            pass::cse::run(f);
+        }
         other => return Err(format!("unknown pass `{other}`")),
     }
     Ok(())

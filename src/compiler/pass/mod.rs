@@ -1,8 +1,10 @@
 //! IR passes, one concept per file. The pipeline (see [`run`]): simplify the CFG, lower work-item
-//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), then the SIMT analyses the back end needs (uniformity,
+//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), merge common
+//! subexpressions ([`cse`]), then the SIMT analyses the back end needs (uniformity,
 //! reconvergence points).
 
 pub mod cfg;
+pub mod cse;
 pub mod legalize64;
 pub mod mem2reg;
 pub mod simplify;
@@ -25,6 +27,10 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
         simplify::dce(f);
     }
     simplify::merge_blocks(f);
+    if cse::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+    }
     super::ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
     Ok(())
 }
@@ -37,6 +43,10 @@ pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
     legalize64::legalize(f)?;
     simplify::fold(f);
     simplify::dce(f);
+    if cse::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+    }
     // 64-bit accesses to private slots (e.g. a `long` field of a by-value struct argument) are
     // 32-bit now, so those slots may have become promotable.
     if std::env::var_os("VENTUS_NO_MEM2REG").is_none() && mem2reg::promote(f) {

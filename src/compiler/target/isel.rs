@@ -26,6 +26,8 @@ struct Sel<'a> {
     cas_hi: HashMap<Value, Reg>,
     /// The [`Op::CallRes`] values of each call (keyed by the call's result) and their word.
     callres: HashMap<Value, Vec<(Value, u32)>>,
+    /// Uniform values already broadcast to a vector register in the current block.
+    bcast: HashMap<Value, Reg>,
 }
 
 fn ci(x: u64, t: Ty) -> i64 {
@@ -58,6 +60,7 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
         defs: HashMap::new(),
         argbase: Reg::S(0),
         cas_hi: HashMap::new(),
+        bcast: HashMap::new(),
         callres: HashMap::new(),
     };
     for b in &f.blocks {
@@ -84,6 +87,7 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
     let preds = f.preds();
     for bi in 0..f.blocks.len() {
         s.out.clear();
+        s.bcast.clear();
         if bi == 0 {
             if level == 0 {
                 s.emit_rr(I::Addi, s.argbase, A0, ZERO, 0);
@@ -177,14 +181,19 @@ impl Sel<'_> {
         Ok(self.reg(v))
     }
 
-    /// A vector register holding `v` (uniform values are broadcast).
+    /// A vector register holding `v` (uniform values are broadcast, once per block: the
+    /// register is only read afterwards, and the active lanes do not change inside a block).
     fn v(&mut self, v: Value) -> Result<Reg, CompileError> {
         if self.div(v) {
             return Ok(self.reg(v));
         }
+        if let Some(&t) = self.bcast.get(&v) {
+            return Ok(t);
+        }
         let x = self.s(v)?;
         let t = self.m.new_v();
         self.emit_rr(I::VmvVX, t, x, ZERO, 0);
+        self.bcast.insert(v, t);
         Ok(t)
     }
 

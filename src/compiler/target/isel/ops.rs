@@ -143,6 +143,9 @@ impl Sel<'_> {
         if t == Ty::I64 || at == Ty::I64 {
             return Err(CompileError::unsupported("64-bit integer arithmetic (long/ulong)"));
         }
+        if self.power_of_two(d, t, o, a, b)? {
+            return Ok(());
+        }
         let signed_narrow = matches!(o, BinOp::ShrA | BinOp::DivS | BinOp::RemS | BinOp::MinS | BinOp::MaxS)
             && matches!(at, Ty::I8 | Ty::I16);
         let fm = forms(o);
@@ -221,6 +224,54 @@ impl Sel<'_> {
             self.norm(d, t);
         }
         Ok(())
+    }
+
+    /// Strength reduction: an unsigned multiply, divide or remainder by a constant power of two
+    /// (integers of at most 32 bits) becomes a shift or a mask. Returns whether it emitted code.
+    fn power_of_two(&mut self, d: Reg, t: Ty, o: BinOp, a: Value, b: Value) -> Result<bool, CompileError> {
+        if t.is_float() || t.bits() > 32 || !matches!(o, BinOp::Mul | BinOp::DivU | BinOp::RemU) {
+            return Ok(false);
+        }
+        let pow2 = |s: &Self, v: Value| {
+            s.consts
+                .get(&v)
+                .map(|&c| c & width_mask(s.f.ty(v)))
+                .filter(|c| c.is_power_of_two())
+                .map(|c| c.trailing_zeros() as i64)
+        };
+        let (x, k) = match (o, pow2(self, b), pow2(self, a)) {
+            (_, Some(k), _) => (a, k),
+            (BinOp::Mul, None, Some(k)) => (b, k),
+            _ => return Ok(false),
+        };
+        let vec = d.is_vector();
+        let r = if vec { self.v(x)? } else { self.s(x)? };
+        match (o, vec) {
+            (BinOp::Mul, false) => self.emit_rr(I::Slli, d, r, ZERO, k),
+            (BinOp::Mul, true) => self.vxop(d, I::VsllVi, r, None, k),
+            (BinOp::DivU, false) => self.emit_rr(I::Srli, d, r, ZERO, k),
+            (BinOp::DivU, true) => self.vxop(d, I::VsrlVi, r, None, k),
+            _ => {
+                let mask = (1i64 << k) - 1;
+                match (vec, mask) {
+                    (false, m) if fits12(m) => self.emit_rr(I::Andi, d, r, ZERO, m),
+                    (true, m) if m < 16 => self.vxop(d, I::VandVi, r, None, m),
+                    (_, m) => {
+                        let sm = self.m.new_s();
+                        self.li(sm, m);
+                        if vec {
+                            self.vxop(d, I::VandVx, r, Some(sm), 0);
+                        } else {
+                            self.sbin(d, I::And, r, sm);
+                        }
+                    }
+                }
+            }
+        }
+        if o == BinOp::Mul {
+            self.norm(d, t);
+        }
+        Ok(true)
     }
 
     pub(super) fn unary(&mut self, r: Value, o: UnOp, a: Value) -> Result<(), CompileError> {
@@ -803,5 +854,14 @@ impl Sel<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// All ones in the low `ty.bits()` bits.
+fn width_mask(ty: Ty) -> u64 {
+    if ty.bits() >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << ty.bits()) - 1
     }
 }
