@@ -142,6 +142,16 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
                 MOp::I(op) => {
                     let r = |x: Option<Reg>| -> Result<u8, CompileError> { x.map(num).unwrap_or(Ok(0)) };
                     let (rd, rs1, rs2, rs3) = (r(inst.rd)?, r(inst.rs1)?, r(inst.rs2)?, r(inst.rs3)?);
+                    // Copies that register allocation made into no-ops (`mv a, a`,
+                    // `vadd.vx v, v, zero`) are dropped.
+                    let identity = match op {
+                        crate::isa::Op::Addi => rd == rs1 && inst.imm == 0,
+                        crate::isa::Op::VaddVx => rd == rs2 && rs1 == 0,
+                        _ => false,
+                    };
+                    if identity {
+                        continue;
+                    }
                     let fl = op.desc().fmt.fields();
                     // The csrr*i forms carry an immediate in the rs1 field.
                     let rs1_is_reg = fl.rs1 && op.desc().fmt != Fmt::CsrI;

@@ -28,6 +28,11 @@ struct Sel<'a> {
     callres: HashMap<Value, Vec<(Value, u32)>>,
     /// Uniform values already broadcast to a vector register in the current block.
     bcast: HashMap<Value, Reg>,
+    /// Constants used inside loops, materialised once in the entry block (kernels only):
+    /// the scalar register of wide constants ([`Sel::s`]) and the broadcast of float constants
+    /// ([`Sel::v`]) that loop code would otherwise rebuild on every iteration.
+    loop_s: HashMap<Value, Reg>,
+    loop_v: HashMap<Value, Reg>,
 }
 
 fn ci(x: u64, t: Ty) -> i64 {
@@ -62,6 +67,8 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
         cas_hi: HashMap::new(),
         bcast: HashMap::new(),
         callres: HashMap::new(),
+        loop_s: HashMap::new(),
+        loop_v: HashMap::new(),
     };
     for b in &f.blocks {
         for i in &b.insts {
@@ -96,6 +103,9 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
             if calls {
                 let save = Reg::X(super::call::level(level).ra_save);
                 s.emit_rr(I::Addi, save, RA, ZERO, 0);
+            }
+            if level == 0 {
+                s.hoist_loop_constants();
             }
         }
         if u.joins[bi] {
@@ -165,10 +175,68 @@ impl Sel<'_> {
         self.consts.get(&v).map(|c| ci(*c, self.f.ty(v)))
     }
 
-    /// A scalar register holding uniform `v` (constants are re-materialised at the use).
+    /// At most this many constants of each kind are kept in registers across loops.
+    const LOOP_CONSTANTS: usize = 8;
+
+    /// Materialises, in the entry block, constants that loops use and would rebuild on every
+    /// iteration: wide integer/float constants (two instructions each: `lui` + `addi`) and, for
+    /// float constants feeding divergent arithmetic, their broadcast. The entry block runs with
+    /// every lane of the warp active, so the broadcast holds the constant in all lanes.
+    fn hoist_loop_constants(&mut self) {
+        let f = self.f;
+        let dom = crate::compiler::pass::cfg::dominators(f);
+        let loops = crate::compiler::pass::cfg::loops(f, &dom);
+        if loops.is_empty() {
+            return;
+        }
+        let mut wide: Vec<Value> = Vec::new();
+        let mut vec: Vec<Value> = Vec::new();
+        for (bi, b) in f.blocks.iter().enumerate() {
+            if !loops.iter().any(|l| l.body[bi]) {
+                continue;
+            }
+            for i in &b.insts {
+                if matches!(i.op, Op::Phi(_)) {
+                    continue;
+                }
+                let divergent = i.result.is_some_and(|r| self.div(r));
+                for v in i.op.operands() {
+                    let Some(c) = self.konst(v) else { continue };
+                    if c == 0 || self.div(v) {
+                        continue;
+                    }
+                    let float = f.ty(v).is_float();
+                    if (float || !fits12(c)) && !wide.contains(&v) {
+                        wide.push(v);
+                    }
+                    if float && divergent && !vec.contains(&v) {
+                        vec.push(v);
+                    }
+                }
+            }
+        }
+        for v in wide.into_iter().take(Self::LOOP_CONSTANTS) {
+            let c = self.konst(v).unwrap_or(0);
+            let r = self.m.new_s();
+            self.li(r, c);
+            self.loop_s.insert(v, r);
+        }
+        for v in vec.into_iter().take(Self::LOOP_CONSTANTS) {
+            let Ok(x) = self.s(v) else { continue };
+            let r = self.m.new_v();
+            self.emit_rr(I::VmvVX, r, x, ZERO, 0);
+            self.loop_v.insert(v, r);
+        }
+    }
+
+    /// A scalar register holding uniform `v` (constants are re-materialised at the use, except
+    /// those kept for loops).
     fn s(&mut self, v: Value) -> Result<Reg, CompileError> {
         if self.div(v) {
             return Err(CompileError::Internal(format!("divergent %{} used as a scalar", v.0)));
+        }
+        if let Some(&r) = self.loop_s.get(&v) {
+            return Ok(r);
         }
         if let Some(c) = self.konst(v) {
             if c == 0 && !self.f.ty(v).is_float() {
@@ -187,7 +255,7 @@ impl Sel<'_> {
         if self.div(v) {
             return Ok(self.reg(v));
         }
-        if let Some(&t) = self.bcast.get(&v) {
+        if let Some(&t) = self.bcast.get(&v).or_else(|| self.loop_v.get(&v)) {
             return Ok(t);
         }
         let x = self.s(v)?;
@@ -470,8 +538,15 @@ impl Sel<'_> {
             Op::Fma(a, b, c) => {
                 let d = self.reg(r.expect("fma result"));
                 if d.is_vector() {
-                    let (va, vb, vc) = (self.v(*a)?, self.v(*b)?, self.v(*c)?);
-                    self.emit_rr(I::VaddVx, d, ZERO, vc, 0);
+                    let (va, vb) = (self.v(*a)?, self.v(*b)?);
+                    // d = c, then d += a·b (a uniform addend is broadcast straight into d).
+                    if self.div(*c) || self.loop_v.contains_key(c) || self.bcast.contains_key(c) {
+                        let vc = self.v(*c)?;
+                        self.emit_rr(I::VaddVx, d, ZERO, vc, 0);
+                    } else {
+                        let sc = self.s(*c)?;
+                        self.emit_rr(I::VmvVX, d, sc, ZERO, 0);
+                    }
                     self.emit_rr(I::VfmaccVv, d, va, vb, 0);
                 } else {
                     let (sa, sb, sc) = (self.s(*a)?, self.s(*b)?, self.s(*c)?);
