@@ -1,6 +1,7 @@
 //! The Ventus back end: instruction selection, register allocation and encoding.
 
 pub mod call;
+pub mod coalesce;
 pub mod emit;
 pub mod isel;
 pub mod mir;

@@ -82,12 +82,12 @@ enum Loc {
 }
 
 /// Dense numbering of virtual registers (scalars first) for the live sets.
-struct VIndex {
+pub(super) struct VIndex {
     scalars: u32,
 }
 
 impl VIndex {
-    fn new(m: &MFunc) -> VIndex {
+    pub(super) fn new(m: &MFunc) -> VIndex {
         VIndex { scalars: m.next_s }
     }
     fn of(&self, r: Reg) -> Option<usize> {
@@ -97,7 +97,7 @@ impl VIndex {
             _ => None,
         }
     }
-    fn reg(&self, i: usize) -> Reg {
+    pub(super) fn reg(&self, i: usize) -> Reg {
         if i < self.scalars as usize {
             Reg::S(i as u32)
         } else {
@@ -110,7 +110,7 @@ impl VIndex {
 /// of virtual registers (most values die in the block that defines them), so this stays
 /// proportional to the real liveness even for huge kernels.
 #[derive(Clone, Default, PartialEq, Eq)]
-struct Set(Vec<u32>);
+pub(super) struct Set(pub(super) Vec<u32>);
 
 impl Set {
     fn from_unsorted(mut v: Vec<u32>) -> Set {
@@ -194,7 +194,7 @@ fn postorder(m: &MFunc) -> Vec<usize> {
 }
 
 /// Live-in and live-out virtual registers of every block (backward data flow in postorder).
-fn liveness(m: &MFunc, ix: &VIndex) -> (Vec<Set>, Vec<Set>) {
+pub(super) fn liveness(m: &MFunc, ix: &VIndex) -> (Vec<Set>, Vec<Set>) {
     let n = m.blocks.len();
     let mut gen = Vec::with_capacity(n);
     let mut kill = Vec::with_capacity(n);
@@ -363,6 +363,7 @@ fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i6
 /// stack, vector slots above the IR's private data (`m.private_bytes`, which for a subroutine
 /// already starts above its callers' frames). Returns the frame's extent.
 pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
+    super::coalesce::coalesce(m);
     let ints = intervals(m);
     let (mut smap, sspill) = scan(&ints, &scalar_pool_of(m), false);
     let (sslots, send) = assign_slots(sspill, i64::from(stack_base.next_multiple_of(4)));
