@@ -124,7 +124,7 @@ pub fn coalesce(m: &mut MFunc) -> usize {
             }
         }
         let before = blk.insts.len();
-        blk.insts.retain(|i| !copy_of(i).is_some_and(|(d, s)| d == s));
+        blk.insts.retain(|i| copy_of(i).is_none_or(|(d, s)| d != s));
         removed += before - blk.insts.len();
     }
     removed
