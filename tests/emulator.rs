@@ -1095,3 +1095,56 @@ fn windows_are_zero_at_every_launch() {
         }
     }
 }
+
+/// Once NX is set, vector FP arithmetic whose active lanes all have ordinary results skips the
+/// flag computation (untraced runs only); any lane that overflows, underflows or makes a NaN
+/// takes the flagged path. Results and every fflags value must equal the traced run's (which
+/// always computes the flags), and the flags must hold OF, UF and NV where the data makes them.
+#[test]
+fn fast_fp_path_matches_the_flagged_path() {
+    let src = format!(
+        "
+    vfcvt.f.x.v v2, v1
+    li t1, 0x3dcccccd
+    vmv.v.x v3, t1
+    vfmul.vv v2, v2, v3
+    vfmacc.vv v2, v3, v3
+    vfadd.vv v9, v2, v3
+    li t1, 0x7f167699
+    vmv.v.x v4, t1
+    vfmul.vv v4, v2, v4
+    csrr t5, fflags
+    li t1, 0x6ce3ee
+    vmv.v.x v5, t1
+    vfmul.vv v5, v2, v5
+    csrr t6, fflags
+    vfadd.vv v6, v4, v4
+    vfsub.vv v7, v4, v4
+    csrr s2, fflags
+    vmv.v.x v10, t5
+    vmv.v.x v11, t6
+    vmv.v.x v12, s2
+    {}{}{}{}{}{}{}{}{}
+    endprg
+",
+        store_lanes(2, 0, 32),
+        store_lanes(4, 1, 32),
+        store_lanes(5, 2, 32),
+        store_lanes(6, 3, 32),
+        store_lanes(7, 4, 32),
+        store_lanes(9, 5, 32),
+        store_lanes(10, 6, 32),
+        store_lanes(11, 7, 32),
+        store_lanes(12, 8, 32),
+    );
+    let setup = || Setup { groups: 1, out_words: 9 * 256, ..Setup::default() };
+    let fast = exec_ok(&src, setup());
+    let (r, _, traced) = exec_traced(&src, &setup());
+    r.unwrap();
+    assert_eq!(fast, traced, "untraced (fast FP path) and traced results differ");
+    let (after_of, after_uf, last) = (fast[6 * 256], fast[7 * 256], fast[8 * 256]);
+    assert_eq!(after_of & 0b0_0101, 0b0_0101, "NX and OF after the overflowing multiply: {after_of:#x}");
+    assert_eq!(after_uf & 0b0_0010, 0b0_0010, "UF after the underflowing multiply: {after_uf:#x}");
+    assert_eq!(last & 0b1_0000, 0b1_0000, "NV after inf - inf: {last:#x}");
+    assert!(f32::from_bits(fast[4 * 256 + 31]).is_nan() && f32::from_bits(fast[256 + 31]).is_infinite());
+}

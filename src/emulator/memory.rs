@@ -33,8 +33,18 @@ pub struct Region {
     base: u32,
     /// Size in bytes (multiple of 4).
     size: u32,
-    words: Words,
+    /// The words of `_storage`, as a slice pointer taken once (the hot path indexes it without
+    /// asking which kind of storage it is).
+    words: std::ptr::NonNull<[AtomicU32]>,
+    _storage: Words,
 }
+
+// SAFETY: `words` points into `_storage`, which the region owns and never moves or frees while it
+// lives (a heap box or a mapping); the words are atomics, so sharing and sending the region
+// across threads is as safe as sharing a `Box<[AtomicU32]>`.
+unsafe impl Send for Region {}
+// SAFETY: as above: every access through `words` is an atomic operation.
+unsafe impl Sync for Region {}
 
 /// Word storage: the heap for small regions, an anonymous mapping for large ones (pages are
 /// committed by the OS on first touch and read as zero until then).
@@ -102,7 +112,17 @@ impl Region {
     /// lazily by the OS (zeroed pages), so a 256 MiB window costs only what is touched.
     pub fn zeroed(base: u32, size: u32) -> Region {
         let size = (size.max(4) + 3) & !3;
-        Region { base, size, words: Words::zeroed((size / 4) as usize) }
+        let storage = Words::zeroed((size / 4) as usize);
+        let words = std::ptr::NonNull::from(&*storage);
+        Region { base, size, words, _storage: storage }
+    }
+
+    /// The region's words.
+    #[inline(always)]
+    fn words(&self) -> &[AtomicU32] {
+        // SAFETY: `words` was taken from `_storage`, which lives (unmoved: a box's heap block or a
+        // mapping) as long as `self`; only shared references to the atomics are ever made.
+        unsafe { self.words.as_ref() }
     }
 
     pub fn base(&self) -> u32 {
@@ -118,7 +138,7 @@ impl Region {
     }
     #[inline(always)]
     fn word(&self, addr: u32) -> &AtomicU32 {
-        &self.words[(addr.wrapping_sub(self.base) >> 2) as usize]
+        &self.words()[(addr.wrapping_sub(self.base) >> 2) as usize]
     }
     /// Loads a naturally aligned value of 1, 2 or 4 bytes (zero-extended). `addr` must be inside.
     #[inline(always)]
@@ -230,16 +250,17 @@ impl Region {
     pub fn reset(&mut self, base: u32) {
         self.base = base;
         const PAGE: usize = 4096;
-        let start = self.words.as_ptr() as usize;
-        let end = start + self.words.len() * 4;
+        let words = self.words();
+        let start = words.as_ptr() as usize;
+        let end = start + words.len() * 4;
         let (inner_lo, inner_hi) = (start.next_multiple_of(PAGE), end & !(PAGE - 1));
         if inner_hi <= inner_lo || inner_hi - inner_lo < 16 * PAGE {
-            self.words.iter().for_each(|w| w.store(0, Relaxed));
+            words.iter().for_each(|w| w.store(0, Relaxed));
             return;
         }
         let (head, tail) = ((inner_lo - start) / 4, (end - inner_hi) / 4);
-        let n = self.words.len();
-        self.words[..head].iter().chain(&self.words[n - tail..]).for_each(|w| w.store(0, Relaxed));
+        let n = words.len();
+        words[..head].iter().chain(&words[n - tail..]).for_each(|w| w.store(0, Relaxed));
         // SAFETY: [inner_lo, inner_hi) is a page-aligned range inside this region's own
         // allocation (anonymous memory from the global allocator), so no other object lives
         // there; `&mut self` means no thread is accessing the words. MADV_DONTNEED on private
@@ -247,7 +268,7 @@ impl Region {
         // `AtomicU32` value for every word.
         let r = unsafe { libc::madvise(inner_lo as *mut libc::c_void, inner_hi - inner_lo, libc::MADV_DONTNEED) };
         if r != 0 {
-            self.words[head..n - tail].iter().for_each(|w| w.store(0, Relaxed));
+            words[head..n - tail].iter().for_each(|w| w.store(0, Relaxed));
         }
     }
 }

@@ -397,6 +397,36 @@ pub fn fadd_f(a: u32, b: u32) -> (u32, u32) {
     let (fin, nan, snan) = classify(&[a, b]);
     (canon(r), arith_flags(r, s, e, fin, nan, snan))
 }
+/// An "ordinary" result: finite inputs (`inputs_finite`) and a normal result above the smallest
+/// normal. Such an operation can raise no flag but NX (no NV, DZ, OF or UF), so once NX is set the
+/// flags need not be computed ([`fadd_plain`] and friends).
+#[inline(always)]
+fn ordinary(r: f32, inputs_finite: bool) -> bool {
+    inputs_finite && r.is_normal() && r.abs() > f32::MIN_POSITIVE
+}
+#[inline(always)]
+fn finite_bits(x: u32) -> bool {
+    x & 0x7f80_0000 != 0x7f80_0000
+}
+/// `fadd` without flags: the result and whether it is [ordinary](ordinary) (when it is not, the
+/// caller uses [`fadd_f`]).
+#[inline(always)]
+pub fn fadd_plain(a: u32, b: u32) -> (u32, bool) {
+    let r = f(a) + f(b);
+    (r.to_bits(), ordinary(r, finite_bits(a) & finite_bits(b)))
+}
+/// `fmul` without flags (see [`fadd_plain`]).
+#[inline(always)]
+pub fn fmul_plain(a: u32, b: u32) -> (u32, bool) {
+    let r = f(a) * f(b);
+    (r.to_bits(), ordinary(r, finite_bits(a) & finite_bits(b)))
+}
+/// `fmadd` (`a·b + c`, one rounding) without flags (see [`fadd_plain`]).
+#[inline(always)]
+pub fn fmadd_plain(a: u32, b: u32, c: u32) -> (u32, bool) {
+    let r = f(a).mul_add(f(b), f(c));
+    (r.to_bits(), ordinary(r, finite_bits(a) & finite_bits(b) & finite_bits(c)))
+}
 /// `fsub` with flags.
 #[inline(always)]
 pub fn fsub_f(a: u32, b: u32) -> (u32, u32) {

@@ -166,6 +166,10 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             let m = m!();
             raise!(vvf(w, t, m, rd, rs2, rs1, $f))
         }};
+        ($p:expr, $f:expr) => {{
+            let m = m!();
+            raise!(vvf_fast(w, t, m, rd, rs2, rs1, $p, $f))
+        }};
     }
     macro_rules! fvf {
         ($f:expr) => {{
@@ -173,21 +177,26 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
             let f1 = fx(w, rs1);
             raise!(vsf(w, t, m, rd, rs2, f1, $f))
         }};
+        ($p:expr, $f:expr) => {{
+            let m = m!();
+            let f1 = fx(w, rs1);
+            raise!(vsf_fast(w, t, m, rd, rs2, f1, $p, $f))
+        }};
     }
     macro_rules! fmac_v {
-        ($f:expr) => {{
+        ($p:expr, $f:expr) => {{
             let m = m!();
             let b = w.v[rs1 as usize];
             let c = w.v[rs2 as usize];
-            raise!(vmacf(w, t, m, rd, &b, &c, $f))
+            raise!(vmacf_fast(w, t, m, rd, &b, &c, $p, $f))
         }};
     }
     macro_rules! fmac_f {
-        ($f:expr) => {{
+        ($p:expr, $f:expr) => {{
             let m = m!();
             let b = [fx(w, rs1); 32];
             let c = w.v[rs2 as usize];
-            raise!(vmacf(w, t, m, rd, &b, &c, $f))
+            raise!(vmacf_fast(w, t, m, rd, &b, &c, $p, $f))
         }};
     }
     macro_rules! funary {
@@ -528,10 +537,10 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         Op::VnmsacVv => vmac_v!(|d, b, c| d.wrapping_sub(b.wrapping_mul(c))),
         Op::VnmsacVx => vmac_s!(x1, |d, b, c| d.wrapping_sub(b.wrapping_mul(c))),
         // ---- RVV floating point (frm is RNE in compiled code); flags accumulate in fflags ------
-        Op::VfaddVv => fvv!(s::fadd_f),
-        Op::VfaddVf => fvf!(s::fadd_f),
-        Op::VfsubVv => fvv!(s::fsub_f),
-        Op::VfsubVf => fvf!(s::fsub_f),
+        Op::VfaddVv => fvv!(s::fadd_plain, s::fadd_f),
+        Op::VfaddVf => fvf!(s::fadd_plain, s::fadd_f),
+        Op::VfsubVv => fvv!(|a, b| s::fadd_plain(a, s::fneg(b)), s::fsub_f),
+        Op::VfsubVf => fvf!(|a, b| s::fadd_plain(a, s::fneg(b)), s::fsub_f),
         Op::VfminVv => fvv!(|a, b| (s::fmin(a, b), s::minmax_flags(a, b))),
         Op::VfminVf => fvf!(|a, b| (s::fmin(a, b), s::minmax_flags(a, b))),
         Op::VfmaxVv => fvv!(|a, b| (s::fmax(a, b), s::minmax_flags(a, b))),
@@ -597,28 +606,44 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         Op::VfdivVv => fvv!(s::fdiv_f),
         Op::VfdivVf => fvf!(s::fdiv_f),
         Op::VfrdivVf => fvf!(|a, b| s::fdiv_f(b, a)),
-        Op::VfmulVv => fvv!(s::fmul_f),
-        Op::VfmulVf => fvf!(s::fmul_f),
-        Op::VfrsubVf => fvf!(|a, b| s::fsub_f(b, a)),
+        Op::VfmulVv => fvv!(s::fmul_plain, s::fmul_f),
+        Op::VfmulVf => fvf!(s::fmul_plain, s::fmul_f),
+        Op::VfrsubVf => fvf!(|a, b| s::fadd_plain(b, s::fneg(a)), |a, b| s::fsub_f(b, a)),
         // vfmadd: vd = op1*vd + vs2; vfnmadd: -(op1*vd) - vs2; vfmsub: op1*vd - vs2;
         // vfnmsub: -(op1*vd) + vs2; vfmacc: op1*vs2 + vd; vfnmacc: -(op1*vs2) - vd;
         // vfmsac: op1*vs2 - vd; vfnmsac: -(op1*vs2) + vd.
-        Op::VfmaddVv => fmac_v!(|d, b, c| s::fmadd_f(b, d, c)),
-        Op::VfmaddVf => fmac_f!(|d, b, c| s::fmadd_f(b, d, c)),
-        Op::VfnmaddVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), d, s::fneg(c))),
-        Op::VfnmaddVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), d, s::fneg(c))),
-        Op::VfmsubVv => fmac_v!(|d, b, c| s::fmadd_f(b, d, s::fneg(c))),
-        Op::VfmsubVf => fmac_f!(|d, b, c| s::fmadd_f(b, d, s::fneg(c))),
-        Op::VfnmsubVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), d, c)),
-        Op::VfnmsubVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), d, c)),
-        Op::VfmaccVv => fmac_v!(|d, b, c| s::fmadd_f(b, c, d)),
-        Op::VfmaccVf => fmac_f!(|d, b, c| s::fmadd_f(b, c, d)),
-        Op::VfnmaccVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), c, s::fneg(d))),
-        Op::VfnmaccVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), c, s::fneg(d))),
-        Op::VfmsacVv => fmac_v!(|d, b, c| s::fmadd_f(b, c, s::fneg(d))),
-        Op::VfmsacVf => fmac_f!(|d, b, c| s::fmadd_f(b, c, s::fneg(d))),
-        Op::VfnmsacVv => fmac_v!(|d, b, c| s::fmadd_f(s::fneg(b), c, d)),
-        Op::VfnmsacVf => fmac_f!(|d, b, c| s::fmadd_f(s::fneg(b), c, d)),
+        Op::VfmaddVv => fmac_v!(|d, b, c| s::fmadd_plain(b, d, c), |d, b, c| s::fmadd_f(b, d, c)),
+        Op::VfmaddVf => fmac_f!(|d, b, c| s::fmadd_plain(b, d, c), |d, b, c| s::fmadd_f(b, d, c)),
+        Op::VfnmaddVv => fmac_v!(|d, b, c| s::fmadd_plain(s::fneg(b), d, s::fneg(c)), |d, b, c| s::fmadd_f(
+            s::fneg(b),
+            d,
+            s::fneg(c)
+        )),
+        Op::VfnmaddVf => fmac_f!(|d, b, c| s::fmadd_plain(s::fneg(b), d, s::fneg(c)), |d, b, c| s::fmadd_f(
+            s::fneg(b),
+            d,
+            s::fneg(c)
+        )),
+        Op::VfmsubVv => fmac_v!(|d, b, c| s::fmadd_plain(b, d, s::fneg(c)), |d, b, c| s::fmadd_f(b, d, s::fneg(c))),
+        Op::VfmsubVf => fmac_f!(|d, b, c| s::fmadd_plain(b, d, s::fneg(c)), |d, b, c| s::fmadd_f(b, d, s::fneg(c))),
+        Op::VfnmsubVv => fmac_v!(|d, b, c| s::fmadd_plain(s::fneg(b), d, c), |d, b, c| s::fmadd_f(s::fneg(b), d, c)),
+        Op::VfnmsubVf => fmac_f!(|d, b, c| s::fmadd_plain(s::fneg(b), d, c), |d, b, c| s::fmadd_f(s::fneg(b), d, c)),
+        Op::VfmaccVv => fmac_v!(|d, b, c| s::fmadd_plain(b, c, d), |d, b, c| s::fmadd_f(b, c, d)),
+        Op::VfmaccVf => fmac_f!(|d, b, c| s::fmadd_plain(b, c, d), |d, b, c| s::fmadd_f(b, c, d)),
+        Op::VfnmaccVv => fmac_v!(|d, b, c| s::fmadd_plain(s::fneg(b), c, s::fneg(d)), |d, b, c| s::fmadd_f(
+            s::fneg(b),
+            c,
+            s::fneg(d)
+        )),
+        Op::VfnmaccVf => fmac_f!(|d, b, c| s::fmadd_plain(s::fneg(b), c, s::fneg(d)), |d, b, c| s::fmadd_f(
+            s::fneg(b),
+            c,
+            s::fneg(d)
+        )),
+        Op::VfmsacVv => fmac_v!(|d, b, c| s::fmadd_plain(b, c, s::fneg(d)), |d, b, c| s::fmadd_f(b, c, s::fneg(d))),
+        Op::VfmsacVf => fmac_f!(|d, b, c| s::fmadd_plain(b, c, s::fneg(d)), |d, b, c| s::fmadd_f(b, c, s::fneg(d))),
+        Op::VfnmsacVv => fmac_v!(|d, b, c| s::fmadd_plain(s::fneg(b), c, d), |d, b, c| s::fmadd_f(s::fneg(b), c, d)),
+        Op::VfnmsacVf => fmac_f!(|d, b, c| s::fmadd_plain(s::fneg(b), c, d), |d, b, c| s::fmadd_f(s::fneg(b), c, d)),
         // ---- Ventus custom ----------------------------------------------------------------------------
         Op::Vadd12Vi => {
             let m = w.vmask();

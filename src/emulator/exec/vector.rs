@@ -158,6 +158,85 @@ pub fn vunaryf<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: i
     flagged(w, t, m, vd, |i| f(a[i]))
 }
 
+/// The fast variants of [`vvf`], [`vsf`] and [`vmacf`]: once `fflags` holds NX and no trace is
+/// recorded, an instruction whose active lanes all have [ordinary] results cannot change the
+/// flags, so they are not computed (`plain` gives the result and whether it is ordinary);
+/// otherwise the flagged function `full` runs as before. Results are identical either way.
+///
+/// [ordinary]: crate::isa::semantics::fadd_plain
+#[inline(always)]
+fn plain_or_flagged<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    plain: impl Fn(usize) -> (u32, bool),
+    full: impl Fn(usize) -> (u32, u32),
+) -> u32 {
+    if !T::ENABLED && w.csr.fflags & crate::isa::semantics::fflags::NX != 0 {
+        let mut ordinary = true;
+        let r: Lanes = std::array::from_fn(|i| {
+            let (v, ok) = plain(i);
+            ordinary &= ok | ((m >> i) & 1 == 0);
+            v
+        });
+        if ordinary {
+            blend(&mut w.v[vd as usize], &r, m);
+            return 0;
+        }
+    }
+    flagged(w, t, m, vd, full)
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn vvf_fast<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    vs2: u8,
+    vs1: u8,
+    plain: impl Fn(u32, u32) -> (u32, bool),
+    full: impl Fn(u32, u32) -> (u32, u32),
+) -> u32 {
+    let a = w.v[vs2 as usize];
+    let b = w.v[vs1 as usize];
+    plain_or_flagged(w, t, m, vd, |i| plain(a[i], b[i]), |i| full(a[i], b[i]))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn vsf_fast<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    vs2: u8,
+    s: u32,
+    plain: impl Fn(u32, u32) -> (u32, bool),
+    full: impl Fn(u32, u32) -> (u32, u32),
+) -> u32 {
+    let a = w.v[vs2 as usize];
+    plain_or_flagged(w, t, m, vd, |i| plain(a[i], s), |i| full(a[i], s))
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn vmacf_fast<T: Tracer>(
+    w: &mut Warp,
+    t: &mut T,
+    m: u32,
+    vd: u8,
+    b: &Lanes,
+    c: &Lanes,
+    plain: impl Fn(u32, u32, u32) -> (u32, bool),
+    full: impl Fn(u32, u32, u32) -> (u32, u32),
+) -> u32 {
+    let d = w.v[vd as usize];
+    plain_or_flagged(w, t, m, vd, |i| plain(d[i], b[i], c[i]), |i| full(d[i], b[i], c[i]))
+}
+
 #[inline(always)]
 fn flagged<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize) -> (u32, u32)) -> u32 {
     let mut flags = 0;
