@@ -2,13 +2,15 @@
 //!
 //! | variable | meaning | default |
 //! |---|---|---|
-//! | `VENTUS_THREADS` | host threads running work-groups | available cores |
+//! | `VENTUS_THREADS` | host threads running work-groups, 1–256 | available cores |
 //! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^34 |
 //! | `VENTUS_WATCHDOG_SECONDS` | host seconds a work-group may run without storing to global or local memory, 0 = off | 10 |
 //! | `VENTUS_TIMEOUT` | host-time budget of a whole launch in seconds, 0 = off | 0 |
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
-//! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp (official stack's variable) | 32 |
-//! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot (official stack's variable) | 8 |
+//! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp, 1–32 (official stack's variable) | 32 |
+//! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot, 1–32 (official stack's variable) | 8 |
+//!
+//! A value out of range or not a number is ignored with a warning (`RUST_LOG=warn`).
 //! | `VENTUS_PRINTF_BUFFER_SIZE` | bytes of printf records per launch (`CL_DEVICE_PRINTF_BUFFER_SIZE`), 64 B–256 MiB | 1 MiB |
 //! | `VENTUS_LEGACY_PRINTF` | `1`: the 2023 libclc `printf` in official binaries runs on the host (it prints); `0`: its code runs as compiled (and traps, as in the reference) | `1` |
 
@@ -44,6 +46,28 @@ fn var<T: std::str::FromStr>(names: &[&str]) -> Option<T> {
     })
 }
 
+/// `value` if it lies in `range`, else a warning naming the variables and `default`.
+fn bounded<T: PartialOrd + std::fmt::Display + Copy>(
+    names: &str,
+    value: Option<T>,
+    range: std::ops::RangeInclusive<T>,
+    default: T,
+) -> T {
+    match value {
+        Some(v) if range.contains(&v) => v,
+        Some(v) => {
+            log::warn!("ignoring {names}={v}: must be {}..={}; using {default}", range.start(), range.end());
+            default
+        }
+        None => default,
+    }
+}
+
+/// Most emulator host threads (`VENTUS_THREADS`, reported as compute units).
+pub const MAX_THREADS: usize = 256;
+/// Most warps per work-group (`NUM_WARP`): 32 warps of 32 lanes, 1,024 work-items.
+pub const MAX_WARPS: u32 = 32;
+
 impl Config {
     /// The process-wide configuration (read from the environment on first use).
     pub fn get() -> &'static Config {
@@ -61,23 +85,42 @@ impl Config {
                 TrapMode::Fault
             }
         };
-        let numt = var::<u32>(&["VENTUS_NUM_THREAD", "NUM_THREAD"]).unwrap_or(32);
-        let numt = if (1..=32).contains(&numt) {
-            numt
-        } else {
-            log::warn!("threads per warp must be 1..=32; using 32");
-            32
-        };
+        let numt =
+            bounded("NUM_THREAD (VENTUS_NUM_THREAD)", var::<u32>(&["VENTUS_NUM_THREAD", "NUM_THREAD"]), 1..=32, 32);
         Config {
-            threads: var::<usize>(&["VENTUS_THREADS"]).filter(|&n| n > 0).unwrap_or(cores),
+            threads: bounded(
+                "VENTUS_THREADS",
+                var::<usize>(&["VENTUS_THREADS"]),
+                1..=MAX_THREADS,
+                cores.min(MAX_THREADS),
+            ),
             watchdog: var::<u64>(&["VENTUS_WATCHDOG"]).unwrap_or(1 << 34),
             watchdog_seconds: var::<u32>(&["VENTUS_WATCHDOG_SECONDS"]).unwrap_or(10),
             timeout_seconds: var::<u32>(&["VENTUS_TIMEOUT"]).unwrap_or(0),
             trap_mode,
             threads_per_warp: numt,
-            warps_per_group: var::<u32>(&["VENTUS_NUM_WARP", "NUM_WARP"]).filter(|&n| n > 0).unwrap_or(8),
+            warps_per_group: bounded(
+                "NUM_WARP (VENTUS_NUM_WARP)",
+                var::<u32>(&["VENTUS_NUM_WARP", "NUM_WARP"]),
+                1..=MAX_WARPS,
+                8,
+            ),
             printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
             legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_values_fall_back_to_the_default() {
+        assert_eq!(bounded("X", Some(0u32), 1..=32, 8), 8);
+        assert_eq!(bounded("X", Some(1000u32), 1..=32, 8), 8);
+        assert_eq!(bounded("X", Some(16u32), 1..=32, 8), 16);
+        assert_eq!(bounded("X", None, 1..=32, 8), 8);
+        assert_eq!(bounded("X", Some(100_000usize), 1..=MAX_THREADS, 2), 2);
     }
 }
