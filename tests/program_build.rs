@@ -416,6 +416,29 @@ fn optimisation_options_all_build() {
     }
 }
 
+/// A refused option fails with the entry point's error code and the build log names it; a
+/// program built before keeps its executable and its kernels still run.
+#[test]
+fn refused_options_name_themselves_in_the_log() {
+    let env = Env::new();
+    let src = "__kernel void k(__global int *p) { p[get_global_id(0)] += 1; }\n";
+    let p = env.source(src);
+    build_ok(p, "");
+    for (opt, what) in [("-foo-bar", "-foo-bar"), ("-cl-std=CL9.9", "CL9.9"), ("-D", "-D")] {
+        let code = build(p, opt);
+        assert_eq!(code, CL_INVALID_BUILD_OPTIONS, "{opt}: {}", err_name(code));
+        let l = log(p);
+        assert!(l.contains("refused") && l.contains(what), "{opt}: build log {l:?}");
+        assert_eq!(build_string(p, CL_PROGRAM_BUILD_OPTIONS), opt);
+        let code = compile(p, opt, &[]);
+        assert_eq!(code, CL_INVALID_COMPILER_OPTIONS, "compile {opt}: {}", err_name(code));
+        assert!(log(p).contains(what), "compile {opt}: build log {:?}", log(p));
+    }
+    assert_eq!(build_status(p), CL_BUILD_SUCCESS, "the earlier build stands");
+    assert_eq!(env.run(p, "k", &[1, 2], 2), vec![2, 3]);
+    release(p);
+}
+
 /// Every OpenCL C feature macro the CTS and the specification name.
 const FEATURES: &[&str] = &[
     "__opencl_c_3d_image_writes",

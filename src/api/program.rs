@@ -169,7 +169,10 @@ pub extern "C" fn clBuildProgram(
         check(p.origin != Origin::Linked, CL_INVALID_OPERATION)?;
         let opts = options(options_str)?;
         // "CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid."
-        let parsed = BuildOptions::parse(&opts, OptionsFor::Build).map_err(|_| CL_INVALID_BUILD_OPTIONS)?;
+        let parsed = BuildOptions::parse(&opts, OptionsFor::Build).map_err(|e| {
+            p.note_refused_options(&opts, &e);
+            CL_INVALID_BUILD_OPTIONS
+        })?;
         // "CL_INVALID_OPERATION if there are kernel objects attached to program."
         check(p.kernels_attached() == 0, CL_INVALID_OPERATION)?;
         // "CL_INVALID_OPERATION if the build of a program executable for any of the devices
@@ -211,7 +214,10 @@ pub extern "C" fn clCompileProgram(
         check(pfn_notify.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
         let opts = options(options_str)?;
         // "CL_INVALID_COMPILER_OPTIONS if the compiler options specified by options are invalid."
-        let parsed = BuildOptions::parse(&opts, OptionsFor::Compile).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?;
+        let parsed = BuildOptions::parse(&opts, OptionsFor::Compile).map_err(|e| {
+            p.note_refused_options(&opts, &e);
+            CL_INVALID_COMPILER_OPTIONS
+        })?;
         // "CL_INVALID_OPERATION if there are kernel objects attached to program."
         check(p.kernels_attached() == 0, CL_INVALID_OPERATION)?;
         // "CL_INVALID_OPERATION if program has no source or IL available."

@@ -613,6 +613,18 @@ impl Program {
         Program::with(context, devices, Origin::Binary, artifact)
     }
 
+    /// Records options that `clBuildProgram`/`clCompileProgram` refused: the build log names the
+    /// option and why (`CL_PROGRAM_BUILD_OPTIONS` holds the string), so tools that print the
+    /// log on failure show the reason. The build status and any executable stay as they were;
+    /// nothing is recorded while a build is running.
+    pub fn note_refused_options(&self, options: &str, err: &OptionsError) {
+        let mut s = self.state.lock();
+        if s.status != CL_BUILD_IN_PROGRESS {
+            s.options = options.to_string();
+            s.log = format!("error: build options refused: {err}\n");
+        }
+    }
+
     /// Marks a build/compile as started; [`Refused`] if another one is still running.
     fn begin_build(&self, options: &str) -> Result<(), Refused> {
         let mut s = self.state.lock();
