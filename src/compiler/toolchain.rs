@@ -366,8 +366,34 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
     };
     let _ = w.join();
     let out = o.join().unwrap_or_default();
-    let err = String::from_utf8_lossy(&e.join().unwrap_or_default()).into_owned();
+    let mut err = String::from_utf8_lossy(&e.join().unwrap_or_default()).into_owned();
+    if let Some(how) = abnormal_end(&status) {
+        if !err.is_empty() && !err.ends_with('\n') {
+            err.push('\n');
+        }
+        err.push_str(&format!("error: {tool} ({}) {how}\n", cmd.get_program().to_string_lossy()));
+    }
     Ok((status.success(), out, err))
+}
+
+/// How a tool ended if not by a normal exit (0, or 1 for diagnosed errors): killed by a signal
+/// (a crash) or an unusual exit status, for the build log.
+fn abnormal_end(status: &std::process::ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(sig) = status.signal() {
+        let name = match sig {
+            4 => " (SIGILL)",
+            6 => " (SIGABRT)",
+            7 => " (SIGBUS)",
+            8 => " (SIGFPE)",
+            9 => " (SIGKILL: out of memory?)",
+            11 => " (SIGSEGV)",
+            15 => " (SIGTERM)",
+            _ => "",
+        };
+        return Some(format!("was killed by signal {sig}{name}"));
+    }
+    status.code().filter(|&c| c > 1).map(|c| format!("exited with status {c} (a crash or an internal error)"))
 }
 
 /// The OpenCL extensions we expose to clang (everything else is off).
@@ -559,6 +585,27 @@ const FREEZE_PASSES: [&str; 1] = ["DivRemPairsPass"];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tool that crashes is named in the log with how it ended, after its own stderr; a
+    /// diagnosed error (exit status 1) adds nothing.
+    #[test]
+    fn crashed_tools_are_named_with_their_signal_or_status() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo 'tool: internal error' >&2; kill -SEGV $$"]);
+        let (ok, _, err) = run_piped(&mut c, "clang", b"").unwrap();
+        assert!(!ok);
+        assert!(err.starts_with("tool: internal error\n"), "{err}");
+        assert!(err.contains("error: clang (sh) was killed by signal 11 (SIGSEGV)"), "{err}");
+        let mut c = Command::new("sh");
+        c.args(["-c", "exit 70"]);
+        let (_, _, err) = run_piped(&mut c, "llvm-spirv", b"").unwrap();
+        assert!(err.contains("error: llvm-spirv (sh) exited with status 70"), "{err}");
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo 'x.cl:1: error: bad' >&2; exit 1"]);
+        let (_, _, err) = run_piped(&mut c, "clang", b"").unwrap();
+        assert_eq!(err, "x.cl:1: error: bad\n");
+    }
+
     #[test]
     fn dependency_files() {
         let d = "-: /usr/lib/clang/15/include/opencl-c-base.h \\\n  /tmp/dep\\ dir/h.h /a/\\#b$$c.h\n";
