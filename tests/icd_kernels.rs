@@ -1219,3 +1219,61 @@ fn four_threads_enqueue_200_kernels_each_on_shared_and_separate_queues() {
         assert!(env.messages().is_empty());
     }
 }
+
+/// The front-end tools run under limits: a clang that does not finish within
+/// `VENTUS_TOOL_TIMEOUT` is killed, one that exceeds `VENTUS_TOOL_MEMORY` ends; either way the
+/// build fails with a log that says why.
+#[test]
+fn front_end_tools_run_under_time_and_memory_limits() {
+    let dir = std::env::temp_dir().join(format!("ventus-tool-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let slow = dir.join("slow-clang.sh");
+    std::fs::write(&slow, "#!/bin/sh\ncase \"$1\" in --version) exec clang-15 --version;; esac\nexec sleep 30\n")
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&slow, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let slow = slow.to_string_lossy().into_owned();
+    run_child(
+        "child_tool_limits",
+        &[
+            ("VENTUS_TOOL_TIMEOUT", "1"),
+            ("VENTUS_CLANG", &slow),
+            ("VENTUS_LLVM_SPIRV", "llvm-spirv-15"),
+            ("VENTUS_CACHE", "0"),
+            ("VENTUS_TEST_EXPECT", "did not finish within 1 s"),
+        ],
+    );
+    run_child(
+        "child_tool_limits",
+        &[("VENTUS_TOOL_MEMORY", "256"), ("VENTUS_CACHE", "0"), ("VENTUS_TEST_EXPECT", "VENTUS_TOOL_MEMORY")],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "run by front_end_tools_run_under_time_and_memory_limits"]
+fn child_tool_limits() {
+    if !is_child("child_tool_limits") {
+        return;
+    }
+    let expect = std::env::var("VENTUS_TEST_EXPECT").unwrap();
+    let env = Env::new();
+    // A macro bomb: 4^14 copies of `x` (hundreds of MiB of tokens).
+    let mut src = String::from("#define A0 x\n");
+    for i in 1..16 {
+        src += &format!("#define A{i} A{j} A{j} A{j} A{j}\n", j = i - 1);
+    }
+    src += "kernel void k(global int *a) { int x = 1; a[0] = A14; }\n";
+    let c = std::ffi::CString::new(src).unwrap();
+    let (mut ptr, mut err) = (c.as_ptr(), 0);
+    let p = call!(clCreateProgramWithSource(env.ctx, 1, &mut ptr, null(), &mut err));
+    check(err, "clCreateProgramWithSource");
+    let d = device();
+    let t0 = std::time::Instant::now();
+    let code = call!(clBuildProgram(p, 1, &d, null(), None, null_mut()));
+    assert_eq!(code, CL_BUILD_PROGRAM_FAILURE, "{}", err_name(code));
+    assert!(t0.elapsed().as_secs() < 25, "the limit did not stop the tool");
+    let log = String::from_utf8_lossy(&build_info(p, CL_PROGRAM_BUILD_LOG)).into_owned();
+    assert!(log.contains(&expect), "build log lacks {expect:?}:\n{log}");
+    call!(clReleaseProgram(p));
+}

@@ -323,10 +323,49 @@ fn depfile_path() -> PathBuf {
     unique_temp_path("deps", "d")
 }
 
-const TIMEOUT: Duration = Duration::from_secs(120);
+/// Limits of one front-end tool run: `VENTUS_TOOL_TIMEOUT` seconds of wall time (default 120,
+/// 1–3600) and `VENTUS_TOOL_MEMORY` MiB of address space (default 4096, 256–65536; 0 = no
+/// limit). A tool over its time is killed and the build fails with a log saying so; a tool over
+/// its memory fails its allocation and ends (its crash is named in the log).
+struct ToolLimits {
+    timeout: Duration,
+    memory_bytes: Option<u64>,
+}
+
+fn tool_limits() -> &'static ToolLimits {
+    static LIMITS: once_cell::sync::Lazy<ToolLimits> = once_cell::sync::Lazy::new(|| {
+        let read = |name: &str, default: u64, range: std::ops::RangeInclusive<u64>, zero_ok: bool| {
+            let Ok(v) = std::env::var(name) else { return default };
+            match v.trim().parse::<u64>() {
+                Ok(x) if range.contains(&x) || (zero_ok && x == 0) => x,
+                _ => {
+                    log::warn!("ignoring {name}={v:?}: must be {}..={}; using {default}", range.start(), range.end());
+                    default
+                }
+            }
+        };
+        let timeout = Duration::from_secs(read("VENTUS_TOOL_TIMEOUT", 120, 1..=3600, false));
+        let mib = read("VENTUS_TOOL_MEMORY", 4096, 256..=65536, true);
+        ToolLimits { timeout, memory_bytes: (mib != 0).then_some(mib << 20) }
+    });
+    &LIMITS
+}
 
 /// Runs `cmd` with `input` on stdin; returns (exit success, stdout, stderr).
 fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u8>, String), ToolError> {
+    let limits = tool_limits();
+    if let Some(bytes) = limits.memory_bytes {
+        use std::os::unix::process::CommandExt;
+        let lim = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
+        // SAFETY: the closure runs in the child between fork and exec and only calls
+        // `setrlimit`, which is async-signal-safe, on a value captured by copy.
+        unsafe {
+            cmd.pre_exec(move || {
+                libc::setrlimit(libc::RLIMIT_AS, &lim);
+                Ok(())
+            });
+        }
+    }
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -355,10 +394,10 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() > TIMEOUT => {
+            Ok(None) if start.elapsed() > limits.timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(ToolError::Timeout { tool: tool.into(), seconds: TIMEOUT.as_secs() });
+                return Err(ToolError::Timeout { tool: tool.into(), seconds: limits.timeout.as_secs() });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
             Err(err) => return Err(ToolError::Spawn { tool: tool.into(), error: err.to_string() }),
@@ -372,6 +411,15 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
             err.push('\n');
         }
         err.push_str(&format!("error: {tool} ({}) {how}\n", cmd.get_program().to_string_lossy()));
+    }
+    // clang's driver reports its front end's crash itself (and exits with status 1).
+    if !status.success() && (err.contains("command failed with exit code") || err.contains("killed by signal")) {
+        if let Some(bytes) = limits.memory_bytes {
+            err.push_str(&format!(
+                "note: the front-end tools run with at most {} MiB of address space (VENTUS_TOOL_MEMORY)\n",
+                bytes >> 20
+            ));
+        }
     }
     Ok((status.success(), out, err))
 }
