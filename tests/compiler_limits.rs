@@ -211,3 +211,29 @@ fn device_scope_atomics_are_fenced() {
     assert_eq!(count(device), 5, "two fences around each atomic, one for the fence");
     assert_eq!(count(group), 0);
 }
+
+/// Arguments beyond the 12-bit offset reach of a load (here 1,000 of them: 4 KiB) are read
+/// through a computed address; program-scope `__constant` data beyond
+/// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` is a build error naming the limit.
+#[test]
+fn a_thousand_arguments_and_the_constant_data_limit() {
+    let n = 1000;
+    let params: Vec<String> = (0..n).map(|k| format!("int a{k}")).collect();
+    let body: Vec<String> = (0..n).map(|k| format!("a{k} * {}", k % 7 + 1)).collect();
+    let src = format!(
+        "__kernel void k(__global int *o, {}) {{ o[get_global_id(0)] = {}; }}",
+        params.join(", "),
+        body.join(" + ")
+    );
+    let mut args = vec![zeros(4 * 32)];
+    args.extend((0..n).map(|k| val_i32(k as i32 - 300)));
+    let out = run(&src, "k", &[32], &[32], &args);
+    let want: i32 = (0..n).map(|k| (k as i32 - 300) * (k as i32 % 7 + 1)).sum();
+    assert_eq!(as_i32(&out[0]), vec![want; 32]);
+
+    let src = "__constant int big[20000] = {1, 2, 3};
+        __kernel void k(__global int *o) { o[get_global_id(0)] = big[get_global_id(0)]; }";
+    let front = front(src, "");
+    let Err(err) = ventus_icd::compiler::compile_spirv(&front.spirv) else { panic!("80,000 bytes of constants built") };
+    assert!(err.to_string().contains("CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE"), "{err}");
+}

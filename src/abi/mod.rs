@@ -36,5 +36,8 @@ pub const PRIVATE_BYTES_PER_THREAD: u32 = 0x1000;
 /// Largest private memory per work-item our compiler may use (IR frame plus vector spill
 /// slots); launches of such kernels get that much instead of [`PRIVATE_BYTES_PER_THREAD`].
 pub const MAX_PRIVATE_BYTES_PER_ITEM: u32 = 64 * 1024;
+/// Largest constant data (`CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE`): a `__constant` buffer
+/// argument, and a program's program-scope `__constant` data (a build error beyond it).
+pub const MAX_CONSTANT_BYTES: u32 = 64 * 1024;
 /// Cap on the private-memory block (official pocl).
 pub const PRIVATE_CAP: u32 = 0x1000_0000;

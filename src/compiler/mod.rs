@@ -18,7 +18,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-31";
+pub const BACKEND_REVISION: &str = "ventus-cc-32";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,6 +214,13 @@ fn link(
 ) -> Result<Vec<u8>, CompileError> {
     use crate::abi::crt0::LinkError;
     use crate::isa::asm::AsmError;
+    if prog.rodata.len() > crate::abi::MAX_CONSTANT_BYTES as usize {
+        return Err(CompileError::Resources(format!(
+            "{} bytes of __constant data exceed CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE ({} bytes)",
+            prog.rodata.len(),
+            crate::abi::MAX_CONSTANT_BYTES
+        )));
+    }
     let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, &prog.rodata).map_err(|e| match e {
         // A jump beyond ±1 MiB: the program's code is too large (e.g. many inlined double math
         // built-ins in one kernel).

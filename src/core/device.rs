@@ -52,7 +52,7 @@ pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;
 pub const MAX_MEM_ALLOC_SIZE: u64 = 256 << 20;
 /// `__local` memory per work-group.
 pub const LOCAL_MEM_SIZE: u64 = 64 << 10;
-pub const MAX_CONSTANT_BUFFER_SIZE: u64 = 64 << 10;
+pub const MAX_CONSTANT_BUFFER_SIZE: u64 = crate::abi::MAX_CONSTANT_BYTES as u64;
 pub const MAX_CONSTANT_ARGS: u32 = 8;
 /// `CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE` (the compiler rejects a larger program-scope variable).
 pub const MAX_GLOBAL_VARIABLE_SIZE: usize = crate::abi::globals::MAX_VARIABLE_SIZE as usize;

@@ -423,7 +423,15 @@ impl Sel<'_> {
                     _ => I::Lw,
                 };
                 let base = self.argbase;
-                self.emit_rr(op, d, base, ZERO, *offset as i64);
+                if fits12(*offset as i64) {
+                    self.emit_rr(op, d, base, ZERO, *offset as i64);
+                } else {
+                    // Arguments past the 12-bit offset reach (beyond 2 KiB of arguments).
+                    let t = self.m.new_s();
+                    self.li(t, *offset as i64);
+                    self.emit_rr(I::Add, t, base, t, 0);
+                    self.emit_rr(op, d, t, ZERO, 0);
+                }
                 Ok(())
             }
             Op::Csr(c) => {
