@@ -217,7 +217,7 @@ fn device_scope_atomics_are_fenced() {
 /// `CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE` is a build error naming the limit.
 #[test]
 fn a_thousand_arguments_and_the_constant_data_limit() {
-    let n = 1000;
+    let n: i32 = 1000;
     let params: Vec<String> = (0..n).map(|k| format!("int a{k}")).collect();
     let body: Vec<String> = (0..n).map(|k| format!("a{k} * {}", k % 7 + 1)).collect();
     let src = format!(
@@ -226,9 +226,9 @@ fn a_thousand_arguments_and_the_constant_data_limit() {
         body.join(" + ")
     );
     let mut args = vec![zeros(4 * 32)];
-    args.extend((0..n).map(|k| val_i32(k as i32 - 300)));
+    args.extend((0..n).map(|k| val_i32(k - 300)));
     let out = run(&src, "k", &[32], &[32], &args);
-    let want: i32 = (0..n).map(|k| (k as i32 - 300) * (k as i32 % 7 + 1)).sum();
+    let want: i32 = (0..n).map(|k| (k - 300) * (k % 7 + 1)).sum();
     assert_eq!(as_i32(&out[0]), vec![want; 32]);
 
     let src = "__constant int big[20000] = {1, 2, 3};
