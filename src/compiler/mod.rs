@@ -18,7 +18,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-32";
+pub const BACKEND_REVISION: &str = "ventus-cc-33";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,6 +155,8 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     // Frames of the functions that call subroutines: a callee's frame starts above them.
     let mut top = target::regalloc::Frame::default();
     let mut calling = Vec::new();
+    // Allocated functions and their label prefixes, emitted once the program's size is known.
+    let mut funcs: Vec<(target::mir::MFunc, String)> = Vec::new();
     for (k, mut kernel) in std::mem::take(&mut prog.kernels).into_iter().enumerate() {
         let (m, frame) = back_end(&mut kernel.func, 0, 0, &mut warnings)?;
         if m.calls {
@@ -163,7 +165,7 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
             calling.push(kernels.len());
         }
         kernel.info.private_bytes = frame.private;
-        asm.push_str(&target::emit::emit(&m, &label_prefix(&kernel.info.name, k))?);
+        funcs.push((m, label_prefix(&kernel.info.name, k)));
         kernels.push(kernel.info);
     }
     if let Some(src) = source {
@@ -189,8 +191,13 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
             let (m, frame) = back_end(f, level, base.stack, &mut warnings)?;
             top.private = top.private.max(frame.private);
             top.stack = top.stack.max(frame.stack);
-            asm.push_str(&target::emit::emit(&m, &format!("sub{k}"))?);
+            funcs.push((m, format!("sub{k}")));
         }
+    }
+    // Jumps and calls of a program too large for `jal`'s reach use their long forms.
+    let far = funcs.iter().map(|(m, _)| target::emit::upper_bytes(m)).sum::<u64>() > target::emit::FAR_CODE_BYTES;
+    for (m, prefix) in &funcs {
+        asm.push_str(&target::emit::emit_far(m, prefix, far)?);
     }
     // A kernel that calls gets private memory for the deepest frame.
     for k in calling {

@@ -52,7 +52,8 @@ impl Out {
 fn upper_words(inst: &MInst) -> u32 {
     let wide = |r: Option<Reg>| matches!(r, Some(Reg::X(n) | Reg::PV(n)) if n >= 32);
     match inst.op {
-        MOp::Jump | MOp::Call(_) => 1,
+        // `tail`/`call` (auipc + jalr) in far mode.
+        MOp::Jump | MOp::Call(_) => 2,
         MOp::LaBlock => 2,
         MOp::Li | MOp::LaRodata => 2 + if wide(inst.rd) { 2 } else { 0 },
         MOp::Branch(_) => 4,
@@ -64,9 +65,26 @@ fn upper_words(inst: &MInst) -> u32 {
 /// -4096..=4094.
 const SHORT_BRANCH_REACH: i64 = 4000;
 
+/// An upper bound of the bytes [`emit`] produces for `m`.
+pub fn upper_bytes(m: &MFunc) -> u64 {
+    m.blocks.iter().flat_map(|b| &b.insts).map(|i| 4 * u64::from(upper_words(i))).sum()
+}
+
+/// Programs whose code may exceed this many bytes are emitted in far mode (see [`emit_far`]):
+/// `jal` reaches ±1 MiB; the margin covers crt0 and alignment.
+pub const FAR_CODE_BYTES: u64 = (1 << 20) - (64 << 10);
+
 /// Emits one kernel (a global symbol `name`) or subroutine (the local label
 /// [`super::call::label`] of its name) as assembly.
 pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
+    emit_far(m, label_prefix, false)
+}
+
+/// [`emit`]; with `far`, jumps and calls reach any distance: `tail label` (`auipc t1` +
+/// `jalr zero, t1`; t1 is the reserved `setrpc` scratch, dead at a jump) and `call label`
+/// (`auipc ra` + `jalr ra`), for programs of more than [`FAR_CODE_BYTES`] of code.
+pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, CompileError> {
+    let (jump, call) = if far { ("tail", "call") } else { ("j", "jal") };
     let mut o = Out { text: String::new() };
     if m.level == 0 {
         let _ = writeln!(o.text, ".globl {}\n{}:", m.name, m.name);
@@ -91,10 +109,10 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
                 MOp::Jump => {
                     let t = inst.target.ok_or(CompileError::Internal("jump without target".into()))?;
                     if t as usize != bi + 1 {
-                        o.line(&format!("j {}", label(t)));
+                        o.line(&format!("{jump} {}", label(t)));
                     }
                 }
-                MOp::Call(name) => o.line(&format!("jal {}", super::call::label(name))),
+                MOp::Call(name) => o.line(&format!("{call} {}", super::call::label(name))),
                 MOp::LaBlock => {
                     let t = inst.target.ok_or(CompileError::Internal("la without target".into()))?;
                     let rd = num(inst.rd.unwrap_or(T1))?;
@@ -134,7 +152,7 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
                         let skip = format!(".L{label_prefix}_near{far_branches}");
                         o.line(&format!("j {skip}"));
                         let _ = writeln!(o.text, "{dest}:");
-                        o.line(&format!("j {}", label(t)));
+                        o.line(&format!("{jump} {}", label(t)));
                         let _ = writeln!(o.text, "{skip}:");
                         far_branches += 1;
                     }
@@ -176,4 +194,34 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
         }
     }
     Ok(o.text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Op as I;
+
+    /// A jump over 1.2 MiB of code: out of `j`'s reach, so the link fails in the normal mode and
+    /// succeeds in far mode (`tail`), which the compiler picks for programs that large.
+    #[test]
+    fn far_mode_reaches_past_one_mebibyte() {
+        let filler: Vec<MInst> = (0..300_000).map(|_| MInst::rr(I::Addi, Reg::X(5), Reg::X(5), Reg::X(0), 1)).collect();
+        let jump = MInst { target: Some(2), ..MInst::new(MOp::Jump) };
+        let ret = MInst::rr(I::Jalr, Reg::X(0), Reg::X(1), Reg::X(0), 0);
+        let m = MFunc {
+            name: "k".into(),
+            blocks: vec![
+                MBlock { insts: vec![jump], succs: vec![2] },
+                MBlock { insts: filler, succs: vec![2] },
+                MBlock { insts: vec![ret], succs: vec![] },
+            ],
+            ..MFunc::default()
+        };
+        assert!(upper_bytes(&m) > FAR_CODE_BYTES);
+        let near = emit(&m, "t").unwrap();
+        assert!(crate::abi::crt0::link(&near, &[]).is_err(), "a 1.2 MiB jump cannot link as `j`");
+        let far = emit_far(&m, "t", true).unwrap();
+        assert!(far.contains("tail .Lt_2"), "{}", &far[..200]);
+        crate::abi::crt0::link(&far, &[]).expect("far mode links");
+    }
 }
