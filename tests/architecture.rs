@@ -1,5 +1,6 @@
-//! Layering check: every `crate::<module>` reference in a module's files points down the allowed
-//! dependency graph (README "Architecture").
+//! Layering checks (README "Architecture"): every `crate::<module>` reference in a module's
+//! files — plain paths and each member of grouped imports (`use crate::{a::x, b}`) — points
+//! down the allowed dependency graph, and only the `api` layer declares `extern "C"` functions.
 
 use std::path::Path;
 
@@ -26,6 +27,92 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// The top-level modules a file names through `crate::`: `crate::a::…` gives `a`, a grouped
+/// import `crate::{a::x, b::{y, z}, c}` gives `a`, `b` and `c` (the first segment of each
+/// top-level member).
+fn referenced_modules(text: &str) -> Vec<String> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("crate::") {
+        let rest = &text[i + 7..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Members at depth 1, up to the matching brace.
+            let (mut depth, mut start) = (1, 0);
+            for (k, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 1 => {
+                        out.push(ident(group[start..].trim_start()));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 1 => {
+                        out.push(ident(group[start..].trim_start()));
+                        start = k + 1;
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            out.push(ident(rest));
+        }
+    }
+    out.retain(|n| !n.is_empty());
+    out
+}
+
+#[test]
+fn grouped_imports_are_parsed() {
+    let text = "use crate::{abi::x, emulator::{a, b}, util};\nlet y = crate::isa::decode(w);";
+    assert_eq!(referenced_modules(text), ["abi", "emulator", "util", "isa"]);
+}
+
+/// Whether a line of code declares a C-ABI function (`extern "C" fn name(`) or a foreign block
+/// (`extern "C" {`); a function-pointer type (`extern "C" fn(`) is not a declaration.
+fn declares_extern_c(line: &str) -> bool {
+    let code = line.split("//").next().unwrap_or("");
+    code.match_indices("extern \"C\"").any(|(i, m)| {
+        let rest = code[i + m.len()..].trim_start();
+        rest.starts_with('{')
+            || rest.strip_prefix("fn ").is_some_and(|r| r.starts_with(|c: char| c.is_alphabetic() || c == '_'))
+    })
+}
+
+#[test]
+fn extern_c_declarations_are_recognised() {
+    assert!(declares_extern_c("pub extern \"C\" fn clFinish(q: cl_command_queue) -> cl_int {"));
+    assert!(declares_extern_c("extern \"C\" fn print_at_exit() {"));
+    assert!(declares_extern_c("unsafe extern \"C\" fn record(msg: *const c_char) {"));
+    assert!(declares_extern_c("extern \"C\" {"));
+    assert!(!declares_extern_c(
+        "    pfn: Option<unsafe extern \"C\" fn(program: cl_program, user_data: *mut c_void)>,"
+    ));
+    assert!(!declares_extern_c("// an `extern \"C\" fn foo()` in a comment"));
+}
+
+/// Only `api` declares functions with the C ABI (the layer where every application pointer is
+/// checked and no panic may cross); type positions such as callback pointers are allowed.
+#[test]
+fn only_api_declares_extern_c_functions() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut fs = Vec::new();
+    files(&src, &mut fs);
+    for f in fs {
+        if f.starts_with(src.join("api")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            assert!(
+                !declares_extern_c(line),
+                "{}:{}: `extern \"C\"` outside the api layer: {line}",
+                f.display(),
+                n + 1
+            );
+        }
+    }
+}
+
 #[test]
 fn modules_only_depend_downwards() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -39,10 +126,8 @@ fn modules_only_depend_downwards() {
         files(&dir, &mut fs);
         for f in fs {
             let text = std::fs::read_to_string(&f).unwrap();
-            for (i, _) in text.match_indices("crate::") {
-                let rest = &text[i + 7..];
-                let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if name == *module || name.is_empty() {
+            for name in referenced_modules(&text) {
+                if name == *module {
                     continue;
                 }
                 assert!(

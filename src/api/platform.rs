@@ -7,6 +7,8 @@ use crate::core::platform::{self as plat, Platform};
 use std::ffi::{c_char, c_void};
 
 fn platform_ids(num_entries: cl_uint, platforms: *mut cl_platform_id, num_platforms: *mut cl_uint) -> CLResult<()> {
+    // Every application starts here (through the loader): arrange the VENTUS_STATS=1 summary.
+    stats_at_exit();
     // "CL_INVALID_VALUE if num_entries is equal to zero and platforms is not NULL or if both
     // num_platforms and platforms are NULL."
     check(num_entries != 0 || platforms.is_null(), CL_INVALID_VALUE)?;
@@ -16,6 +18,23 @@ fn platform_ids(num_entries: cl_uint, platforms: *mut cl_platform_id, num_platfo
     }
     ptr::write_opt(num_platforms, 1);
     Ok(())
+}
+
+/// With `VENTUS_STATS=1`, registers (once) the process-exit hook that prints each kernel's
+/// summed launch statistics ([`crate::core::stats`]).
+fn stats_at_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    if crate::core::stats::enabled() {
+        ONCE.call_once(|| {
+            // SAFETY: `print_stats` is an `extern "C" fn()` that never unwinds (it catches
+            // panics); registering it has no other precondition.
+            unsafe { libc::atexit(print_stats) };
+        });
+    }
+}
+
+extern "C" fn print_stats() {
+    let _ = std::panic::catch_unwind(crate::core::stats::print_all);
 }
 
 /// The loader's entry point (`cl_khr_icd`).

@@ -8,7 +8,6 @@ use crate::device::LaunchStats;
 use once_cell::sync::Lazy;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
-use std::sync::Once;
 
 /// Sums per kernel name.
 #[derive(Default)]
@@ -21,7 +20,8 @@ struct Totals {
 
 static TOTALS: Lazy<Mutex<BTreeMap<String, Totals>>> = Lazy::new(|| Mutex::new(BTreeMap::new()));
 
-fn enabled() -> bool {
+/// Whether `VENTUS_STATS=1` (read once).
+pub fn enabled() -> bool {
     static ON: Lazy<bool> = Lazy::new(|| std::env::var("VENTUS_STATS").is_ok_and(|v| v.trim() == "1"));
     *ON
 }
@@ -31,12 +31,6 @@ pub fn record(kernel: &str, s: &LaunchStats, width: u32) {
     if !enabled() {
         return;
     }
-    static AT_EXIT: Once = Once::new();
-    AT_EXIT.call_once(|| {
-        // SAFETY: `print_at_exit` is an `extern "C" fn()` that never unwinds (it catches
-        // panics); registering it has no other precondition.
-        unsafe { libc::atexit(print_at_exit) };
-    });
     let mut all = TOTALS.lock();
     let t = all.entry(kernel.to_string()).or_default();
     t.launches += 1;
@@ -73,11 +67,10 @@ fn line(name: &str, t: &Totals) -> String {
     )
 }
 
-extern "C" fn print_at_exit() {
-    let _ = std::panic::catch_unwind(|| {
-        let all = TOTALS.lock();
-        for (name, t) in all.iter() {
-            eprintln!("{}", line(name, t));
-        }
-    });
+/// Prints every kernel's summary line to stderr (the API layer calls this at process exit).
+pub fn print_all() {
+    let all = TOTALS.lock();
+    for (name, t) in all.iter() {
+        eprintln!("{}", line(name, t));
+    }
 }
