@@ -7,8 +7,22 @@
 //!         └────► compiler ────────────┴─► abi ─► isa        everything may use util
 //! ```
 //!
-//! This build contains the foundation: [`isa`] (the single instruction table and everything derived
-//! from it), [`abi`] (memory map, ELF and launch-image loaders, metadata) and [`emulator`].
+//! * [`api`] — the only `extern "C"` layer: the ICD dispatch table and every OpenCL entry point,
+//!   application pointers and the specification's error clauses; no panic crosses it.
+//! * [`core`] — OpenCL objects in safe Rust (platform, device, context, queues with one worker
+//!   thread each, events, memory objects, programs, kernels, launches); it reaches the emulator
+//!   only through [`device`].
+//! * [`device`] — one kernel launch: argument buffer, private memory, metadata and print buffer
+//!   as the Ventus ABI lays them out, then the emulator run.
+//! * [`compiler`] — OpenCL C / SPIR-V → Ventus ELF (clang and llvm-spirv as subprocesses, our own
+//!   IR, passes and back end).
+//! * [`emulator`] — the multithreaded Ventus emulator (predecoded programs, SIMT warps, barriers,
+//!   faults, traces).
+//! * [`abi`] — what compiler and emulator agree on: memory map, metadata, argument packing,
+//!   ELF and launch-image formats, crt0.
+//! * [`isa`] — the single instruction table and everything derived from it (decoder, encoder,
+//!   disassembler, assembler, per-lane semantics).
+//! * [`cl`] — OpenCL types and the handle registry; [`util`] — small shared helpers.
 
 pub mod abi;
 pub mod api;

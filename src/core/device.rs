@@ -1,8 +1,8 @@
 //! The emulated Ventus device: its configuration (from `NUM_THREAD`/`NUM_WARP`/`VENTUS_*`), its
 //! device memory and the limits it reports.
 
-use crate::emulator::config::Config;
-use crate::emulator::DeviceMemory;
+use crate::device::Config;
+use crate::device::DeviceMemory;
 
 /// Device limits and identity.
 pub struct Device {

@@ -16,7 +16,7 @@ use super::program::{Executable, KernelDef, Program};
 use crate::abi::kernel_info::KernelInfo;
 use crate::cl::object::{handle_type, Obj, Ref};
 use crate::cl::*;
-use crate::emulator::RunOptions;
+use crate::device::RunOptions;
 use parking_lot::Mutex;
 use std::sync::{Arc, Weak};
 

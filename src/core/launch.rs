@@ -35,7 +35,7 @@ use crate::cl::object::Ref;
 use crate::cl::*;
 use crate::device::print::PrintBuffer;
 use crate::device::{self, DeviceError, KernelLaunch, LaunchStats};
-use crate::emulator::{PrintHook, WorkItems};
+use crate::device::{PrintHook, WorkItems};
 use parking_lot::Mutex;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -120,7 +120,7 @@ fn emit_print(context: &super::context::Context, text: &[u8]) {
         return;
     }
     if !context.printf_callback(text) {
-        crate::emulator::hostcall::write_stdout(text);
+        crate::device::write_stdout(text);
     }
 }
 
@@ -298,7 +298,7 @@ mod tests {
         let queue = Obj::new(Queue::new(ctx, dev, 0, Vec::new()));
         let range = NdRange { work_dim: 1, global: [64, 1, 1], offset: [0; 3], local: [32, 1, 1] };
         let spin = Obj::new(Kernel::new(program.clone(), exec.clone(), exec.kernel("spin").unwrap()));
-        spin.set_run_options(crate::emulator::RunOptions { watchdog: 10_000, ..spin.run_options() });
+        spin.set_run_options(crate::device::RunOptions { watchdog: 10_000, ..spin.run_options() });
         let e = enqueue(&queue, spin, range, Vec::new(), CL_COMMAND_NDRANGE_KERNEL, Vec::new());
         assert_eq!(e.wait(), CL_OUT_OF_RESOURCES);
         let msgs = messages.lock().clone();

@@ -34,7 +34,7 @@ use super::device::MEM_BASE_ADDR_ALIGN_BITS;
 use super::platform;
 use crate::cl::object::Ref;
 use crate::cl::*;
-use crate::emulator::Region;
+use crate::device::Region;
 use parking_lot::Mutex;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;

@@ -39,10 +39,10 @@ use crate::cl::*;
 use crate::compiler::build::{self as compiler, BuildOutput};
 pub use crate::compiler::build::{spec_constants as spirv_spec_constants, spirv_words};
 pub use crate::compiler::toolchain::FrontOptions;
-use crate::emulator::config::Config;
-use crate::emulator::hostcall::HostCall;
-use crate::emulator::memory::MapError;
-use crate::emulator::program::ProgramError;
+use crate::device::Config;
+use crate::device::HostCall;
+use crate::device::MapError;
+use crate::device::ProgramError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -79,7 +79,7 @@ pub struct KernelDef {
 pub struct Executable {
     pub binary: Vec<u8>,
     pub elf: VentusElf,
-    pub code: crate::emulator::Program,
+    pub code: crate::device::Program,
     pub kernels: Vec<KernelDef>,
     /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
     pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
@@ -121,7 +121,7 @@ impl Executable {
         if elf.entry != crate::abi::PROGRAM_BASE {
             return Err(LoadError::Entry(elf.entry));
         }
-        let mut code = crate::emulator::Program::from_elf(&elf).map_err(LoadError::Program)?;
+        let mut code = crate::device::Program::from_elf(&elf).map_err(LoadError::Program)?;
         if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| Config::get().legacy_printf) {
             // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
             code.install_host_call(pc, HostCall::LegacyPrintf);

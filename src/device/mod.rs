@@ -11,8 +11,15 @@ pub mod print;
 use crate::abi::globals::GlobalsImage;
 use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
-use crate::emulator::memory::MapError;
-use crate::emulator::{self, DeviceMemory, GroupTraces, LaunchError, LaunchParams, Program, RunOptions, RunStats};
+use crate::emulator::{self, GroupTraces, LaunchError, LaunchParams, RunStats};
+
+/// The parts of the emulator the OpenCL layer (`core`) works with, re-exported: `core` reaches
+/// the emulator only through this layer (`tests/architecture.rs` checks it).
+pub use crate::emulator::config::Config;
+pub use crate::emulator::hostcall::{write_stdout, HostCall};
+pub use crate::emulator::memory::MapError;
+pub use crate::emulator::program::ProgramError;
+pub use crate::emulator::{DeviceMemory, PrintHook, Program, Region, RunOptions, WorkItems};
 
 /// What a completed launch did (work-groups, warp and lane instructions, divergent branches,
 /// barriers, bytes moved per address space): the emulator's counters, as the device reports them.
