@@ -194,7 +194,7 @@ pub struct Inst {
     pub op: Op,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
     /// Integer/pointer constant (low `bits` of the value) or float bits.
     Const(u64),

@@ -18,27 +18,6 @@ use super::cfg::dominators;
 use crate::isa::regs::csr;
 use std::collections::HashMap;
 
-/// The value-numbering key of a pure instruction (operands already renamed).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Const(u64, BlockId),
-    ArgWord(u32),
-    Bin(BinOp, Value, Value),
-    Un(UnOp, Value),
-    Cmp(CmpOp, Value, Value),
-    Select(Value, Value, Value),
-    Fma(Value, Value, Value),
-    Conv(ConvOp, Value),
-    Csr(u16),
-    Meta(u32),
-    LaneId,
-    LocalAddr(u32),
-    ConstAddr(u32),
-    PrivateAddr(u32),
-    Call(u32, Vec<Value>),
-    CallRes(Value, u32),
-}
-
 /// CSRs that stay constant while a kernel runs.
 fn read_only_csr(c: u16) -> bool {
     matches!(
@@ -74,29 +53,41 @@ fn commutative(o: BinOp) -> bool {
     )
 }
 
+/// A value-numbering key: the (normalised) operation and, for constants, their block.
+type Key = (Op, Option<BlockId>);
+
+/// The value-numbering key of a pure instruction (operands already renamed): the operation,
+/// with the operands of commutative integer operations in a fixed order, and for constants the
+/// block (they are merged only within one). `None` for anything that is not pure.
 fn key(op: &Op, block: BlockId) -> Option<Key> {
-    Some(match op {
-        Op::Const(c) => Key::Const(*c, block),
-        Op::ArgWord { offset } => Key::ArgWord(*offset),
-        Op::Bin(o, a, b) => {
-            let (a, b) = if commutative(*o) && b < a { (*b, *a) } else { (*a, *b) };
-            Key::Bin(*o, a, b)
-        }
-        Op::Un(o, a) => Key::Un(*o, *a),
-        Op::Cmp(o, a, b) => Key::Cmp(*o, *a, *b),
-        Op::Select(c, a, b) => Key::Select(*c, *a, *b),
-        Op::Fma(a, b, c) => Key::Fma(*a, *b, *c),
-        Op::Conv(o, a) => Key::Conv(*o, *a),
-        Op::Csr(c) if read_only_csr(*c) => Key::Csr(*c),
-        Op::MetaWord { offset } => Key::Meta(*offset),
-        Op::LaneId => Key::LaneId,
-        Op::LocalAddr { offset } => Key::LocalAddr(*offset),
-        Op::ConstAddr { offset } => Key::ConstAddr(*offset),
-        Op::PrivateAddr { offset } => Key::PrivateAddr(*offset),
-        Op::Call { sub, args } => Key::Call(*sub, args.clone()),
-        Op::CallRes(c, k) => Key::CallRes(*c, *k),
-        _ => return None,
-    })
+    let pure = match op {
+        Op::Csr(c) => read_only_csr(*c),
+        Op::Const(_)
+        | Op::ArgWord { .. }
+        | Op::Bin(..)
+        | Op::Un(..)
+        | Op::Cmp(..)
+        | Op::Select(..)
+        | Op::Fma(..)
+        | Op::Conv(..)
+        | Op::MetaWord { .. }
+        | Op::LaneId
+        | Op::LocalAddr { .. }
+        | Op::ConstAddr { .. }
+        | Op::PrivateAddr { .. }
+        | Op::Call { .. }
+        | Op::CallRes(..) => true,
+        _ => false,
+    };
+    if !pure {
+        return None;
+    }
+    let op = match op {
+        Op::Bin(o, a, b) if commutative(*o) && b < a => Op::Bin(*o, *b, *a),
+        other => other.clone(),
+    };
+    let scope = matches!(op, Op::Const(_)).then_some(block);
+    Some((op, scope))
 }
 
 /// Runs the elimination; returns whether anything was merged (the merged instructions become
