@@ -63,6 +63,14 @@ impl Ty {
     pub fn is_float(self) -> bool {
         self == Ty::F32
     }
+    /// All ones in the low [`Ty::bits`] bits (how a value of this type sits in a `u64`).
+    pub fn mask(self) -> u64 {
+        if self.bits() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -49,14 +49,6 @@ pub fn replace_uses(f: &mut Func, map: &HashMap<Value, Value>) {
     }
 }
 
-fn mask(t: Ty) -> u64 {
-    if t.bits() >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << t.bits()) - 1
-    }
-}
-
 fn sext(v: u64, t: Ty) -> i64 {
     let b = t.bits();
     if b >= 64 {
@@ -72,7 +64,7 @@ fn fold_op(f: &Func, op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<u6
     if ty == Ty::I64 {
         return None;
     }
-    let m = mask(ty);
+    let m = ty.mask();
     Some(match op {
         Op::Bin(o, a, b) => {
             let (x, y) = (c(a)?, c(b)?);
@@ -225,14 +217,6 @@ fn ty_key(t: Ty) -> u32 {
     }
 }
 
-/// All ones in the low `ty.bits()` bits.
-fn width_mask(ty: Ty) -> u64 {
-    match ty.bits() {
-        64 => u64::MAX,
-        b => (1u64 << b) - 1,
-    }
-}
-
 /// Algebraic identities that return an existing value.
 fn identity(op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<Value> {
     let c = |v: &Value| consts.get(v).copied();
@@ -253,8 +237,8 @@ fn identity(op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<Value> {
         // leave these behind).
         Op::Select(k, a, b) if c(k).is_some() => Some(if c(k) != Some(0) { *a } else { *b }),
         // x & all-ones (of the value's width).
-        Op::Bin(BinOp::And, a, b) if c(b).is_some_and(|k| k & width_mask(ty) == width_mask(ty)) => Some(*a),
-        Op::Bin(BinOp::And, a, b) if c(a).is_some_and(|k| k & width_mask(ty) == width_mask(ty)) => Some(*b),
+        Op::Bin(BinOp::And, a, b) if c(b).is_some_and(|k| k & ty.mask() == ty.mask()) => Some(*a),
+        Op::Bin(BinOp::And, a, b) if c(a).is_some_and(|k| k & ty.mask() == ty.mask()) => Some(*b),
         Op::Bin(BinOp::Or | BinOp::Xor, a, b) if c(b) == Some(0) => Some(*a),
         Op::Phi(ins) if !ins.is_empty() && ins.iter().all(|(_, v)| *v == ins[0].1) => Some(ins[0].1),
         _ => None,

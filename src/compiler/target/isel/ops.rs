@@ -235,7 +235,7 @@ impl Sel<'_> {
         let pow2 = |s: &Self, v: Value| {
             s.consts
                 .get(&v)
-                .map(|&c| c & width_mask(s.f.ty(v)))
+                .map(|&c| c & s.f.ty(v).mask())
                 .filter(|c| c.is_power_of_two())
                 .map(|c| c.trailing_zeros() as i64)
         };
@@ -854,14 +854,5 @@ impl Sel<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// All ones in the low `ty.bits()` bits.
-fn width_mask(ty: Ty) -> u64 {
-    if ty.bits() >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << ty.bits()) - 1
     }
 }
