@@ -334,18 +334,12 @@ struct ToolLimits {
 
 fn tool_limits() -> &'static ToolLimits {
     static LIMITS: once_cell::sync::Lazy<ToolLimits> = once_cell::sync::Lazy::new(|| {
-        let read = |name: &str, default: u64, range: std::ops::RangeInclusive<u64>, zero_ok: bool| {
-            let Ok(v) = std::env::var(name) else { return default };
-            match v.trim().parse::<u64>() {
-                Ok(x) if range.contains(&x) || (zero_ok && x == 0) => x,
-                _ => {
-                    log::warn!("ignoring {name}={v:?}: must be {}..={}; using {default}", range.start(), range.end());
-                    default
-                }
-            }
+        use crate::util::env::{bounded, var};
+        let timeout = Duration::from_secs(bounded("VENTUS_TOOL_TIMEOUT", var(&["VENTUS_TOOL_TIMEOUT"]), 1..=3600, 120));
+        let mib = match var::<u64>(&["VENTUS_TOOL_MEMORY"]) {
+            Some(0) => 0,
+            v => bounded("VENTUS_TOOL_MEMORY", v, 256..=65536, 4096),
         };
-        let timeout = Duration::from_secs(read("VENTUS_TOOL_TIMEOUT", 120, 1..=3600, false));
-        let mib = read("VENTUS_TOOL_MEMORY", 4096, 256..=65536, true);
         ToolLimits { timeout, memory_bytes: (mib != 0).then_some(mib << 20) }
     });
     &LIMITS

@@ -15,6 +15,7 @@
 //! | `VENTUS_LEGACY_PRINTF` | `1`: the 2023 libclc `printf` in official binaries runs on the host (it prints); `0`: its code runs as compiled (and traps, as in the reference) | `1` |
 
 use super::TrapMode;
+use crate::util::env::{bounded, var};
 use once_cell::sync::OnceCell;
 
 /// Parsed configuration.
@@ -32,36 +33,6 @@ pub struct Config {
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
-
-fn var<T: std::str::FromStr>(names: &[&str]) -> Option<T> {
-    names.iter().find_map(|n| {
-        let v = std::env::var(n).ok()?;
-        match v.trim().parse() {
-            Ok(x) => Some(x),
-            Err(_) => {
-                log::warn!("ignoring {n}={v:?}: not a valid value");
-                None
-            }
-        }
-    })
-}
-
-/// `value` if it lies in `range`, else a warning naming the variables and `default`.
-fn bounded<T: PartialOrd + std::fmt::Display + Copy>(
-    names: &str,
-    value: Option<T>,
-    range: std::ops::RangeInclusive<T>,
-    default: T,
-) -> T {
-    match value {
-        Some(v) if range.contains(&v) => v,
-        Some(v) => {
-            log::warn!("ignoring {names}={v}: must be {}..={}; using {default}", range.start(), range.end());
-            default
-        }
-        None => default,
-    }
-}
 
 /// Most emulator host threads (`VENTUS_THREADS`, reported as compute units).
 pub const MAX_THREADS: usize = 256;
@@ -108,19 +79,5 @@ impl Config {
             printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
             legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn out_of_range_values_fall_back_to_the_default() {
-        assert_eq!(bounded("X", Some(0u32), 1..=32, 8), 8);
-        assert_eq!(bounded("X", Some(1000u32), 1..=32, 8), 8);
-        assert_eq!(bounded("X", Some(16u32), 1..=32, 8), 16);
-        assert_eq!(bounded("X", None, 1..=32, 8), 8);
-        assert_eq!(bounded("X", Some(100_000usize), 1..=MAX_THREADS, 2), 2);
     }
 }

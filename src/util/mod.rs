@@ -1,5 +1,7 @@
 //! Small helpers that depend on nothing else in the crate.
 
+pub mod env;
+
 /// Sign-extends the low `bits` bits of `value` to an `i32`.
 #[inline(always)]
 pub const fn sext(value: u32, bits: u32) -> i32 {
