@@ -7,6 +7,7 @@
 # SUITE is the name after `test_` (api, basic, compiler, ...); ARGS (comma-separated) are passed
 # to the suite binary, e.g. `select:-w`, `allocations:single,5,all`, `basic:vload_global`.
 # Defaults: VENTUS_THREADS=2, 1800 s per suite, logs in ./cts-logs/<suite>.<driver>.log.
+# VENTUS_SO=PATH tests another driver library (e.g. a snapshot copy while the tree rebuilds).
 # How to build the CTS outside this tree: docs/suites.md. Nothing here is part of CI.
 set -u
 driver=ours threads=2 timeout=1800 logs=${CTS_LOGS:-$PWD/cts-logs}
@@ -15,19 +16,19 @@ while [ $# -gt 0 ]; do
         --pocl) driver=pocl; shift ;;
         --threads) threads=$2; shift 2 ;;
         --timeout) timeout=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
         *) break ;;
     esac
 done
-[ $# -ge 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
 build=$(cd "$1" && pwd) || exit 2
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$logs"
 
 if [ $driver = ours ]; then
-    lib=$root/target/release/libventus_icd.so
-    if [ ! -f "$lib" ]; then
+    lib=${VENTUS_SO:-$root/target/release/libventus_icd.so}
+    if [ -z "${VENTUS_SO:-}" ] && [ ! -f "$lib" ]; then
         (cd "$root" && cargo build --release --lib) || exit 1
     fi
     vendors=$(mktemp -d)
