@@ -82,6 +82,8 @@ fn measure(name: &str, src: &str, mem: &DeviceMemory, groups: u32, warps: u32) -
         private_bytes_per_thread: 0,
         start_pc: 0x8000_0000,
         work_items: None,
+        lds_map: ventus_icd::emulator::LdsMap::WHOLE,
+        extents: None,
     };
     let mut rates = Vec::new();
     for threads in [1usize, 2] {

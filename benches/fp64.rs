@@ -72,6 +72,7 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>) -> RunStats {
         print: (0, 0),
         work_items: None,
         private_bytes,
+        resources: None,
     };
     let opts = RunOptions { threads: 1, watchdog: 0, ..RunOptions::from_env() };
     let t = Instant::now();

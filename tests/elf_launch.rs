@@ -63,6 +63,7 @@ fn vecadd_with(
         print: (print.base(), print.size()),
         work_items: None,
         private_bytes: 0,
+        resources: None,
     };
     let r =
         launch(&mem, &l, &RunOptions { threads, trap_mode, print_hook, ..Default::default() }).map(|s| s.instructions);

@@ -323,6 +323,7 @@ fn run(elf_bytes: &[u8], kernel: &str, g: Geometry, numt: u32, threads: usize, a
         print: (print.base(), print.size()),
         work_items: None,
         private_bytes: 0,
+        resources: None,
     };
     launch(&mem, &l, &RunOptions { threads, watchdog: 1 << 26, ..Default::default() })
         .unwrap_or_else(|e| panic!("{kernel}: {e}"));

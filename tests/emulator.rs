@@ -1082,7 +1082,7 @@ fn windows_are_zero_at_every_launch() {
                  vmv.v.x v3, t1\nvsw.v v3, 8(v0)\nendprg\n";
     let read = format!(
         "li t0, 0x70000100\nlw t1, 0(t0)\nli t0, 0x7fff0000\nlw t2, 0(t0)\nor t1, t1, t2\n\
-         vlw.v v3, 8(v0)\nvadd.vx v3, v3, t1\nli t0, 0x80010000\nlw t2, 0(t0)\nvadd.vx v3, v3, t2\n{}\nendprg\n",
+         vlw.v v3, 8(v0)\nvadd.vx v3, v3, t1\n{}\nendprg\n",
         store_lanes(3, 0, 32)
     );
     for threads in [1, 2] {
@@ -1147,4 +1147,77 @@ fn fast_fp_path_matches_the_flagged_path() {
     assert_eq!(after_uf & 0b0_0010, 0b0_0010, "UF after the underflowing multiply: {after_uf:#x}");
     assert_eq!(last & 0b1_0000, 0b1_0000, "NV after inf - inf: {last:#x}");
     assert!(f32::from_bits(fast[4 * 256 + 31]).is_nan() && f32::from_bits(fast[256 + 31]).is_infinite());
+}
+
+/// The memory model: the program window maps only the program's pages (text read-only), the LDS
+/// window only what the launch maps ([`LdsMap`]), and with a checker every access must lie inside
+/// an exact extent — a read in a buffer's last-page tail succeeds without one and is reported with
+/// one, naming the buffer and by how many bytes the access missed.
+#[test]
+fn pages_permissions_lds_map_and_memcheck() {
+    use ventus_icd::emulator::memcheck::{Extent, MemCheck};
+    use ventus_icd::emulator::{DeviceMemory, LdsMap};
+    let run_one = |src: &str, lds: LdsMap, check: Option<MemCheck>| {
+        let (prog, labels) = build(src);
+        let checking = check.is_some();
+        let mem = DeviceMemory::new();
+        let buf = mem.alloc(10).unwrap();
+        assert_eq!(buf.base(), OUT);
+        let params = ventus_icd::emulator::LaunchParams {
+            num_groups: [1, 1, 1],
+            warps_per_group: 1,
+            threads_per_warp: 32,
+            metadata_addr: 0,
+            pds_base: 0,
+            private_bytes_per_thread: 0,
+            start_pc: 0x8000_0000,
+            work_items: None,
+            lds_map: lds,
+            extents: check.map(Arc::new),
+        };
+        let r = run(&mem, &prog, &params, &RunOptions { threads: 1, memcheck: checking, ..RunOptions::default() });
+        (r, labels)
+    };
+    let fault = |src: &str, lds: LdsMap, check: Option<MemCheck>| match run_one(src, lds, check) {
+        (Err(LaunchError::Fault(f)), labels) => (*f, labels),
+        (other, _) => panic!("expected a fault from {src:?}, got {other:?}"),
+    };
+    let lds = LdsMap::new(4096, 0x7fff_f000);
+    // Text is readable, not writable; past the program's pages nothing is mapped.
+    run_one("li t0, 0x80000000\nlw t1, 0(t0)\nendprg\n", lds, None).0.unwrap();
+    let (f, l) = fault("li t0, 0x80000000\nF: sw t1, 0(t0)\nendprg\n", lds, None);
+    assert_eq!((f.kind, f.pc, f.addr), (FaultKind::StoreReadOnly, l["F"], Some(0x8000_0000)));
+    assert!(f.to_string().contains("read-only program memory"), "{f}");
+    let (f, _) = fault("li t0, 0x80010000\nlw t1, 0(t0)\nendprg\n", lds, None);
+    assert_eq!((f.kind, f.addr), (FaultKind::LoadAccess, Some(0x8001_0000)));
+    // The LDS window: the bottom page and the top page are mapped, the rest faults.
+    run_one("li t0, 0x70000ffc\nsw t1, 0(t0)\nli t0, 0x7ffff000\nsw t1, 0(t0)\nendprg\n", lds, None).0.unwrap();
+    for a in [0x7000_1000u32, 0x7040_0000, 0x7fff_effc] {
+        let (f, _) = fault(&format!("li t0, {a:#x}\nsw t1, 0(t0)\nendprg\n"), lds, None);
+        assert_eq!((f.kind, f.addr), (FaultKind::StoreAccess, Some(a)));
+    }
+    run_one("li t0, 0x70400000\nsw t1, 0(t0)\nendprg\n", LdsMap::WHOLE, None).0.unwrap();
+    // A store below the first buffer faults and names it.
+    let (f, _) = fault("li t0, 0x8ffffff0\nsw t1, 0(t0)\nendprg\n", lds, None);
+    assert_eq!(f.kind, FaultKind::StoreAccess);
+    assert!(f.to_string().contains("16 bytes before buffer at 0x90000000 (10 bytes)"), "{f}");
+    // The buffer asked for 10 bytes: reading bytes 8..12 is inside its page (allowed without the
+    // checker), and outside its exact extent (reported with it).
+    let tail = "li t0, 0x90000008\nF: lw t1, 0(t0)\nendprg\n";
+    run_one(tail, lds, None).0.unwrap();
+    let mut check = MemCheck::new(32, 0, 0);
+    check.label(OUT, "argument 0");
+    check.local(0x7000_0000, 1024, Extent::WarpStacks);
+    check.local(0x7fff_f000, 256, Extent::LocalArg(2));
+    let (f, l) = fault(tail, lds, Some(check.clone()));
+    assert_eq!((f.kind, f.pc, f.addr), (FaultKind::MemCheck { write: false, bytes: 4 }, l["F"], Some(0x9000_0008)));
+    let text = f.to_string();
+    assert!(text.starts_with("memcheck: invalid 4-byte load"), "{text}");
+    assert!(text.contains("its last 2 bytes past the end of buffer (argument 0) at 0x90000000 (10 bytes)"), "{text}");
+    // A vector store 4 bytes past a 256-byte __local argument (inside its mapped page).
+    let (f, _) = fault("li t0, 0x7ffff100\nvmv.v.x v2, t0\nvsw12.v v1, 0(v2)\nendprg\n", lds, Some(check.clone()));
+    assert_eq!((f.kind, f.lane, f.addr), (FaultKind::MemCheck { write: true, bytes: 4 }, Some(0), Some(0x7fff_f100)));
+    assert!(f.to_string().contains("0 bytes past the end of __local argument 2 at 0x7ffff000 (256 bytes)"), "{f}");
+    // Inside every extent: no report.
+    run_one("li t0, 0x90000004\nlw t1, 0(t0)\nli t0, 0x7ffff0fc\nsw t1, 0(t0)\nendprg\n", lds, Some(check)).0.unwrap();
 }

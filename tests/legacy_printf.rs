@@ -78,6 +78,7 @@ fn run(format: &[u8], install: bool, threads: usize) -> (Result<(), DeviceError>
         print: (0, 0),
         work_items: Some(WorkItems { global: [6, 1, 1], local: [8, 1, 1] }),
         private_bytes: 0,
+        resources: None,
     };
     let opts = RunOptions { threads, print_hook: Some(hook.clone()), ..Default::default() };
     let r = launch(&mem, &l, &opts).map(|_| ());
@@ -126,6 +127,7 @@ fn unreadable_format_string_faults_at_the_call() {
         print: (0, 0),
         work_items: None,
         private_bytes: 0,
+        resources: None,
     };
     match launch(&mem, &l, &RunOptions::default()) {
         Err(DeviceError::Launch(LaunchError::Fault(f))) => {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The runs of `make run` (`cl-samples/run.sh`): official ELF, assembly kernels, OpenCL C kernels.
-const RUNS: [&str; 10] = [
+const RUNS: [&str; 11] = [
     "vecadd_official",
     "saxpy_asm",
     "reduce",
@@ -23,6 +23,7 @@ const RUNS: [&str; 10] = [
     "histogram",
     "divergence",
     "hello_printf",
+    "memcheck",
 ];
 const INSTALL: &str = "apt-get install -y --no-install-recommends ocl-icd-opencl-dev ocl-icd-libopencl1 \
                        opencl-c-headers gcc make clang-15 llvm-spirv-15";

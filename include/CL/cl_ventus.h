@@ -7,7 +7,16 @@
  * per kernel over the whole process, are printed to stderr at exit when the environment sets
  * VENTUS_STATS=1.
  *
- * The enum value is provisional (not registered with Khronos).
+ * Memory checker: CL_CONTEXT_MEMCHECK_VENTUS, a context property whose value is a cl_bool;
+ * CL_TRUE runs every kernel of the context under the memory checker (VENTUS_MEMCHECK=1 does it
+ * for every context). Each access must then lie inside an exact extent: the bytes a buffer was
+ * created with (not the rest of its last 4 KiB page), each __local argument, the kernel's
+ * __local variables, the work-item's private frame. The first violation fails the launch like a
+ * fault (event status CL_OUT_OF_RESOURCES) and the context's notify callback receives a message
+ * naming the kernel, work-group, warp, lane, work-item, pc, instruction, source line, address and
+ * the nearest buffer with the number of bytes the access missed it by.
+ *
+ * The enum values are provisional (not registered with Khronos).
  */
 #ifndef CL_VENTUS_H
 #define CL_VENTUS_H
@@ -19,6 +28,7 @@ extern "C" {
 #endif
 
 #define CL_EVENT_STATISTICS_VENTUS 0x7F10
+#define CL_CONTEXT_MEMCHECK_VENTUS 0x7F11
 
 typedef struct cl_ventus_launch_stats {
     cl_ulong work_groups;        /* work-groups run */

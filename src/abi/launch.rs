@@ -143,6 +143,20 @@ fn put(buf: &mut Vec<u8>, at: usize, data: &[u8]) {
     buf[at..at + data.len()].copy_from_slice(data);
 }
 
+/// Static local-memory bytes assumed for a kernel whose resource record does not give them (the
+/// official driver passes `ldsSize = 0x1000` whatever the kernel).
+pub const DEFAULT_STATIC_LDS_BYTES: u32 = 0x1000;
+
+/// The bottom part of the LDS window a work-group of `warps` warps uses: the warp stacks
+/// (`sp = LDS + wid × stack`, the stack size from the resource record or the official crt0's
+/// [`WARP_STACK_BYTES`]) followed by the kernel's static `__local` data (`s0 = LDS + numw ×
+/// stack`). Returns `(stack bytes per warp, static bytes)`; the `__local` arguments are at the
+/// top ([`pack_args`]).
+pub fn lds_bottom(res: &super::elf::ResourceUsage) -> (u32, u32) {
+    let clamp = |v: Option<u64>, default: u32| v.map_or(default, |v| v.min(super::LDS_SIZE as u64) as u32);
+    (clamp(res.lds_stack, WARP_STACK_BYTES).max(WARP_STACK_BYTES), clamp(res.lds_bytes, DEFAULT_STATIC_LDS_BYTES))
+}
+
 /// Packs arguments with pocl's rule: pointers 4 bytes at 4-byte alignment; values aligned to the
 /// next power of two ≥ max(size, 4) (so a 12-byte struct is 16-aligned, a 20-byte one 32-aligned).
 /// `__local` arguments are placed from the top of the LDS window downwards, each taking

@@ -91,7 +91,7 @@ fn check_properties(props: &[cl_context_properties]) -> CLResult<()> {
                 Obj::<Platform>::get(value as cl_platform_id).map_err(|_| CL_INVALID_PLATFORM)?;
             }
             // A cl_bool: any other value is not valid for this supported property.
-            CL_CONTEXT_INTEROP_USER_SYNC => {
+            CL_CONTEXT_INTEROP_USER_SYNC | CL_CONTEXT_MEMCHECK_VENTUS => {
                 check(value == CL_TRUE as cl_context_properties || value == 0, CL_INVALID_PROPERTY)?
             }
             CL_PRINTF_CALLBACK_ARM if value != 0 => {}

@@ -428,6 +428,7 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
         print: (print.base(), print.size()),
         work_items: None,
         private_bytes: kernel_private_bytes(&elf, &kernel),
+        resources: elf.resource_usage(&kernel).copied(),
     };
     let result = if let Some(t) = &c.trace {
         let (r, traces) = launch_traced(&mem, &l, &opts(&c));

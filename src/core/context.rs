@@ -34,6 +34,12 @@ impl Context {
         Context { devices, properties, notify, destructors: Mutex::new(Vec::new()), printf: Default::default() }
     }
 
+    /// Whether kernels of this context run under the memory checker
+    /// (`CL_CONTEXT_MEMCHECK_VENTUS`; `VENTUS_MEMCHECK=1` turns it on for every context).
+    pub fn memcheck(&self) -> bool {
+        self.properties.chunks(2).any(|p| p[0] == CL_CONTEXT_MEMCHECK_VENTUS && p.get(1).is_some_and(|&v| v != 0))
+    }
+
     /// Sets the `cl_arm_printf` configuration (once, at creation).
     pub fn set_printf(&self, config: PrintfConfig) {
         let _ = self.printf.set(config);

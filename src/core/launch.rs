@@ -35,7 +35,7 @@ use crate::cl::object::Ref;
 use crate::cl::*;
 use crate::device::print::PrintBuffer;
 use crate::device::{self, DeviceError, KernelLaunch, LaunchStats};
-use crate::device::{PrintHook, WorkItems};
+use crate::device::{Fault, LaunchError, PrintHook, WorkItems};
 use parking_lot::Mutex;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -144,6 +144,20 @@ struct Launch {
 }
 
 impl Launch {
+    /// ", work-item (x,y,z), local id (x,y,z)" of a fault in one lane, in OpenCL terms.
+    fn work_item(&self, f: &Fault) -> Option<String> {
+        let lane = f.lane?;
+        let linear = f.warp * self.device.threads_per_warp + lane;
+        let [lx, ly, _] = self.range.local.map(|v| v.max(1));
+        let local = [linear % lx, linear / lx % ly, linear / (lx * ly)];
+        let global: [u32; 3] = std::array::from_fn(|d| {
+            f.group_id[d].wrapping_mul(self.range.local[d]).wrapping_add(local[d]).wrapping_add(self.range.offset[d])
+        });
+        let [gx, gy, gz] = global;
+        let [x, y, z] = local;
+        Some(format!(", work-item ({gx},{gy},{gz}), local id ({x},{y},{z})"))
+    }
+
     /// Runs the kernel on the calling (queue) thread and the emulator's pool; printf output is
     /// written while the kernel runs ([`DirectPrint`]) and once more at the end.
     fn run(&self, context: &Ref<super::context::Context>) -> Result<LaunchStats, LaunchFailure> {
@@ -171,6 +185,7 @@ impl Launch {
         });
         let mut opts = k.run_options();
         opts.print_hook = Some(hook.clone());
+        opts.memcheck |= context.memcheck();
         let l = KernelLaunch {
             program: &k.exec.code,
             entry: k.def().entry,
@@ -180,6 +195,7 @@ impl Launch {
             print,
             work_items: Some(WorkItems { global: self.range.global, local: self.range.local }),
             private_bytes: k.def().info.as_ref().map_or(0, |i| i.private_bytes),
+            resources: k.def().resources,
         };
         // An emulator bug must not unwind into the queue thread (or through `extern "C"`).
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| device::launch(&dev.memory, &l, &opts)))
@@ -250,7 +266,13 @@ pub fn enqueue(
                     Ok(())
                 }
                 Err(e) => {
-                    context.report(&format!("kernel `{}` failed: {e}", launch.kernel.name()));
+                    let item = match &e {
+                        LaunchFailure::Device(DeviceError::Launch(LaunchError::Fault(f))) => {
+                            launch.work_item(f).unwrap_or_default()
+                        }
+                        _ => String::new(),
+                    };
+                    context.report(&format!("kernel `{}` failed: {e}{item}", launch.kernel.name()));
                     Err(CL_OUT_OF_RESOURCES)
                 }
             }

@@ -8,10 +8,14 @@
 
 pub mod print;
 
+use crate::abi::elf::ResourceUsage;
 use crate::abi::globals::GlobalsImage;
-use crate::abi::launch::{pack_args, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
+use crate::abi::launch::{lds_bottom, pack_args, ArgBuffer, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
-use crate::emulator::{self, GroupTraces, LaunchError, LaunchParams, RunStats};
+use crate::emulator::memcheck::{Extent, MemCheck};
+use crate::emulator::LdsMap;
+use crate::emulator::{self, GroupTraces, LaunchParams, RunStats};
+use std::sync::Arc;
 
 /// The parts of the emulator the OpenCL layer (`core`) works with, re-exported: `core` reaches
 /// the emulator only through this layer (`tests/architecture.rs` checks it).
@@ -19,7 +23,7 @@ pub use crate::emulator::config::Config;
 pub use crate::emulator::hostcall::{write_stdout, HostCall};
 pub use crate::emulator::memory::MapError;
 pub use crate::emulator::program::ProgramError;
-pub use crate::emulator::{DeviceMemory, PrintHook, Program, Region, RunOptions, WorkItems};
+pub use crate::emulator::{DeviceMemory, Fault, LaunchError, PrintHook, Program, Region, RunOptions, WorkItems};
 
 /// What a completed launch did (work-groups, warp and lane instructions, divergent branches,
 /// barriers, bytes moved per address space): the emulator's counters, as the device reports them.
@@ -42,6 +46,10 @@ pub struct KernelLaunch<'a> {
     /// unknown). Each work-item gets at least the official 4 KiB
     /// ([`PRIVATE_BYTES_PER_THREAD`]), more (rounded up to 1 KiB) when the kernel needs it.
     pub private_bytes: u32,
+    /// The kernel's `.ventus.resource` record: with it, the LDS window maps only the warp
+    /// stacks, the static `__local` data and the `__local` arguments
+    /// ([`crate::abi::launch::lds_bottom`]); without it, the whole window.
+    pub resources: Option<ResourceUsage>,
 }
 
 /// Why a launch failed.
@@ -107,6 +115,41 @@ pub fn launch_traced(
     (r, traces)
 }
 
+/// The byte-exact extents of launch `l` for the memory checker: `__local` (warp stacks, static
+/// data, each `__local` argument), the private frame, and labels for the buffers the pointer
+/// arguments point into.
+fn exact_extents(mem: &DeviceMemory, l: &KernelLaunch, packed: &ArgBuffer, warps: u32, pds_base: u32) -> MemCheck {
+    let items = warps * l.threads_per_warp;
+    let mut c = MemCheck::new(items, pds_base, l.private_bytes);
+    let res = l.resources.unwrap_or_default();
+    let (stack, statics) = lds_bottom(&res);
+    let stacks = warps.saturating_mul(stack);
+    c.local(crate::abi::LDS_BASE, stacks, Extent::WarpStacks);
+    c.local(crate::abi::LDS_BASE.saturating_add(stacks), statics, Extent::StaticLocal);
+    let mut locals = packed.local_addrs.iter();
+    for (i, a) in l.args.iter().enumerate() {
+        match a {
+            KernelArg::Local(n) => {
+                if let Some(&addr) = locals.next() {
+                    c.local(addr, *n, Extent::LocalArg(i as u32));
+                }
+            }
+            KernelArg::Pointer(p) => {
+                if let Some(base) = mem.region_base(*p) {
+                    let what = if base == *p {
+                        format!("argument {i}")
+                    } else {
+                        format!("argument {i} points {} bytes in", p - base)
+                    };
+                    c.label(base, what);
+                }
+            }
+            KernelArg::Value(_) => {}
+        }
+    }
+    c
+}
+
 fn stage_and_run(
     mem: &DeviceMemory,
     l: &KernelLaunch,
@@ -141,6 +184,18 @@ fn stage_and_run(
             pds_bytes_per_thread: per_item,
         };
         md.write_bytes(md.base(), &metadata_bytes(&meta, l.work_items.as_ref()));
+        let lds_map = match &l.resources {
+            Some(res) => {
+                let (stack, statics) = lds_bottom(res);
+                LdsMap::new(warps as u64 * stack as u64 + statics as u64, packed.local_floor)
+            }
+            None => LdsMap::WHOLE,
+        };
+        let mut extents = exact_extents(mem, l, &packed, warps, private.base());
+        extents.label(md.base(), "the launch's metadata");
+        if arg_base != 0 {
+            extents.label(arg_base, "the kernel-argument buffer");
+        }
         let params = LaunchParams {
             num_groups: l.geometry.num_groups,
             warps_per_group: warps,
@@ -150,6 +205,8 @@ fn stage_and_run(
             private_bytes_per_thread: per_item,
             start_pc: crate::abi::PROGRAM_BASE,
             work_items: l.work_items,
+            lds_map,
+            extents: Some(Arc::new(extents)),
         };
         runner(&params).map_err(DeviceError::Launch)
     })();

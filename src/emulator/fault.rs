@@ -16,6 +16,14 @@ pub enum FaultKind {
     StoreMisaligned,
     LoadAccess,
     StoreAccess,
+    /// A store or atomic update to a mapped page that is read-only (program text, read-only data).
+    StoreReadOnly,
+    /// The memory checker (`VENTUS_MEMCHECK=1`) rejected an access of `bytes` bytes: the page is
+    /// mapped, but no exact extent holds the bytes.
+    MemCheck {
+        write: bool,
+        bytes: u8,
+    },
     /// `ecall` (unsupported on Ventus).
     EnvironmentCall,
     /// `ebreak`.
@@ -47,7 +55,8 @@ impl FaultKind {
             FaultKind::LoadMisaligned => "trap_load_address_misaligned",
             FaultKind::StoreMisaligned => "trap_store_address_misaligned",
             FaultKind::LoadAccess => "trap_load_access_fault",
-            FaultKind::StoreAccess => "trap_store_access_fault",
+            FaultKind::StoreAccess | FaultKind::StoreReadOnly => "trap_store_access_fault",
+            FaultKind::MemCheck { .. } => "memcheck",
             FaultKind::EnvironmentCall => "trap_machine_ecall",
             FaultKind::Breakpoint => "trap_breakpoint",
             FaultKind::Watchdog { .. } | FaultKind::WatchdogTime { .. } => "watchdog",
@@ -65,7 +74,9 @@ impl FaultKind {
             FaultKind::LoadMisaligned => 4,
             FaultKind::LoadAccess => 5,
             FaultKind::StoreMisaligned => 6,
-            FaultKind::StoreAccess => 7,
+            FaultKind::StoreAccess | FaultKind::StoreReadOnly => 7,
+            FaultKind::MemCheck { write: false, .. } => 5,
+            FaultKind::MemCheck { write: true, .. } => 7,
             FaultKind::EnvironmentCall => 11,
             FaultKind::Watchdog { .. }
             | FaultKind::WatchdogTime { .. }
@@ -107,6 +118,8 @@ pub struct Fault {
     pub addr: Option<u32>,
     /// Disassembly of the faulting instruction, when it decodes.
     pub instruction: Option<String>,
+    /// For access faults: the nearest exact extent and by how much the access missed it.
+    pub miss: Option<super::memcheck::Miss>,
 }
 
 impl std::fmt::Display for Fault {
@@ -119,6 +132,10 @@ impl std::fmt::Display for Fault {
             FaultKind::StoreMisaligned => "misaligned store".into(),
             FaultKind::LoadAccess => "load access fault (unmapped address)".into(),
             FaultKind::StoreAccess => "store access fault (unmapped address)".into(),
+            FaultKind::StoreReadOnly => "store access fault (read-only program memory)".into(),
+            FaultKind::MemCheck { write, bytes } => {
+                format!("memcheck: invalid {bytes}-byte {}", if write { "store" } else { "load" })
+            }
             FaultKind::EnvironmentCall => "ecall is not supported".into(),
             FaultKind::Breakpoint => "ebreak (a trap: __builtin_trap() or unreachable code reached)".into(),
             FaultKind::Watchdog { instructions } => {
@@ -144,6 +161,9 @@ impl std::fmt::Display for Fault {
         }
         if let (Some(a), false) = (self.addr, matches!(self.kind, FaultKind::IllegalInstruction { .. })) {
             write!(f, ", address {a:#010x}")?;
+        }
+        if let Some(m) = &self.miss {
+            write!(f, ": {m}")?;
         }
         Ok(())
     }

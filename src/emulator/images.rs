@@ -71,6 +71,8 @@ pub fn stage(mem: &DeviceMemory, img: &LaunchImage) -> Result<(Program, LaunchPa
         private_bytes_per_thread: img.pds_size,
         start_pc: img.start_pc,
         work_items: None,
+        lds_map: crate::emulator::LdsMap::WHOLE,
+        extents: None,
     };
     Ok((prog, params))
 }

@@ -10,11 +10,20 @@
 //!   program window (0x8000_0000, 256 MiB), both lazily zeroed (untouched pages cost nothing). A work
 //!   group sees the windows of the thread running it — the same addresses the reference simulator
 //!   uses for every work-group, without sharing between concurrently running work-groups.
+//!   A launch maps only part of each window ([`LdsMap`], [`ProgramPage`]): in the LDS window the
+//!   pages of the warp stacks and static `__local` data (from the bottom) and of the `__local`
+//!   arguments (from the top); in the program window the pages of the program's load segments,
+//!   writable only where the segment is (text and read-only data are not).
 //! * Anything else is unmapped: an access faults.
+//! * With a [`MemCheck`] attached (`VENTUS_MEMCHECK=1`), every access is also checked against
+//!   byte-exact extents (a buffer's requested size, each `__local` argument, the static local
+//!   data, a work-item's private frame); a violation is [`MemError::Checked`].
 //!
-//! Contract: no access panics; an access outside every region, or misaligned for its width, returns
-//! a [`MemError`].
+//! Contract: no access panics; an access outside every mapped page, misaligned for its width, a
+//! store to a read-only page or (with a checker) outside every exact extent returns a
+//! [`MemError`].
 
+use super::memcheck::MemCheck;
 use crate::abi;
 use parking_lot::{Mutex, RwLock};
 use std::alloc::{alloc_zeroed, Layout};
@@ -33,6 +42,9 @@ pub struct Region {
     base: u32,
     /// Size in bytes (multiple of 4).
     size: u32,
+    /// Bytes the owner asked for (≤ `size`; allocations are rounded up to whole pages): what
+    /// the memory checker allows.
+    len: u32,
     /// The words of `_storage`, as a slice pointer taken once (the hot path indexes it without
     /// asking which kind of storage it is).
     words: std::ptr::NonNull<[AtomicU32]>,
@@ -105,6 +117,11 @@ pub enum MemError {
     Unmapped(u32),
     /// The address is not naturally aligned for the access width.
     Misaligned(u32),
+    /// A store or atomic update to a mapped page that is not writable (program text, read-only
+    /// data).
+    ReadOnly(u32),
+    /// The memory checker found the access outside every exact extent (the page is mapped).
+    Checked { addr: u32, bytes: u8 },
 }
 
 impl Region {
@@ -114,7 +131,14 @@ impl Region {
         let size = (size.max(4) + 3) & !3;
         let storage = Words::zeroed((size / 4) as usize);
         let words = std::ptr::NonNull::from(&*storage);
-        Region { base, size, words, _storage: storage }
+        Region { base, size, len: size, words, _storage: storage }
+    }
+
+    /// As [`Region::zeroed`], remembering that the owner asked for `len` bytes.
+    pub fn with_len(base: u32, size: u32, len: u32) -> Region {
+        let mut r = Region::zeroed(base, size);
+        r.len = len.min(r.size);
+        r
     }
 
     /// The region's words.
@@ -130,6 +154,14 @@ impl Region {
     }
     pub fn size(&self) -> u32 {
         self.size
+    }
+    /// Bytes the owner asked for (the exact extent the memory checker allows).
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+    /// True for a region with no requested bytes (never: regions are at least 4 bytes).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
     /// True when `addr` lies inside the region.
     #[inline(always)]
@@ -350,7 +382,7 @@ impl DeviceMemory {
         if candidate + rounded > 1 << 32 {
             return Err(MapError::OutOfMemory { size });
         }
-        let r = Arc::new(Region::zeroed(candidate as u32, rounded as u32));
+        let r = Arc::new(Region::with_len(candidate as u32, rounded as u32, size.max(1)));
         let pos = regions.partition_point(|x| x.base < r.base);
         regions.insert(pos, r.clone());
         Ok(r)
@@ -367,6 +399,11 @@ impl DeviceMemory {
         let before = regions.len();
         regions.retain(|r| r.base != base);
         regions.len() != before
+    }
+
+    /// The base of the region containing `addr`, if any.
+    pub fn region_base(&self, addr: u32) -> Option<u32> {
+        self.regions.read().iter().find(|r| r.contains(addr)).map(|r| r.base)
     }
 
     /// A snapshot of the regions (sorted by base) for one launch.
@@ -405,6 +442,43 @@ impl DeviceMemory {
     }
 }
 
+/// Which part of the LDS window a launch maps: `[LDS_BASE, low_end)` (warp stacks and static
+/// `__local` data) and `[high_start, LDS_BASE + LDS_SIZE)` (`__local` arguments, placed from the
+/// top), each in whole pages. Everything between faults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LdsMap {
+    pub low_end: u32,
+    pub high_start: u32,
+}
+
+impl LdsMap {
+    const END: u32 = abi::LDS_BASE + abi::LDS_SIZE;
+    /// The whole window (launch images, whose `__local` extents are not recorded).
+    pub const WHOLE: LdsMap = LdsMap { low_end: Self::END, high_start: Self::END };
+
+    /// The pages holding `low_bytes` from the bottom of the window and everything from
+    /// `high_start` (rounded down to a page) to its top.
+    pub fn new(low_bytes: u64, high_start: u32) -> LdsMap {
+        let page = abi::PAGE_SIZE as u64;
+        let low_end = (abi::LDS_BASE as u64 + low_bytes.next_multiple_of(page)).min(Self::END as u64) as u32;
+        let high_start = (high_start & !(abi::PAGE_SIZE - 1)).clamp(abi::LDS_BASE, Self::END);
+        LdsMap { low_end, high_start }
+    }
+
+    #[inline(always)]
+    fn maps(&self, addr: u32) -> bool {
+        addr < self.low_end || addr >= self.high_start
+    }
+}
+
+/// Pages of the program window a launch maps: `[start, end)` (page-aligned), writable or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProgramPage {
+    pub start: u32,
+    pub end: u32,
+    pub writable: bool,
+}
+
 /// What one work-group sees: its thread's windows plus the global regions.
 pub struct MemView<'a> {
     pub lds: &'a Region,
@@ -413,6 +487,12 @@ pub struct MemView<'a> {
     /// concurrently running work-groups never share private storage.
     pub private: Option<&'a Region>,
     pub global: &'a [Arc<Region>],
+    lds_map: LdsMap,
+    /// Mapped pages of the program window; empty = the whole window, writable.
+    program_pages: &'a [ProgramPage],
+    /// The launch's exact extents (for reports), and the same when every access is checked.
+    extents: Option<&'a MemCheck>,
+    check: Option<&'a MemCheck>,
     last: std::cell::Cell<usize>,
     /// Bytes moved by successful accesses, by address space ([`Space`] order).
     moved: [std::cell::Cell<u64>; 3],
@@ -432,6 +512,8 @@ pub enum Space {
 }
 
 impl<'a> MemView<'a> {
+    /// A view mapping both windows whole (see [`MemView::with_lds_map`],
+    /// [`MemView::with_program_pages`]) and no checker.
     pub fn new(
         lds: &'a Region,
         program: &'a Region,
@@ -443,10 +525,39 @@ impl<'a> MemView<'a> {
             program,
             private,
             global,
+            lds_map: LdsMap::WHOLE,
+            program_pages: &[],
+            extents: None,
+            check: None,
             last: std::cell::Cell::new(0),
             moved: Default::default(),
             shared_writes: Default::default(),
         }
+    }
+
+    /// Maps only `map` of the LDS window.
+    pub fn with_lds_map(mut self, map: LdsMap) -> Self {
+        self.lds_map = map;
+        self
+    }
+
+    /// Maps only `pages` of the program window (an empty list maps it whole).
+    pub fn with_program_pages(mut self, pages: &'a [ProgramPage]) -> Self {
+        self.program_pages = pages;
+        self
+    }
+
+    /// Knows the launch's exact extents (fault reports name the nearest), and checks every
+    /// access against them when `check` is set.
+    pub fn with_extents(mut self, extents: Option<&'a MemCheck>, check: bool) -> Self {
+        self.extents = extents;
+        self.check = extents.filter(|_| check);
+        self
+    }
+
+    /// The launch's exact extents, if known.
+    pub fn extents(&self) -> Option<&'a MemCheck> {
+        self.extents
     }
 
     /// Bytes moved so far through this view in `space` (loads, stores and atomics).
@@ -454,57 +565,68 @@ impl<'a> MemView<'a> {
         self.moved[space as usize].get()
     }
 
-    /// The region containing `addr`.
+    /// The region containing `addr` (for reads: the mapped pages, writable or not).
     #[inline(always)]
     pub fn region(&self, addr: u32) -> Option<&Region> {
-        self.region_in(addr).map(|(r, _)| r)
+        self.region_in(addr, false).ok().map(|(r, _)| r)
     }
 
-    /// The region containing `addr` and its address space.
+    /// The address space `addr` is mapped in (for reports), if any.
+    pub fn space_of(&self, addr: u32) -> Option<Space> {
+        self.region_in(addr, false).ok().map(|(_, s)| s)
+    }
+
+    /// The region containing `addr` and its address space; `write` asks for a writable page.
     #[inline(always)]
-    fn region_in(&self, addr: u32) -> Option<(&Region, Space)> {
+    fn region_in(&self, addr: u32, write: bool) -> Result<(&Region, Space), MemError> {
         match addr >> 28 {
-            7 => Some((self.lds, Space::Local)),
-            8 => Some((self.program, Space::Global)),
+            7 if self.lds_map.maps(addr) => Ok((self.lds, Space::Local)),
+            7 => Err(MemError::Unmapped(addr)),
+            8 => self.program_page(addr, write).map(|()| (self.program, Space::Global)),
             _ => {
                 if let Some(p) = self.private {
                     if p.contains(addr) {
-                        return Some((p, Space::Private));
+                        return Ok((p, Space::Private));
                     }
                 }
                 let last = self.last.get();
                 if let Some(r) = self.global.get(last) {
                     if r.contains(addr) {
-                        return Some((r, Space::Global));
+                        return Ok((r, Space::Global));
                     }
                 }
-                self.find_global(addr).map(|r| (r, Space::Global))
+                self.find_global(addr).map(|r| (r, Space::Global)).ok_or(MemError::Unmapped(addr))
             }
         }
     }
 
-    /// `region_in`, counting `bytes` moved when the address is mapped.
     #[inline(always)]
-    fn access(&self, addr: u32, bytes: u32) -> Option<&Region> {
-        self.access_in(addr, bytes).map(|(r, _)| r)
+    fn program_page(&self, addr: u32, write: bool) -> Result<(), MemError> {
+        if self.program_pages.is_empty() {
+            return Ok(());
+        }
+        match self.program_pages.iter().find(|p| addr >= p.start && addr < p.end) {
+            Some(p) if write && !p.writable => Err(MemError::ReadOnly(addr)),
+            Some(_) => Ok(()),
+            None => Err(MemError::Unmapped(addr)),
+        }
     }
 
+    /// `region_in`, checked (with a checker) and counting `bytes` moved when the access is allowed.
     #[inline(always)]
-    fn access_in(&self, addr: u32, bytes: u32) -> Option<(&Region, Space)> {
-        let (r, space) = self.region_in(addr)?;
+    fn access_in(&self, addr: u32, bytes: u32, write: bool) -> Result<(&Region, Space), MemError> {
+        let (r, space) = self.region_in(addr, write)?;
+        if let Some(c) = self.check {
+            if !c.allows(r, space, addr, bytes) {
+                return Err(MemError::Checked { addr, bytes: bytes as u8 });
+            }
+        }
         let c = &self.moved[space as usize];
         c.set(c.get() + u64::from(bytes));
-        Some((r, space))
-    }
-
-    /// `access` for a write: also counts it as progress unless it is private.
-    #[inline(always)]
-    fn write_access(&self, addr: u32, bytes: u32) -> Option<&Region> {
-        let (r, space) = self.access_in(addr, bytes)?;
-        if space != Space::Private {
+        if write && space != Space::Private {
             self.shared_writes.set(self.shared_writes.get() + 1);
         }
-        Some(r)
+        Ok((r, space))
     }
 
     /// Stores and atomic updates to global or local memory so far through this view.
@@ -530,10 +652,7 @@ impl<'a> MemView<'a> {
         if addr & (bytes - 1) != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.access(addr, bytes) {
-            Some(r) => Ok(r.load(addr, bytes)),
-            None => Err(MemError::Unmapped(addr)),
-        }
+        self.access_in(addr, bytes, false).map(|(r, _)| r.load(addr, bytes))
     }
     /// Aligned store of 1/2/4 bytes.
     #[inline(always)]
@@ -541,13 +660,7 @@ impl<'a> MemView<'a> {
         if addr & (bytes - 1) != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.write_access(addr, bytes) {
-            Some(r) => {
-                r.store(addr, value, bytes);
-                Ok(())
-            }
-            None => Err(MemError::Unmapped(addr)),
-        }
+        self.access_in(addr, bytes, true).map(|(r, _)| r.store(addr, value, bytes))
     }
     /// Atomic read-modify-write of an aligned word; returns the old value.
     #[inline(always)]
@@ -555,7 +668,7 @@ impl<'a> MemView<'a> {
         if addr & 3 != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        self.write_access(addr, 4).map(|r| r.rmw(addr, f)).ok_or(MemError::Unmapped(addr))
+        self.access_in(addr, 4, true).map(|(r, _)| r.rmw(addr, f))
     }
     /// Atomic 64-bit compare-and-swap of an 8-byte-aligned doubleword; returns the old value
     /// (see [`Region::cas64`]).
@@ -564,10 +677,11 @@ impl<'a> MemView<'a> {
         if addr & 7 != 0 {
             return Err(MemError::Misaligned(addr));
         }
-        match self.write_access(addr, 8) {
-            Some(r) if r.contains(addr.wrapping_add(4)) => Ok(r.cas64(addr, expected, new)),
-            Some(_) => Err(MemError::Unmapped(addr.wrapping_add(4))),
-            None => Err(MemError::Unmapped(addr)),
+        let (r, _) = self.access_in(addr, 8, true)?;
+        if r.contains(addr.wrapping_add(4)) {
+            Ok(r.cas64(addr, expected, new))
+        } else {
+            Err(MemError::Unmapped(addr.wrapping_add(4)))
         }
     }
 }

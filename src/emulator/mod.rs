@@ -13,6 +13,7 @@ pub mod exec;
 pub mod fault;
 pub mod hostcall;
 pub mod images;
+pub mod memcheck;
 pub mod memory;
 pub mod program;
 mod scheduler;
@@ -21,7 +22,7 @@ pub mod warp;
 mod workgroup;
 
 pub use fault::{Fault, FaultKind};
-pub use memory::{DeviceMemory, Region};
+pub use memory::{DeviceMemory, LdsMap, Region};
 pub use program::Program;
 pub use scheduler::{run, run_traced, GroupTraces, RunStats};
 
@@ -50,6 +51,11 @@ pub struct LaunchParams {
     /// in a partial last warp, and, for OpenCL 3.0 non-uniform NDRanges, lanes outside the actual
     /// (smaller) edge work-groups. `None` = the reference behaviour (all `numt` lanes active).
     pub work_items: Option<WorkItems>,
+    /// The part of the LDS window the launch maps ([`LdsMap::WHOLE`] for launch images).
+    pub lds_map: LdsMap,
+    /// The launch's exact extents: fault reports name the nearest one (and its label), and with
+    /// [`RunOptions::memcheck`] every access is checked against them.
+    pub extents: Option<Arc<memcheck::MemCheck>>,
 }
 
 /// The OpenCL view of a launch, used to mask lanes that are not work-items.
@@ -119,11 +125,14 @@ pub struct RunOptions {
     /// Set to cancel a running launch (checked every few thousand rounds).
     pub cancel: Option<Arc<AtomicBool>>,
     pub print_hook: Option<Arc<dyn PrintHook>>,
+    /// Check every access against byte-exact extents (`VENTUS_MEMCHECK=1`); the launch
+    /// describes them in [`LaunchParams::extents`].
+    pub memcheck: bool,
 }
 
 impl RunOptions {
     /// Options from the environment (`VENTUS_THREADS`, `VENTUS_WATCHDOG`,
-    /// `VENTUS_WATCHDOG_SECONDS`, `VENTUS_TIMEOUT`, `VENTUS_TRAP`).
+    /// `VENTUS_WATCHDOG_SECONDS`, `VENTUS_TIMEOUT`, `VENTUS_TRAP`, `VENTUS_MEMCHECK`).
     pub fn from_env() -> RunOptions {
         let c = config::Config::get();
         RunOptions {
@@ -132,6 +141,7 @@ impl RunOptions {
             watchdog_seconds: c.watchdog_seconds,
             timeout_seconds: c.timeout_seconds,
             trap_mode: c.trap_mode,
+            memcheck: c.memcheck,
             ..RunOptions::default()
         }
     }

@@ -52,6 +52,8 @@ pub struct LoadSegment {
     pub vaddr: u32,
     pub data: Vec<u8>,
     pub mem_size: u32,
+    /// Kernels may store into the segment's pages (`PF_W`); text and read-only data may not.
+    pub writable: bool,
 }
 
 /// Why a program cannot be used.
@@ -221,23 +223,39 @@ impl Program {
         let segments = elf
             .segments
             .iter()
-            .map(|s| LoadSegment { vaddr: s.vaddr, data: s.data.clone(), mem_size: s.mem_size })
+            .map(|s| LoadSegment { vaddr: s.vaddr, data: s.data.clone(), mem_size: s.mem_size, writable: s.writable })
             .collect();
         Program::new(segments, &elf.text_ranges())
     }
 
-    /// A program from a launch image: the buffer based at 0x8000_0000 holds the text words.
+    /// A program from a launch image: the buffer based at 0x8000_0000 holds the text words; every
+    /// image buffer inside the program window is a writable segment (an image does not tell text
+    /// from data, and crt0 stores into its `.data`/`.bss` buffers).
     pub fn from_image(img: &LaunchImage) -> Result<Program, ProgramError> {
         let b = img.buffers.iter().find(|b| b.base == abi::PROGRAM_BASE).ok_or(ProgramError::NoText)?;
-        let seg = LoadSegment { vaddr: b.base, data: b.data.clone(), mem_size: b.size };
-        Program::new(vec![seg], &[(b.base, b.base + b.size)])
+        let window = abi::PROGRAM_BASE as u64..abi::PROGRAM_BASE as u64 + abi::PROGRAM_SIZE as u64;
+        let segments = img
+            .buffers
+            .iter()
+            .filter(|s| window.contains(&(s.base as u64)))
+            .map(|s| LoadSegment {
+                vaddr: s.base,
+                data: s.data.clone(),
+                mem_size: s.size.max(s.alloc_size).max(s.data.len() as u32),
+                writable: true,
+            })
+            .collect();
+        Program::new(segments, &[(b.base, b.base + b.size)])
     }
 
     /// A program made of instruction words placed at `base` (e.g. from the assembler).
     pub fn from_words(base: u32, words: &[u32]) -> Result<Program, ProgramError> {
         let data: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let end = base.wrapping_add(data.len() as u32);
-        Program::new(vec![LoadSegment { vaddr: base, mem_size: data.len() as u32, data }], &[(base, end)])
+        Program::new(
+            vec![LoadSegment { vaddr: base, mem_size: data.len() as u32, data, writable: false }],
+            &[(base, end)],
+        )
     }
 
     pub fn text_base(&self) -> u32 {
@@ -298,8 +316,11 @@ mod tests {
     fn prog(words: &[u32]) -> Program {
         let data = words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>();
         let n = data.len() as u32;
-        Program::new(vec![LoadSegment { vaddr: 0x8000_0000, data, mem_size: n }], &[(0x8000_0000, 0x8000_0000 + n)])
-            .unwrap()
+        Program::new(
+            vec![LoadSegment { vaddr: 0x8000_0000, data, mem_size: n, writable: false }],
+            &[(0x8000_0000, 0x8000_0000 + n)],
+        )
+        .unwrap()
     }
     #[test]
     fn regext_fuses_into_next() {
@@ -331,7 +352,7 @@ mod tests {
     }
     #[test]
     fn rejects_segments_outside_window() {
-        let s = LoadSegment { vaddr: 0x1000, data: vec![0; 4], mem_size: 4 };
+        let s = LoadSegment { vaddr: 0x1000, data: vec![0; 4], mem_size: 4, writable: false };
         assert!(matches!(Program::new(vec![s], &[(0x1000, 0x1004)]), Err(ProgramError::SegmentOutsideWindow { .. })));
     }
 }

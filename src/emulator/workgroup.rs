@@ -43,6 +43,21 @@ fn csrs(p: &LaunchParams, g: u32, w: u32) -> Csrs {
     }
 }
 
+/// For an access fault, the nearest exact extent (buffers by their requested size; `__local`
+/// extents only under the memory checker).
+fn explain_miss(ctx: &Ctx, trap: &Trap) -> Option<super::memcheck::Miss> {
+    let bytes = match trap.kind {
+        FaultKind::MemCheck { bytes, .. } => u32::from(bytes),
+        FaultKind::LoadAccess | FaultKind::StoreAccess => 1,
+        _ => return None,
+    };
+    let addr = trap.addr?;
+    match ctx.mem.extents() {
+        Some(c) => c.explain(ctx.mem, addr, bytes),
+        None => super::memcheck::MemCheck::default().explain(ctx.mem, addr, bytes),
+    }
+}
+
 /// Runs work-group `g` to completion.
 pub fn run_group<T: Tracer>(
     g: u32,
@@ -94,6 +109,7 @@ pub fn run_group<T: Tracer>(
         pc: w.pc,
         addr: trap.addr,
         instruction: ctx.prog.fetch(w.pc).and_then(|d| crate::isa::disasm::disassemble(d.word, w.pc)),
+        miss: explain_miss(ctx, &trap),
     };
     let group_start = Instant::now();
     // The host-time watchdog measures time without progress: a work-group that stores to

@@ -124,8 +124,11 @@ pub fn run_compiled(
         print: (0, 0),
         work_items: Some(WorkItems { global: gl, local: g.local }),
         private_bytes: c.kernels.iter().find(|k| k.name == name).map_or(0, |k| k.private_bytes),
+        resources: elf.resource_usage(name).copied(),
     };
-    let opts = RunOptions { threads, watchdog: 50_000_000, ..RunOptions::default() };
+    // Every compiled kernel runs under the memory checker: generated code must stay inside the
+    // exact extents (buffers, __local data, private frames).
+    let opts = RunOptions { threads, watchdog: 50_000_000, memcheck: true, ..RunOptions::default() };
     launch(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
     bufs.iter()
         .map(|&(base, n)| {

@@ -214,11 +214,19 @@ pub fn build_only(src: &str, options: &str) -> String {
 
 impl Run {
     fn new() -> Run {
+        Run::with_properties(&[])
+    }
+
+    /// A run in a context created with `props` (name/value pairs, without the terminating 0).
+    fn with_properties(props: &[cl_context_properties]) -> Run {
         environment();
         let messages: Box<Messages> = Box::default();
         let (d, mut err) = (device(), 0);
         let user = &*messages as *const Messages as *mut c_void;
-        let ctx = call!(clCreateContext(null(), 1, &d, Some(record), user, &mut err));
+        let mut props = props.to_vec();
+        props.push(0);
+        let p = if props.len() > 1 { props.as_ptr() } else { null() };
+        let ctx = call!(clCreateContext(p, 1, &d, Some(record), user, &mut err));
         check(err, "clCreateContext");
         let q = queue(ctx, 0);
         Run { messages, ctx, q, program: null_mut(), kernel: null_mut(), mems: Vec::new() }
@@ -255,10 +263,39 @@ pub fn run_source(
     offset: Option<&[usize]>,
     args: &[Arg],
 ) -> Vec<Vec<u8>> {
+    match try_run_source(&[], src, options, kernel, global, local, offset, args) {
+        Ok(out) => out,
+        Err(f) => {
+            panic!("kernel {kernel} failed: {} ({}); driver messages: {:?}", err_name(f.status), f.status, f.messages)
+        }
+    }
+}
+
+/// A launch that did not complete: its event status and the context's error messages.
+#[derive(Debug)]
+pub struct Failed {
+    pub status: cl_int,
+    pub messages: Vec<String>,
+}
+
+/// As [`run_source`], in a context created with `props` (name/value pairs), returning a failed
+/// launch instead of panicking.
+#[track_caller]
+#[allow(clippy::too_many_arguments)]
+pub fn try_run_source(
+    props: &[cl_context_properties],
+    src: &str,
+    options: &str,
+    kernel: &str,
+    global: &[usize],
+    local: Option<&[usize]>,
+    offset: Option<&[usize]>,
+    args: &[Arg],
+) -> Result<Vec<Vec<u8>>, Failed> {
     let dim = global.len();
     assert!((1..=3).contains(&dim), "work_dim must be 1..3");
     assert!(local.is_none_or(|l| l.len() == dim) && offset.is_none_or(|o| o.len() == dim), "dimension mismatch");
-    let mut run = Run::new();
+    let mut run = Run::with_properties(props);
     run.build(src, options);
     let (name, mut err) = (CString::new(kernel).unwrap(), 0);
     run.kernel = call!(clCreateKernel(run.program, name.as_ptr(), &mut err));
@@ -296,16 +333,16 @@ pub fn run_source(
         &mut e
     ));
     check(code, &format!("clEnqueueNDRangeKernel({kernel}, global {global:?}, local {local:?}, offset {offset:?})"));
-    check(call!(clWaitForEvents(1, &e)), "clWaitForEvents");
+    // A failed launch makes the wait return CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST.
+    let waited = call!(clWaitForEvents(1, &e));
     let status = event_status(e);
+    if status >= 0 {
+        check(waited, "clWaitForEvents");
+    }
     call!(clReleaseEvent(e));
-    assert_eq!(
-        status,
-        CL_COMPLETE,
-        "kernel {kernel} failed: {} ({status}); driver messages: {:?}",
-        err_name(status),
-        run.messages.lock().unwrap()
-    );
+    if status != CL_COMPLETE {
+        return Err(Failed { status, messages: run.messages.lock().unwrap().clone() });
+    }
     let mut out = vec![Vec::new(); args.len()];
     for (i, m, size) in slots {
         let mut b = vec![0u8; size];
@@ -323,7 +360,7 @@ pub fn run_source(
         check(code, "clEnqueueReadBuffer");
         out[i as usize] = b;
     }
-    out
+    Ok(out)
 }
 
 /// Build options that turn the optimizer off (clang `-O0`: every local variable in memory).

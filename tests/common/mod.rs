@@ -63,6 +63,8 @@ fn params(s: &Setup) -> LaunchParams {
         private_bytes_per_thread: 0x1000,
         start_pc: 0x8000_0000,
         work_items: None,
+        lds_map: ventus_icd::emulator::LdsMap::WHOLE,
+        extents: None,
     }
 }
 

@@ -15,6 +15,10 @@ fn load_trap(e: MemError, lane: Option<u32>) -> Trap {
     match e {
         MemError::Unmapped(a) => Trap { kind: FaultKind::LoadAccess, addr: Some(a), lane },
         MemError::Misaligned(a) => Trap { kind: FaultKind::LoadMisaligned, addr: Some(a), lane },
+        MemError::ReadOnly(a) => Trap { kind: FaultKind::LoadAccess, addr: Some(a), lane },
+        MemError::Checked { addr, bytes } => {
+            Trap { kind: FaultKind::MemCheck { write: false, bytes }, addr: Some(addr), lane }
+        }
     }
 }
 #[inline(always)]
@@ -22,6 +26,10 @@ fn store_trap(e: MemError, lane: Option<u32>) -> Trap {
     match e {
         MemError::Unmapped(a) => Trap { kind: FaultKind::StoreAccess, addr: Some(a), lane },
         MemError::Misaligned(a) => Trap { kind: FaultKind::StoreMisaligned, addr: Some(a), lane },
+        MemError::ReadOnly(a) => Trap { kind: FaultKind::StoreReadOnly, addr: Some(a), lane },
+        MemError::Checked { addr, bytes } => {
+            Trap { kind: FaultKind::MemCheck { write: true, bytes }, addr: Some(addr), lane }
+        }
     }
 }
 
