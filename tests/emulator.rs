@@ -1147,6 +1147,17 @@ fn fast_fp_path_matches_the_flagged_path() {
     assert_eq!(after_uf & 0b0_0010, 0b0_0010, "UF after the underflowing multiply: {after_uf:#x}");
     assert_eq!(last & 0b1_0000, 0b1_0000, "NV after inf - inf: {last:#x}");
     assert!(f32::from_bits(fast[4 * 256 + 31]).is_nan() && f32::from_bits(fast[256 + 31]).is_infinite());
+    // A program that never reads the flags takes the fast path from its first instruction (NX
+    // not yet set): results, NaN and overflow lanes included, are still the traced run's.
+    let unread = src.replace("csrr t5, fflags", "li t5, 0").replace("csrr t6, fflags", "li t6, 0");
+    let unread = unread.replace("csrr s2, fflags", "li s2, 0");
+    assert!(!unread.contains("fflags"));
+    let fast = exec_ok(&unread, setup());
+    let (r, _, traced) = exec_traced(&unread, &setup());
+    r.unwrap();
+    assert_eq!(fast, traced, "without fflags reads: untraced and traced results differ");
+    let (prog, _) = build(&unread);
+    assert!(!prog.reads_fflags() && build(&src).0.reads_fflags());
 }
 
 /// The memory model: the program window maps only the program's pages (text read-only), the LDS

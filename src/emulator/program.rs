@@ -9,6 +9,7 @@
 
 use super::hostcall::HostCall;
 use crate::abi::{self, elf::VentusElf, image::LaunchImage};
+use crate::isa::regs::csr;
 use crate::isa::{self, Fmt, Op};
 
 /// No extended successor.
@@ -90,6 +91,11 @@ pub struct Program {
     host_calls: Vec<HostCall>,
     /// No instruction writes a vector register at or above this (see [`Program::vreg_bound`]).
     vreg_bound: usize,
+    /// Some instruction accesses `fflags` or `fcsr` (see [`Program::reads_fflags`]).
+    reads_fflags: bool,
+    /// Unique per built program (clones share it): the scheduler's slots keep the read-only
+    /// pages of the program they last loaded.
+    id: u64,
 }
 
 fn illegal(word: u32) -> Decoded {
@@ -191,7 +197,13 @@ impl Program {
             .max()
             .unwrap_or(0)
             .clamp(32, 256);
-        Ok(Program { text_base: lo, ops, ext, segments, host_calls: Vec::new(), vreg_bound })
+        let reads_fflags = ops.iter().chain(&ext).any(|d| {
+            matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci))
+                && matches!(d.imm as u16 & 0xfff, csr::FFLAGS | csr::FCSR)
+        });
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Program { text_base: lo, ops, ext, segments, host_calls: Vec::new(), vreg_bound, reads_fflags, id })
     }
 
     /// If `d` is a prefix, creates the extended variant of the following word (recursively for
@@ -268,6 +280,17 @@ impl Program {
     pub fn vreg_bound(&self) -> usize {
         self.vreg_bound
     }
+    /// Whether any instruction reads or writes the accrued FP flags (`fflags`, `fcsr`). When
+    /// none does, the flags are unobservable and untraced runs need not compute them.
+    pub fn reads_fflags(&self) -> bool {
+        self.reads_fflags
+    }
+
+    /// A number no other program built in this process has (clones share it).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// Load segments (copied into the program window before every work-group).
     pub fn segments(&self) -> &[LoadSegment] {
         &self.segments

@@ -47,6 +47,8 @@ pub struct RunStats {
 struct Slot {
     lds: Region,
     program: Region,
+    /// [`Program::id`] of the program whose read-only pages the program window holds (0: none).
+    program_id: u64,
     private: Option<Region>,
     pool: WarpPool,
 }
@@ -57,21 +59,37 @@ const MAX_IDLE_SLOTS: usize = 64;
 
 impl Slot {
     /// A slot for launch `p`: an idle one, zeroed, or a new one.
-    fn take(p: &LaunchParams) -> Slot {
+    fn take(p: &LaunchParams, prog: &Program) -> Slot {
         let private_size = p.private_bytes_per_thread as u64 * p.warps_per_group as u64 * p.threads_per_warp as u64;
         let private_size = (p.pds_base != 0 && private_size > 0 && p.pds_base as u64 + private_size <= 1 << 32)
             .then(|| private_size.min(u32::MAX as u64 & !3) as u32);
         let idle = SLOTS.lock().pop();
-        let Some(mut slot) = idle else {
-            return Slot {
+        let mut slot = match idle {
+            Some(mut slot) => {
+                slot.lds.reset(abi::LDS_BASE);
+                slot
+            }
+            None => Slot {
                 lds: Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE),
                 program: Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE),
-                private: private_size.map(|n| Region::zeroed(p.pds_base, n)),
+                program_id: 0,
+                private: None,
                 pool: WarpPool::default(),
-            };
+            },
         };
-        slot.lds.reset(abi::LDS_BASE);
-        slot.program.reset(abi::PROGRAM_BASE);
+        // Read-only pages cannot change (stores there fault), so they are loaded once per slot
+        // and program; writable ones are reloaded before every work-group (`load_writable`).
+        if slot.program_id != prog.id() {
+            slot.program.reset(abi::PROGRAM_BASE);
+            for s in prog.segments().iter().filter(|s| !s.writable) {
+                slot.program.write_bytes(s.vaddr, &s.data);
+                let filled = s.data.len() as u32;
+                if s.mem_size > filled {
+                    slot.program.fill_zero(s.vaddr + filled, s.mem_size - filled);
+                }
+            }
+            slot.program_id = prog.id();
+        }
         slot.private = match (slot.private.take(), private_size) {
             (Some(mut r), Some(n)) if r.size() == (n.max(4) + 3) & !3 => {
                 r.reset(p.pds_base);
@@ -89,8 +107,10 @@ impl Slot {
             idle.push(self);
         }
     }
-    fn load_program(&self, prog: &Program) {
-        for s in prog.segments() {
+    /// Reloads the writable segments of the program window, as the reference reloads the
+    /// program before every work-group: their data, then zeros to their memory size.
+    fn load_writable(&self, prog: &Program) {
+        for s in prog.segments().iter().filter(|s| s.writable) {
             self.program.write_bytes(s.vaddr, &s.data);
             let filled = s.data.len() as u32;
             if s.mem_size > filled {
@@ -180,7 +200,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     let totals = Mutex::new(RunStats::default());
     let traces: Mutex<Vec<(u32, T)>> = Mutex::new(Vec::new());
     let worker = || {
-        let mut slot = Slot::take(p);
+        let mut slot = Slot::take(p, prog);
         let mut pool = std::mem::take(&mut slot.pool);
         let view = MemView::new(&slot.lds, &slot.program, slot.private.as_ref(), &global)
             .with_lds_map(p.lds_map)
@@ -193,7 +213,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             if g >= groups {
                 break;
             }
-            slot.load_program(prog);
+            slot.load_writable(prog);
             let mut tracer = make_tracer();
             match run_group(g as u32, p, opts, start, &ctx, &mut pool, &mut tracer) {
                 Ok(s) => {

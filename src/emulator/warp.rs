@@ -81,6 +81,11 @@ pub struct Warp {
     ///
     /// [`Program::vreg_bound`]: super::program::Program::vreg_bound
     dirty_vregs: usize,
+    /// No instruction of the program reads the accrued FP flags, so untraced vector FP may
+    /// skip computing them (set by the work-group runner from [`Program::reads_fflags`]).
+    ///
+    /// [`Program::reads_fflags`]: super::program::Program::reads_fflags
+    pub fflags_unread: bool,
 }
 
 impl Warp {
@@ -101,6 +106,7 @@ impl Warp {
             done: false,
             divergent_branches: 0,
             dirty_vregs: 0,
+            fflags_unread: false,
         };
         w.reset(pc, numt, csrs, vreg_bound);
         w

@@ -77,6 +77,7 @@ pub fn run_group<T: Tracer>(
         } else {
             pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c, ctx.prog.vreg_bound()));
         }
+        pool.warps[w].fflags_unread = !ctx.prog.reads_fflags();
     }
     if let Some(wi) = &p.work_items {
         let gid =

@@ -158,10 +158,12 @@ pub fn vunaryf<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: i
     flagged(w, t, m, vd, |i| f(a[i]))
 }
 
-/// The fast variants of [`vvf`], [`vsf`] and [`vmacf`]: once `fflags` holds NX and no trace is
-/// recorded, an instruction whose active lanes all have [ordinary] results cannot change the
-/// flags, so they are not computed (`plain` gives the result and whether it is ordinary);
-/// otherwise the flagged function `full` runs as before. Results are identical either way.
+/// The fast variants of [`vvf`], [`vsf`] and [`vmacf`]: when no trace is recorded and either
+/// `fflags` already holds NX or the program never reads the flags ([`Warp::fflags_unread`]),
+/// an instruction whose active lanes all have [ordinary] results cannot change the flags in an
+/// observable way, so they are not computed (`plain` gives the result and whether it is
+/// ordinary); otherwise the flagged function `full` runs as before. Results are identical
+/// either way; only an unread `fflags` may differ.
 ///
 /// [ordinary]: crate::isa::semantics::fadd_plain
 #[inline(always)]
@@ -173,7 +175,7 @@ fn plain_or_flagged<T: Tracer>(
     plain: impl Fn(usize) -> (u32, bool),
     full: impl Fn(usize) -> (u32, u32),
 ) -> u32 {
-    if !T::ENABLED && w.csr.fflags & crate::isa::semantics::fflags::NX != 0 {
+    if !T::ENABLED && (w.fflags_unread || w.csr.fflags & crate::isa::semantics::fflags::NX != 0) {
         let mut ordinary = true;
         let r: Lanes = std::array::from_fn(|i| {
             let (v, ok) = plain(i);
