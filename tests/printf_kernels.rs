@@ -494,6 +494,8 @@ fn full_buffer_reports_lost_records() {
     let out = run_in(&c, src, "k", 32, 32, &[0.0; 32]);
     let errors = c.sink.errors.lock().unwrap().clone();
     assert!(errors.iter().any(|e| e.contains("printf record(s) lost")), "{errors:?}");
+    // Ctx::new(Some(64)) sets the size with the context property: the message names it.
+    assert!(errors.iter().any(|e| e.contains("set by the context's CL_PRINTF_BUFFERSIZE_ARM")), "{errors:?}");
     for line in out.lines() {
         let v: Vec<&str> = line.split(' ').collect();
         assert!(v.len() == 4 && v.iter().all(|x| *x == v[0]), "{line}");

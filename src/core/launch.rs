@@ -208,8 +208,14 @@ impl Launch {
             emit_print(context, &text);
             let lost = p.lost();
             if lost > 0 {
+                // Name the setting the size came from: the context's property or the device's.
+                let source = if context.printf_buffer_size(0) != 0 {
+                    "the context's CL_PRINTF_BUFFERSIZE_ARM"
+                } else {
+                    "VENTUS_PRINTF_BUFFER_SIZE"
+                };
                 context.report(&format!(
-                    "kernel `{}`: {lost} printf record(s) lost: the print buffer ({} bytes, VENTUS_PRINTF_BUFFER_SIZE) was full",
+                    "kernel `{}`: {lost} printf record(s) lost: the print buffer ({} bytes, set by {source}) was full",
                     k.name(),
                     p.capacity()
                 ));
