@@ -1247,6 +1247,25 @@ fn front_end_tools_run_under_time_and_memory_limits() {
         "child_tool_limits",
         &[("VENTUS_TOOL_MEMORY", "256"), ("VENTUS_CACHE", "0"), ("VENTUS_TEST_EXPECT", "VENTUS_TOOL_MEMORY")],
     );
+    // VENTUS_CLANG alone is used (llvm-spirv is discovered as usual)...
+    run_child(
+        "child_tool_limits",
+        &[
+            ("VENTUS_TOOL_TIMEOUT", "1"),
+            ("VENTUS_CLANG", &slow),
+            ("VENTUS_CACHE", "0"),
+            ("VENTUS_TEST_EXPECT", "did not finish within 1 s"),
+        ],
+    );
+    // ...and one naming no tool is an error that says so, not a silent fallback to PATH.
+    run_child(
+        "child_tool_limits",
+        &[
+            ("VENTUS_LLVM_SPIRV", "/nonexistent/llvm-spirv"),
+            ("VENTUS_CACHE", "0"),
+            ("VENTUS_TEST_EXPECT", "VENTUS_LLVM_SPIRV=/nonexistent/llvm-spirv (not an executable file"),
+        ],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -5,9 +5,10 @@
 //! pass that inserted it; otherwise, or if that fails, -O0), the build log, and the list of files
 //! the preprocessor read (clang's `-MD` dependency output, for the build cache).
 //!
-//! Discovery order: `VENTUS_CLANG` + `VENTUS_LLVM_SPIRV` (both set), then `clang-15` +
-//! `llvm-spirv-15`, then `clang-14` + `llvm-spirv-14`, searched on `PATH` and in
-//! `/usr/lib/llvm-N/bin`. Versions are never mixed.
+//! Discovery: `VENTUS_CLANG` and `VENTUS_LLVM_SPIRV` each name one tool (a path, or a name
+//! searched on `PATH`); a variable that is set but names nothing is an error, never a silent
+//! fallback. A tool without its variable is `clang-15`/`llvm-spirv-15`, then `-14`, searched on
+//! `PATH` and in `/usr/lib/llvm-N/bin`; the versions of discovered tools are never mixed.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -99,25 +100,53 @@ impl Toolchain {
 
     /// Finds the tools now (runs `clang --version`).
     pub fn discover_now() -> Result<Toolchain, ToolError> {
-        let mut searched = Vec::new();
-        if let (Ok(c), Ok(s)) = (std::env::var("VENTUS_CLANG"), std::env::var("VENTUS_LLVM_SPIRV")) {
-            searched.push(format!("VENTUS_CLANG={c} + VENTUS_LLVM_SPIRV={s}"));
-            if let (Some(clang), Some(llvm_spirv)) = (find(&c, &[]), find(&s, &[])) {
-                let version = first_line(&clang);
-                return Ok(Toolchain { clang, llvm_spirv, version });
-            }
+        // Each variable is independent; one that is set must name a tool (no silent fallback).
+        let user = |var: &str| {
+            std::env::var_os(var).map(|v| {
+                let v = v.to_string_lossy().into_owned();
+                (find(&v, &[]), format!("{var}={v}"))
+            })
+        };
+        let (user_clang, user_spirv) = (user("VENTUS_CLANG"), user("VENTUS_LLVM_SPIRV"));
+        let missing: Vec<String> = [&user_clang, &user_spirv]
+            .into_iter()
+            .flatten()
+            .filter(|(p, _)| p.is_none())
+            .map(|(_, what)| format!("{what} (not an executable file, nor found on PATH)"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(ToolError::NotFound { searched: missing });
         }
+        let mut searched = Vec::new();
         for v in [15, 14] {
             let dir = format!("/usr/lib/llvm-{v}/bin");
             let (c, s) = (format!("clang-{v}"), format!("llvm-spirv-{v}"));
-            searched.push(format!("{c} + {s}"));
-            let clang = find(&c, &[&dir]).or_else(|| find("clang", &[&dir]).filter(|p| p.starts_with(&dir)));
-            let spirv = find(&s, &[&dir]).or_else(|| find("llvm-spirv", &[&dir]).filter(|p| p.starts_with(&dir)));
+            let clang = match &user_clang {
+                Some((p, what)) => {
+                    searched.push(what.clone());
+                    p.clone()
+                }
+                None => {
+                    searched.push(c.clone());
+                    find(&c, &[&dir]).or_else(|| find("clang", &[&dir]).filter(|p| p.starts_with(&dir)))
+                }
+            };
+            let spirv = match &user_spirv {
+                Some((p, what)) => {
+                    searched.push(what.clone());
+                    p.clone()
+                }
+                None => {
+                    searched.push(s.clone());
+                    find(&s, &[&dir]).or_else(|| find("llvm-spirv", &[&dir]).filter(|p| p.starts_with(&dir)))
+                }
+            };
             if let (Some(clang), Some(llvm_spirv)) = (clang, spirv) {
                 let version = first_line(&clang);
                 return Ok(Toolchain { clang, llvm_spirv, version });
             }
         }
+        searched.dedup();
         Err(ToolError::NotFound { searched })
     }
 }
