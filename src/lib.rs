@@ -7,9 +7,9 @@
 //!         └────► compiler ────────────┴─► abi ─► isa        everything may use util
 //! ```
 //!
-//! * [`api`] — the only `extern "C"` layer: the ICD dispatch table and every OpenCL entry point,
+//! * `api` — the only `extern "C"` layer: the ICD dispatch table and every OpenCL entry point,
 //!   application pointers and the specification's error clauses; no panic crosses it.
-//! * [`core`] — OpenCL objects in safe Rust (platform, device, context, queues with one worker
+//! * `core` — OpenCL objects in safe Rust (platform, device, context, queues with one worker
 //!   thread each, events, memory objects, programs, kernels, launches); it reaches the emulator
 //!   only through [`device`].
 //! * [`device`] — one kernel launch: argument buffer, private memory, metadata and print buffer
@@ -22,13 +22,20 @@
 //!   ELF and launch-image formats, crt0.
 //! * [`isa`] — the single instruction table and everything derived from it (decoder, encoder,
 //!   disassembler, assembler, per-lane semantics).
-//! * [`cl`] — OpenCL types and the handle registry; [`util`] — small shared helpers.
+//! * `cl` — OpenCL types and the handle registry; [`util`] — small shared helpers.
+//!
+//! `api`, `core` and `cl` are private to the crate (applications use the C entry points); the
+//! library exposes the layers below for tools (`ventus-run`), tests and benchmarks.
+
+/// The driver's build-option parser (the only one), for tools and tests that compile as
+/// `clBuildProgram` does.
+pub use crate::core::program::{BuildOptions, OptionsFor};
 
 pub mod abi;
-pub mod api;
-pub mod cl;
+pub(crate) mod api;
+pub(crate) mod cl;
 pub mod compiler;
-pub mod core;
+pub(crate) mod core;
 pub mod device;
 pub mod emulator;
 pub mod isa;

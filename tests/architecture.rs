@@ -142,3 +142,16 @@ fn modules_only_depend_downwards() {
     }
     assert!(checked > 10, "the scan found too few references ({checked})");
 }
+
+/// The OpenCL layers are reached only through the C ABI: `api` (raw application pointers),
+/// `core` and `cl` are private to the crate, so nothing outside can call them from safe Rust and
+/// the dead-code lint sees all of their code.
+#[test]
+fn opencl_layers_are_crate_private() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    for m in ["api", "core", "cl"] {
+        let private = format!("pub(crate) mod {m};");
+        assert!(lib.lines().any(|l| l.trim() == private), "src/lib.rs must declare `{private}`");
+        assert!(!lib.lines().any(|l| l.trim() == format!("pub mod {m};")), "`{m}` is public");
+    }
+}

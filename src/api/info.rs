@@ -62,13 +62,6 @@ impl<T> InfoValue for Ptrs<T> {
         self.0.iter().flat_map(|p| (*p as usize).to_ne_bytes()).collect()
     }
 }
-/// Raw bytes as they are.
-pub struct Raw(pub Vec<u8>);
-impl InfoValue for Raw {
-    fn info_bytes(&self) -> Vec<u8> {
-        self.0.clone()
-    }
-}
 
 /// Writes `v` for a `clGet*Info` call.
 pub fn write<V: InfoValue + ?Sized>(v: &V, size: usize, value: *mut c_void, size_ret: *mut usize) -> CLResult<()> {

@@ -348,14 +348,3 @@ pub extern "C" fn clCreateEventFromEGLSyncKHR(
 ) -> cl_event {
     super::object(errcode_ret, || Err(CL_INVALID_OPERATION))
 }
-
-pub extern "C" fn clGetKernelSuggestedLocalWorkSize(
-    command_queue: cl_command_queue,
-    kernel: cl_kernel,
-    work_dim: cl_uint,
-    global_work_offset: *const usize,
-    global_work_size: *const usize,
-    suggested_local_work_size: *mut usize,
-) -> cl_int {
-    CL_INVALID_OPERATION
-}

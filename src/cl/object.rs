@@ -35,7 +35,6 @@ pub enum Kind {
     Program,
     Kernel,
     Event,
-    Sampler,
 }
 
 /// The dispatch table pointer stored in every header (set once by the `api` layer).
@@ -175,17 +174,6 @@ impl<T: ClObject> Obj<T> {
     pub fn api_ref_count(&self) -> u32 {
         self.api_refs.load(Ordering::Acquire)
     }
-
-    /// Adds an application reference to an object already held (used when the API returns an
-    /// existing object again, e.g. the default device queue).
-    pub fn add_api_ref(self: &Arc<Self>) {
-        self.api_refs.fetch_add(1, Ordering::AcqRel);
-    }
-}
-
-/// Number of registered handles of `kind` (for tests and leak checks).
-pub fn live_handles(kind: Kind) -> usize {
-    REGISTRY.read().values().filter(|e| e.kind == kind).count()
 }
 
 macro_rules! handle_type {

@@ -163,6 +163,7 @@ impl Kernel {
     }
 
     /// Replaces the emulator options (watchdog, trap mode, threads) for later launches.
+    #[cfg(test)]
     pub fn set_run_options(&self, opts: RunOptions) {
         *self.run_options.lock() = opts;
     }

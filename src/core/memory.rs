@@ -78,14 +78,6 @@ impl HostMemory {
         self.addr
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The `len` bytes at `offset`, if inside.
     pub fn sub(&self, offset: usize, len: usize) -> Option<HostMemory> {
         let end = offset.checked_add(len)?;

@@ -75,10 +75,9 @@ pub struct KernelDef {
     pub resources: Option<ResourceUsage>,
 }
 
-/// A loaded Ventus ELF: the bytes, the parsed file, the predecoded code and its kernels.
+/// A loaded Ventus ELF: the bytes, the predecoded code and its kernels.
 pub struct Executable {
     pub binary: Vec<u8>,
-    pub elf: VentusElf,
     pub code: crate::device::Program,
     pub kernels: Vec<KernelDef>,
     /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
@@ -147,7 +146,7 @@ impl Executable {
             None => None,
         };
         let globals = GlobalsImage::from_elf(&elf).map_err(LoadError::Globals)?.filter(|g| g.size > 0);
-        Ok(Executable { binary: bytes.to_vec(), elf, code, kernels, printf, globals })
+        Ok(Executable { binary: bytes.to_vec(), code, kernels, printf, globals })
     }
 
     /// The kernel called `name`.
@@ -600,6 +599,7 @@ impl Program {
     }
 
     /// A program from a loaded executable (not yet built).
+    #[cfg(test)]
     pub fn from_binary(context: Ref<Context>, devices: Vec<Ref<Device>>, exec: Arc<Executable>) -> Program {
         Program::with(context, devices, Origin::Binary, Artifact::Executable(exec))
     }

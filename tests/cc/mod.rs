@@ -54,7 +54,7 @@ pub fn as_u32(b: &[u8]) -> Vec<u32> {
 
 /// The front end's options for an option string (the driver's parser).
 pub fn front_options(options: &str) -> toolchain::FrontOptions {
-    use ventus_icd::core::program::{BuildOptions, OptionsFor};
+    use ventus_icd::{BuildOptions, OptionsFor};
     BuildOptions::parse(options, OptionsFor::Build).unwrap_or_else(|e| panic!("{options:?}: {e}")).front
 }
 
