@@ -255,6 +255,38 @@ pub fn run_source(
     offset: Option<&[usize]>,
     args: &[Arg],
 ) -> Vec<Vec<u8>> {
+    let (run, slots, status) = launch(src, options, kernel, global, local, offset, args);
+    assert_eq!(
+        status,
+        CL_COMPLETE,
+        "kernel {kernel} failed: {} ({status}); driver messages: {:?}",
+        err_name(status),
+        run.messages.lock().unwrap()
+    );
+    read_back(&run, &slots, args.len())
+}
+
+/// Like [`run_source`] (without offset) for a kernel expected to fail: the event's status and the
+/// messages the context's error callback received.
+#[track_caller]
+pub fn run_failing(src: &str, options: &str, kernel: &str, global: &[usize], args: &[Arg]) -> (cl_int, Vec<String>) {
+    let (run, _, status) = launch(src, options, kernel, global, None, None, args);
+    let messages = run.messages.lock().unwrap().clone();
+    (status, messages)
+}
+
+/// Builds, sets the arguments, runs and waits: the run, its buffers (argument index, buffer,
+/// size) and the event's final status.
+#[track_caller]
+fn launch(
+    src: &str,
+    options: &str,
+    kernel: &str,
+    global: &[usize],
+    local: Option<&[usize]>,
+    offset: Option<&[usize]>,
+    args: &[Arg],
+) -> (Run, Vec<(u32, cl_mem, usize)>, cl_int) {
     let dim = global.len();
     assert!((1..=3).contains(&dim), "work_dim must be 1..3");
     assert!(local.is_none_or(|l| l.len() == dim) && offset.is_none_or(|o| o.len() == dim), "dimension mismatch");
@@ -296,18 +328,17 @@ pub fn run_source(
         &mut e
     ));
     check(code, &format!("clEnqueueNDRangeKernel({kernel}, global {global:?}, local {local:?}, offset {offset:?})"));
-    check(call!(clWaitForEvents(1, &e)), "clWaitForEvents");
+    // A failed event makes the wait fail too; its status says why.
+    call!(clWaitForEvents(1, &e));
     let status = event_status(e);
     call!(clReleaseEvent(e));
-    assert_eq!(
-        status,
-        CL_COMPLETE,
-        "kernel {kernel} failed: {} ({status}); driver messages: {:?}",
-        err_name(status),
-        run.messages.lock().unwrap()
-    );
-    let mut out = vec![Vec::new(); args.len()];
-    for (i, m, size) in slots {
+    (run, slots, status)
+}
+
+/// The final contents of every argument (empty for values and `__local` arguments).
+fn read_back(run: &Run, slots: &[(u32, cl_mem, usize)], nargs: usize) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new(); nargs];
+    for &(i, m, size) in slots {
         let mut b = vec![0u8; size];
         let code = call!(clEnqueueReadBuffer(
             run.q,
