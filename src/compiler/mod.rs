@@ -4,6 +4,12 @@
 //! * [`toolchain`]: finding and running clang/llvm-spirv, build options, the build log, the cache.
 //! * [`spirv`]: the front end (rspirv), which inlines every call and splits vectors/aggregates.
 //! * [`ir`]: the SSA IR; [`pass`]: optimisation, uniformity, reconvergence; [`target`]: Ventus code.
+//!
+//! Source lines: clang runs with `-gline-tables-only`; the `OpLine`s become an [`ir::SrcLoc`] on
+//! every IR instruction, which instruction selection copies to the machine instructions and
+//! emission writes as `.file`/`.loc` directives; the linker turns them into the ELF's
+//! [`crate::abi::lines`] table (with the text of the `<source>` lines the table names). Line
+//! information never changes the generated code.
 
 pub mod build;
 pub mod cache;
