@@ -88,6 +88,7 @@ fn sample_image() -> ElfImage {
             },
         )],
         notes: vec![(".ventus.note".into(), vec![1, 2, 3, 4])],
+        lines: None,
     }
 }
 

@@ -63,6 +63,7 @@ fn a_read_in_the_page_tail_succeeds_and_memcheck_reports_it() {
     assert!(m.contains("(4000 bytes)"), "{m}");
     assert!(m.contains("work-item (999,0,0), local id (7,0,0)"), "{m}");
     assert!(m.contains("work-group 31 (31,0,0), warp 0, lane 7"), "{m}");
+    assert!(m.contains(" at <source>:5:"), "the report names the source line of the read: {m}");
     // An in-bounds kernel passes the checker, in the same kind of context.
     let ok = "kernel void k(global int *a, local int *l, int n) {
         int i = get_global_id(0), li = get_local_id(0);
@@ -118,6 +119,7 @@ fn stores_outside_the_mapped_pages_fault_and_name_the_access() {
         assert!(m.contains(kind), "{src}: {m}");
         assert!(m.contains(detail), "{src}: {m}");
         assert!(m.contains(", pc 0x8"), "{src}: {m}");
+        assert!(m.contains(" at <source>:1:"), "{src}: {m}");
     }
     // The context and the device stay usable.
     let out = run1("kernel void k(global int *a) { a[get_global_id(0)] *= 2; }", "k", 32, 32, &[buf(&[21i32; 32])]);

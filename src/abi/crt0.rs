@@ -31,6 +31,8 @@
 //!   registers unknown, `lds_static = local_bytes`, `pds_static = private_bytes`,
 //!   `lds_stack` = S (the crt0 warp stack), `pds_stack` unknown. With no `kernels`, neither
 //!   section is written (the driver then treats the file like an official one).
+//! * `.file`/`.loc` directives in the user text become the ELF's source-line table
+//!   ([`super::lines`], section `.ventus.lines`); without them there is none.
 //!
 //! Kernel declaration format ([`parse_kernel_decls`]), OpenCL C prototypes without bodies:
 //! `[__]kernel [void] NAME(PARAM, ...) [ATTRIBUTES] [;]`, any number per text, free line
@@ -299,6 +301,7 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
             (k.name.clone(), usage)
         })
         .collect();
+    let lines = line_table(&user);
     let mut text = crt0.words;
     text.extend(user.words);
     Ok(ElfImage {
@@ -310,7 +313,22 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
         kernels: kernels.to_vec(),
         resources,
         notes: Vec::new(),
+        lines,
     })
+}
+
+/// The source-line table of the user text's `.file`/`.loc` directives (`None` without rows).
+fn line_table(user: &Program) -> Option<super::lines::LineTable> {
+    if user.lines.is_empty() {
+        return None;
+    }
+    let mut t = super::lines::LineTable { files: user.files.clone(), ..Default::default() };
+    for r in &user.lines {
+        let Ok(file) = u16::try_from(r.file) else { continue };
+        let col = u16::try_from(r.col).unwrap_or(u16::MAX);
+        t.push(super::lines::Row { pc: r.pc, file, col, line: r.line });
+    }
+    Some(t)
 }
 
 /// Assembles crt0 + `kernel_asm` into ELF bytes (see the module documentation).

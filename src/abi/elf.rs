@@ -220,6 +220,13 @@ impl VentusElf {
         self.segments.iter().filter(|s| s.executable).map(|s| (s.vaddr, s.vaddr + s.mem_size)).collect()
     }
 
+    /// The source-line table ([`super::lines`]): `Ok(None)` when the file has none (every
+    /// official binary), an error when the section is malformed.
+    pub fn line_table(&self) -> Result<Option<super::lines::LineTable>, super::lines::LinesError> {
+        let section = self.sections.iter().find(|(n, _, _)| n == super::lines::SECTION);
+        section.map(|(_, _, data)| super::lines::LineTable::decode(data)).transpose()
+    }
+
     /// The resource record of `kernel`, if the file has one.
     pub fn resource_usage(&self, kernel: &str) -> Option<&ResourceUsage> {
         self.resources.iter().find(|(k, _)| k == kernel).map(|(_, r)| r)

@@ -20,7 +20,8 @@
 //!   [`ElfImage::kernels`] is non-empty), one `.ventus.resource.<kernel>` per
 //!   [`ElfImage::resources`] entry (non-alloc, flag W, 8-aligned, the 56-byte generation-3
 //!   record of §6.4: `u32` version 3, `u32` flags 0, six `u64` with `u64::MAX` for unknown),
-//!   `.symtab`, `.shstrtab`, `.strtab`.
+//!   the [`ElfImage::notes`] (non-alloc), `.ventus.lines` (non-alloc, [`super::lines`]; only
+//!   when [`ElfImage::lines`] is set), `.symtab`, `.shstrtab`, `.strtab`.
 //! * Symbols: the caller's [`ElfImage::symbols`] (locals first in `.symtab`, each group in the
 //!   given order) plus the layout symbols the writer defines itself — `tohost`, `fromhost`,
 //!   `__global_pointer$`, `_edata`, `__bss_start`, `_end` (all `NOTYPE GLOBAL`). A caller symbol
@@ -112,6 +113,8 @@ pub struct ElfImage {
     pub resources: Vec<(String, ResourceUsage)>,
     /// Extra non-allocated sections `(name, bytes)`, e.g. the printf table `.ventus.printf`.
     pub notes: Vec<(String, Vec<u8>)>,
+    /// Source lines of the text, written as [`super::lines::SECTION`] (no section when `None`).
+    pub lines: Option<super::lines::LineTable>,
 }
 
 /// Addresses of every part of an image (see the module documentation for the rules).
@@ -374,6 +377,9 @@ pub fn write_elf(image: &ElfImage) -> Result<Vec<u8>, ElfWriteError> {
     }
     for (name, bytes) in &image.notes {
         sections.push(Planned::new(name.as_bytes(), progbits, 0, 0, 4, bytes.clone()));
+    }
+    if let Some(lines) = &image.lines {
+        sections.push(Planned::new(super::lines::SECTION.as_bytes(), progbits, 0, 0, 4, lines.encode()));
     }
     for (name, (_, r)) in resource_names.iter().zip(&image.resources) {
         sections.push(Planned::new(name.as_bytes(), progbits, elf::SHF_WRITE, 0, 8, encode_resource(r).to_vec()));

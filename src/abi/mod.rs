@@ -11,6 +11,7 @@ pub mod globals;
 pub mod image;
 pub mod kernel_info;
 pub mod launch;
+pub mod lines;
 pub mod printf;
 
 /// Start of the per-work-group local-memory (LDS) window; `CSR_LDS` reads this value.

@@ -499,6 +499,7 @@ fn cmd_disasm(args: &[String]) -> Result<(), Fail> {
     let [file] = args else { return Err(usage("disasm: give exactly one FILE")) };
     let bytes = std::fs::read(file).map_err(|e| usage(format!("{file}: {e}")))?;
     let elf = VentusElf::parse(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
+    let mut lines = SourceLines::new(&elf, file);
     let mut out = String::new();
     for seg in elf.segments.iter().filter(|s| s.executable) {
         for (k, w) in seg.data.chunks(4).enumerate() {
@@ -508,6 +509,7 @@ fn cmd_disasm(args: &[String]) -> Result<(), Fail> {
             if let Some(sym) = best {
                 let _ = writeln!(out, "\n{pc:08x} <{}>:", sym.name);
             }
+            lines.annotate(pc, &mut out);
             let mut b = [0u8; 4];
             b[..w.len()].copy_from_slice(w);
             let word = u32::from_le_bytes(b);
@@ -517,6 +519,50 @@ fn cmd_disasm(args: &[String]) -> Result<(), Fail> {
     }
     print!("{out}");
     Ok(())
+}
+
+/// Source lines for `disasm` (objdump -S style): before the first instruction of each new source
+/// line, `; file:line:col` and the text of that line — embedded in the ELF's line table (the
+/// source string of a program built from source) or read from the file named there.
+struct SourceLines {
+    table: Option<ventus_icd::abi::lines::LineTable>,
+    /// File contents by name (`None`: unreadable).
+    files: std::collections::HashMap<String, Option<Vec<String>>>,
+    /// The (file, line) printed last.
+    last: Option<(u16, u32)>,
+}
+
+impl SourceLines {
+    fn new(elf: &VentusElf, path: &str) -> SourceLines {
+        let table = elf.line_table().unwrap_or_else(|e| {
+            eprintln!("{path}: ignoring the source-line table: {e}");
+            None
+        });
+        SourceLines { table, files: Default::default(), last: None }
+    }
+
+    fn annotate(&mut self, pc: u32, out: &mut String) {
+        let Some(t) = &self.table else { return };
+        let Some(row) = t.row(pc).copied() else { return };
+        let Some(loc) = t.resolve(&row) else {
+            self.last = None;
+            return;
+        };
+        if self.last == Some((row.file, row.line)) {
+            return;
+        }
+        self.last = Some((row.file, row.line));
+        let _ = writeln!(out, "; {loc}");
+        let text = t.text(row.file, row.line).map(str::to_string).or_else(|| {
+            let lines = self.files.entry(loc.file.clone()).or_insert_with(|| {
+                std::fs::read_to_string(&loc.file).ok().map(|s| s.lines().map(str::to_string).collect())
+            });
+            lines.as_ref()?.get(row.line as usize - 1).cloned()
+        });
+        if let Some(text) = text {
+            let _ = writeln!(out, ";   {}", text.trim_end());
+        }
+    }
 }
 
 /// The private bytes per work-item a kernel declares in `.ventus.kernel_info` (0 without it).

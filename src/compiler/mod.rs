@@ -4,6 +4,12 @@
 //! * [`toolchain`]: finding and running clang/llvm-spirv, build options, the build log, the cache.
 //! * [`spirv`]: the front end (rspirv), which inlines every call and splits vectors/aggregates.
 //! * [`ir`]: the SSA IR; [`pass`]: optimisation, uniformity, reconvergence; [`target`]: Ventus code.
+//!
+//! Source lines: clang runs with `-gline-tables-only`; the `OpLine`s become an [`ir::SrcLoc`] on
+//! every IR instruction, which instruction selection copies to the machine instructions and
+//! emission writes as `.file`/`.loc` directives; the linker turns them into the ELF's
+//! [`crate::abi::lines`] table (with the text of the `<source>` lines the table names). Line
+//! information never changes the generated code.
 
 pub mod build;
 pub mod cache;
@@ -18,7 +24,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-33";
+pub const BACKEND_REVISION: &str = "ventus-cc-34";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,8 +202,9 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     }
     // Jumps and calls of a program too large for `jal`'s reach use their long forms.
     let far = funcs.iter().map(|(m, _)| target::emit::upper_bytes(m)).sum::<u64>() > target::emit::FAR_CODE_BYTES;
+    let mut lines = target::emit::LineState::default();
     for (m, prefix) in &funcs {
-        asm.push_str(&target::emit::emit_far(m, prefix, far)?);
+        asm.push_str(&target::emit::emit_with_lines(m, prefix, far, &mut lines)?);
     }
     // A kernel that calls gets private memory for the deepest frame.
     for k in calling {
@@ -208,16 +215,19 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     if kernels.is_empty() {
         asm.push_str(".globl __ventus_no_kernels\n__ventus_no_kernels:\n    ret\n");
     }
-    let elf = link(&asm, &kernels, &prog)?;
+    let elf = link(&asm, &kernels, &prog, source)?;
     Ok(Compiled { elf, kernels, asm, warnings })
 }
 
 /// Links the generated assembly with crt0 into an ELF; words holding `.rodata` offsets (pointer
-/// initialisers, [`spirv::Program::rodata_relocs`]) get the address of `.rodata` added.
+/// initialisers, [`spirv::Program::rodata_relocs`]) get the address of `.rodata` added. The
+/// source string (`source`, the file `<source>` of the line table) has the lines the table names
+/// embedded: it exists nowhere else once the program is built.
 fn link(
     asm: &str,
     kernels: &[crate::abi::kernel_info::KernelInfo],
     prog: &spirv::Program,
+    source: Option<&str>,
 ) -> Result<Vec<u8>, CompileError> {
     use crate::abi::crt0::LinkError;
     use crate::isa::asm::AsmError;
@@ -240,6 +250,12 @@ fn link(
         }
         e => CompileError::Internal(format!("link: {e}")),
     })?;
+    if let (Some(lines), Some(src)) = (&mut image.lines, source) {
+        let main = lines.files.iter().position(|f| f == crate::abi::lines::SOURCE_STRING_NAME);
+        if let Some(k) = main.and_then(|k| u16::try_from(k).ok()) {
+            lines.embed_source(k, src);
+        }
+    }
     let layout = crate::abi::elf_writer::Layout::of(&image).map_err(|e| CompileError::Internal(format!("ELF: {e}")))?;
     let relocate = |bytes: &mut Vec<u8>, at: u32| {
         let at = at as usize;

@@ -163,6 +163,10 @@ pub struct FrontOptions {
     pub cl_std: Option<String>,
     /// `-cl-opt-disable` (or `-O0`): clang runs at -O0.
     pub opt_disable: bool,
+    /// `-g0`: no source-line information. Otherwise clang runs with `-gline-tables-only`, whose
+    /// `OpLine`s become the ELF's line table (fault messages and disassembly name source lines;
+    /// the generated code is the same either way).
+    pub no_line_info: bool,
     /// The OpenCL C 3.0 optional features the device reports (`CL_DEVICE_OPENCL_C_FEATURES`):
     /// with `-cl-std=CL3.0` exactly these `__opencl_c_*` feature macros are defined.
     pub features: Vec<String>,
@@ -175,7 +179,7 @@ pub struct FrontOptions {
 impl FrontOptions {
     /// A canonical text of everything here (part of the build cache key).
     pub fn key(&self) -> String {
-        let mut k = format!("std={:?};O0={};", self.cl_std, self.opt_disable);
+        let mut k = format!("std={:?};O0={};g0={};", self.cl_std, self.opt_disable, self.no_line_info);
         for a in &self.clang_args {
             k.push_str(&format!("{}:{a};", a.len()));
         }
@@ -513,6 +517,9 @@ impl Toolchain {
         }
         // Every file the preprocessor reads, for the build cache (`FrontOutput::deps`).
         c.arg("-MD").arg("-MF").arg(deps);
+        if !opts.no_line_info {
+            c.arg("-gline-tables-only");
+        }
         c.args(&opts.clang_args).args(["-emit-llvm", "-c", "-", "-o", "-"]);
         c
     }

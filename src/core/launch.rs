@@ -23,8 +23,10 @@
 //!   ([`crate::abi::globals`]).
 //! * A launch that faults (or hits the watchdog, or cannot be staged) fails only its own event,
 //!   with `CL_OUT_OF_RESOURCES`, and the context's error callback receives a message naming the
-//!   kernel and the fault's work-group, warp, lane, pc and address. The queue and context stay
-//!   usable.
+//!   kernel and the fault's work-group, warp, lane, work-item (global and local id), pc,
+//!   instruction, source line, address and, for an access, the nearest buffer it missed. The
+//!   context's `CL_CONTEXT_MEMCHECK_VENTUS` property (or `VENTUS_MEMCHECK=1`) runs its launches
+//!   under the memory checker. The queue and context stay usable.
 
 use super::device::Device;
 use super::event::Event;

@@ -324,6 +324,8 @@ impl BuildOptions {
                     o.front.clang_args.push(t);
                 }
                 "-cl-denorms-are-zero" => o.denorms_are_zero = true,
+                // Source lines are always compiled in (`-g` changes nothing); `-g0` leaves them out.
+                "-g0" => o.front.no_line_info = true,
                 f if DRIVER_FLAGS.contains(&f) => {}
                 // Optimisation levels (not OpenCL options, but common): -O0 disables optimisation.
                 "-O0" => o.front.opt_disable = true,

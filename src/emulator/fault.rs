@@ -120,6 +120,9 @@ pub struct Fault {
     pub instruction: Option<String>,
     /// For access faults: the nearest exact extent and by how much the access missed it.
     pub miss: Option<super::memcheck::Miss>,
+    /// The source line of the pc, when the program has a line table
+    /// ([`super::Program::source_location`]).
+    pub source: Option<crate::abi::lines::SourceLoc>,
 }
 
 impl std::fmt::Display for Fault {
@@ -158,6 +161,9 @@ impl std::fmt::Display for Fault {
         write!(f, ", pc {:#010x}", self.pc)?;
         if let Some(i) = &self.instruction {
             write!(f, " ({})", i.replace('\t', " "))?;
+        }
+        if let Some(s) = &self.source {
+            write!(f, " at {s}")?;
         }
         if let (Some(a), false) = (self.addr, matches!(self.kind, FaultKind::IllegalInstruction { .. })) {
             write!(f, ", address {a:#010x}")?;

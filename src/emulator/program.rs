@@ -6,6 +6,10 @@
 //! warp, which is always the sequentially next one (a prefix never jumps). Executing a prefix at
 //! index `i` therefore selects `ext[prefix.next_ext]` — the word at `i+1` decoded with the extension —
 //! for the warp's next step; a jump that lands on `i+1` directly uses the plain entry.
+//!
+//! A program from one of our ELFs also keeps the ELF's source-line table ([`crate::abi::lines`]),
+//! so that faults can name the OpenCL C line of their pc ([`Program::source_location`]); a
+//! malformed table is ignored with a warning (the program runs, its faults name no line).
 
 use super::hostcall::HostCall;
 use crate::abi::{self, elf::VentusElf, image::LaunchImage};
@@ -96,6 +100,8 @@ pub struct Program {
     /// Unique per built program (clones share it): the scheduler's slots keep the read-only
     /// pages of the program they last loaded.
     id: u64,
+    /// Source lines of the text (our ELFs only).
+    lines: Option<std::sync::Arc<abi::lines::LineTable>>,
 }
 
 fn illegal(word: u32) -> Decoded {
@@ -203,7 +209,17 @@ impl Program {
         });
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(Program { text_base: lo, ops, ext, segments, host_calls: Vec::new(), vreg_bound, reads_fflags, id })
+        Ok(Program {
+            text_base: lo,
+            ops,
+            ext,
+            segments,
+            host_calls: Vec::new(),
+            vreg_bound,
+            reads_fflags,
+            id,
+            lines: None,
+        })
     }
 
     /// If `d` is a prefix, creates the extended variant of the following word (recursively for
@@ -237,7 +253,21 @@ impl Program {
             .iter()
             .map(|s| LoadSegment { vaddr: s.vaddr, data: s.data.clone(), mem_size: s.mem_size, writable: s.writable })
             .collect();
-        Program::new(segments, &elf.text_ranges())
+        let mut p = Program::new(segments, &elf.text_ranges())?;
+        p.lines = match elf.line_table() {
+            Ok(t) => t.map(std::sync::Arc::new),
+            Err(e) => {
+                log::warn!("ignoring the ELF's source-line table: {e}");
+                None
+            }
+        };
+        Ok(p)
+    }
+
+    /// The source location (`file:line[:col]`) of the code at `pc`, when the program carries a
+    /// line table that covers it.
+    pub fn source_location(&self, pc: u32) -> Option<abi::lines::SourceLoc> {
+        self.lines.as_ref()?.lookup(pc)
     }
 
     /// A program from a launch image: the buffer based at 0x8000_0000 holds the text words; every

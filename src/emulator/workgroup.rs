@@ -111,6 +111,7 @@ pub fn run_group<T: Tracer>(
         addr: trap.addr,
         instruction: ctx.prog.fetch(w.pc).and_then(|d| crate::isa::disasm::disassemble(d.word, w.pc)),
         miss: explain_miss(ctx, &trap),
+        source: ctx.prog.source_location(w.pc),
     };
     let group_start = Instant::now();
     // The host-time watchdog measures time without progress: a work-group that stores to

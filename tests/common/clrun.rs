@@ -446,3 +446,13 @@ impl Rng {
         (0..n).map(|_| lo + (hi - lo) * ((self.next_u32() >> 16) as f32 / 65536.0)).collect()
     }
 }
+
+/// Like [`run_source`] (without offset) for a kernel expected to fail: the event's status and the
+/// messages the context's error callback received (`CL_COMPLETE` and none if it completed).
+#[track_caller]
+pub fn run_failing(src: &str, options: &str, kernel: &str, global: &[usize], args: &[Arg]) -> (cl_int, Vec<String>) {
+    match try_run_source(&[], src, options, kernel, global, None, None, args) {
+        Ok(_) => (CL_COMPLETE, Vec::new()),
+        Err(f) => (f.status, f.messages),
+    }
+}

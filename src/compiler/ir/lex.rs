@@ -16,7 +16,7 @@ pub enum Tok {
     Int(i128),
     /// A float literal (`1.5`, `-2e3`, `inf`), kept as text.
     Float(String),
-    /// One of `: = , [ ] #`.
+    /// One of `: = , [ ] # !`.
     Punct(char),
     /// End of a line.
     Eol,
@@ -109,7 +109,7 @@ pub fn lex(text: &str) -> Result<Vec<Spanned>, ParseError> {
                     number(&chars, i).ok_or_else(|| err(format!("malformed number starting with `{c}`")))?;
                 i = end;
                 tok
-            } else if matches!(c, ':' | '=' | ',' | '[' | ']' | '#') {
+            } else if matches!(c, ':' | '=' | ',' | '[' | ']' | '#' | '!') {
                 i += 1;
                 Tok::Punct(c)
             } else {

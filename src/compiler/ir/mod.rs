@@ -5,6 +5,13 @@
 //! function parameter) and a scalar type. Blocks end in exactly one terminator. `print` gives the
 //! text form used by tests and `parse` reads it back (its grammar is documented there); `verify`
 //! checks the invariants.
+//!
+//! Every instruction carries the source location it was compiled from ([`SrcLoc`], from the
+//! SPIR-V's `OpLine`s; none when the module has no line information). Passes keep it where they
+//! rewrite an instruction in place and give the instructions they create the location of the
+//! one they replace (best effort: a merged or hoisted instruction keeps one of its locations).
+//! Instruction selection passes it on to machine instructions, and emission turns it into the
+//! ELF's source-line table ([`crate::abi::lines`]).
 
 mod lex;
 pub mod parse;
@@ -195,11 +202,41 @@ pub enum AtomicOp {
     MaxU,
 }
 
+/// A source location: `line` (1-based; 0 = none) and `col` (0 = unknown) of file
+/// [`Func::files`]`[file]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SrcLoc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+impl SrcLoc {
+    /// No location.
+    pub const NONE: SrcLoc = SrcLoc { file: 0, line: 0, col: 0 };
+    pub fn is_none(self) -> bool {
+        self.line == 0
+    }
+}
+
 /// An instruction (`result` is `None` for stores, barriers…).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Inst {
     pub result: Option<Value>,
     pub op: Op,
+    /// Where in the source it comes from.
+    pub loc: SrcLoc,
+}
+
+impl Inst {
+    /// An instruction without a source location.
+    pub fn new(result: Option<Value>, op: Op) -> Inst {
+        Inst { result, op, loc: SrcLoc::NONE }
+    }
+    /// An instruction from source location `loc`.
+    pub fn at(result: Option<Value>, op: Op, loc: SrcLoc) -> Inst {
+        Inst { result, op, loc }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -322,10 +359,12 @@ impl Term {
 pub struct Block {
     pub insts: Vec<Inst>,
     pub term: Term,
+    /// The terminator's source location (e.g. of the `__builtin_trap()` an `unreachable` is).
+    pub term_loc: SrcLoc,
 }
 
 /// A kernel after lowering.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Func {
     pub name: String,
     pub types: Vec<Ty>,
@@ -336,6 +375,18 @@ pub struct Func {
     pub private_bytes: u32,
     /// Subroutines named by the [`Op::Call`]s of this function.
     pub callees: Vec<String>,
+    /// Source files named by the instructions' [`SrcLoc`]s.
+    pub files: Vec<String>,
+    /// The location [`Func::push`] and [`Func::push_void`] give new instructions (construction
+    /// state, not part of the function: ignored by `==`).
+    pub loc: SrcLoc,
+}
+
+impl PartialEq for Func {
+    fn eq(&self, o: &Func) -> bool {
+        (&self.name, &self.types, &self.blocks, self.local_bytes, self.private_bytes, &self.callees, &self.files)
+            == (&o.name, &o.types, &o.blocks, o.local_bytes, o.private_bytes, &o.callees, &o.files)
+    }
 }
 
 impl Func {
@@ -343,10 +394,22 @@ impl Func {
         Func {
             name: name.to_string(),
             types: Vec::new(),
-            blocks: vec![Block { insts: Vec::new(), term: Term::Unreachable }],
+            blocks: vec![Block { insts: Vec::new(), term: Term::Unreachable, term_loc: SrcLoc::NONE }],
             local_bytes: 0,
             private_bytes: 0,
             callees: Vec::new(),
+            files: Vec::new(),
+            loc: SrcLoc::NONE,
+        }
+    }
+    /// The index of source file `name` in [`Func::files`] (added if new).
+    pub fn file(&mut self, name: &str) -> u32 {
+        match self.files.iter().position(|c| c == name) {
+            Some(k) => k as u32,
+            None => {
+                self.files.push(name.to_string());
+                self.files.len() as u32 - 1
+            }
         }
     }
     /// The index of subroutine `name` in [`Func::callees`] (added if new).
@@ -370,7 +433,7 @@ impl Func {
         self.types[v.0 as usize]
     }
     pub fn new_block(&mut self) -> BlockId {
-        self.blocks.push(Block { insts: Vec::new(), term: Term::Unreachable });
+        self.blocks.push(Block { insts: Vec::new(), term: Term::Unreachable, term_loc: SrcLoc::NONE });
         BlockId(self.blocks.len() as u32 - 1)
     }
     pub fn block(&self, b: BlockId) -> &Block {
@@ -379,15 +442,22 @@ impl Func {
     pub fn block_mut(&mut self, b: BlockId) -> &mut Block {
         &mut self.blocks[b.0 as usize]
     }
-    /// Appends an instruction producing a value of `ty`.
+    /// Appends an instruction producing a value of `ty` (at [`Func::loc`]).
     pub fn push(&mut self, b: BlockId, ty: Ty, op: Op) -> Value {
         let v = self.new_value(ty);
-        self.block_mut(b).insts.push(Inst { result: Some(v), op });
+        let loc = self.loc;
+        self.block_mut(b).insts.push(Inst { result: Some(v), op, loc });
         v
     }
-    /// Appends an instruction without a result.
+    /// Appends an instruction without a result (at [`Func::loc`]).
     pub fn push_void(&mut self, b: BlockId, op: Op) {
-        self.block_mut(b).insts.push(Inst { result: None, op });
+        let loc = self.loc;
+        self.block_mut(b).insts.push(Inst { result: None, op, loc });
+    }
+    /// Appends an instruction defining the existing value `v` (at [`Func::loc`]).
+    pub fn push_def(&mut self, b: BlockId, v: Value, op: Op) {
+        let loc = self.loc;
+        self.block_mut(b).insts.push(Inst { result: Some(v), op, loc });
     }
     /// The operation that defines `v`, if any (a linear search, for occasional lookups).
     pub fn def_op(&self, v: Value) -> Option<&Op> {

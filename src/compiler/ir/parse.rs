@@ -9,13 +9,15 @@
 //! One function per text; line ends separate items, `;` starts a comment, blank lines are free.
 //!
 //! ```text
-//! func      := header NL { callees NL | unused NL } block { block }
+//! func      := header NL { callees NL | files NL | unused NL } block { block }
 //! header    := ("func" | "kernel") global { attr }
 //! attr      := ("values" | "local" | "private") "=" int
 //! callees   := "callees" { global }
+//! files     := "files" { global }
 //! unused    := "unused" value ":" type { "," value ":" type }
-//! block     := label ":" NL { inst NL } term NL
-//! inst      := [ value ":" type "=" ] op
+//! block     := label ":" NL { inst NL } term [ loc ] NL
+//! inst      := [ value ":" type "=" ] op [ loc ]
+//! loc       := "!" "loc" int ":" int ":" int
 //! term      := "br" label | "condbr" value "," label "," label | "ret" | "unreachable"
 //! op        := "const" (int | float) | "undef" | "laneid" | "printnotify" | "trap" | "fence"
 //!            | ("argword" | "metaword" | "localaddr" | "constaddr" | "privateaddr") offset
@@ -51,6 +53,9 @@
 //! * Blocks are numbered in order: the k-th block must be labelled `bk` (the entry is `b0`).
 //! * `callees` lists [`Func::callees`] in index order; `call @name` refers to that list (a
 //!   name not yet listed is appended), `call #k` to index k directly.
+//! * `files` lists [`Func::files`], the source files of the instructions' locations; the
+//!   optional `!loc F:L:C` suffix of an instruction (or terminator) is its [`SrcLoc`] (file
+//!   index, line, column; without it the instruction has none).
 //! * `unused` gives the types of value numbers no instruction defines; unlisted ones are `i32`.
 //! * A negative integer constant is taken modulo 2^width of the result type; a float constant
 //!   is the bit pattern of the `f32`.
@@ -290,7 +295,7 @@ impl Parser {
         Ok(f)
     }
 
-    /// The `callees` and `unused` lines.
+    /// The `callees`, `files` and `unused` lines.
     fn preamble(&mut self, f: &mut Func) -> R<()> {
         loop {
             match self.peek() {
@@ -299,6 +304,14 @@ impl Parser {
                     while let Tok::Global(g) = self.peek().clone() {
                         self.bump();
                         f.callees.push(g);
+                    }
+                    self.eol()?;
+                }
+                Tok::Ident(s) if s == "files" => {
+                    self.bump();
+                    while let Tok::Global(g) = self.peek().clone() {
+                        self.bump();
+                        f.files.push(g);
                     }
                     self.eol()?;
                 }
@@ -335,8 +348,9 @@ impl Parser {
         let mut insts = Vec::new();
         loop {
             if let Some(term) = self.term()? {
+                let term_loc = self.loc(f)?;
                 self.eol()?;
-                f.blocks.push(Block { insts, term });
+                f.blocks.push(Block { insts, term, term_loc });
                 return Ok(());
             }
             if *self.peek() == Tok::Eof {
@@ -387,7 +401,30 @@ impl Parser {
             result = Some((r, t));
         }
         let op = self.op(f, result.map(|(_, t)| t))?;
-        Ok(Inst { result: result.map(|(r, _)| r), op })
+        let loc = self.loc(f)?;
+        Ok(Inst { result: result.map(|(r, _)| r), op, loc })
+    }
+
+    /// An optional `!loc file:line:col` suffix (the file an index into the `files` line).
+    fn loc(&mut self, f: &Func) -> R<SrcLoc> {
+        if *self.peek() != Tok::Punct('!') {
+            return Ok(SrcLoc::NONE);
+        }
+        self.bump();
+        let (kw, s) = self.ident("`loc`")?;
+        if kw != "loc" {
+            return self.err_at(&s, format!("expected `loc`, found `{kw}`"));
+        }
+        let s = self.here().clone();
+        let file = self.uint("a file index")?;
+        if file as usize >= f.files.len() {
+            return self.err_at(&s, format!("file index {file} without an entry in the `files` line"));
+        }
+        self.punct(':')?;
+        let line = self.uint("a line number")?;
+        self.punct(':')?;
+        let col = self.uint("a column")?;
+        Ok(SrcLoc { file, line, col })
     }
 
     fn two(&mut self) -> R<(Value, Value)> {
@@ -554,7 +591,7 @@ impl Parser {
                 self.bump();
             }
         }
-        if !matches!(self.peek(), Tok::Eol | Tok::Eof) {
+        if !matches!(self.peek(), Tok::Eol | Tok::Eof | Tok::Punct('!')) {
             return self.expected("`[bN: %V]` or end of line");
         }
         Ok(Op::Phi(ins))

@@ -121,6 +121,7 @@ fn hand_written_functions_round_trip() {
         "func @f\nunused %4: i64, %5: ptr.private\nb0:\n  ret\n",
         "func @f values=9\nb0:\n  br b1\nb1:\n  %1: i32 = phi [b0: %2], [b1: %1]\n  %2: i32 = phi\n  br b1\n",
         "func @f\nb0:\n  %0: ptr.local = localaddr 16\n  %1: i32 = workitem.globalid 2\n  store %0, %1\n  barrier local\n  ret\n",
+        "func @f\nfiles @\"<source>\" @\"/a b/h.h\"\nb0:\n  %0: i32 = const 1 !loc 1:7:3\n  %1: i32 = phi [b0: %0] !loc 0:2:0\n  trap\n  ret !loc 0:9:1\n",
     ];
     for c in cases {
         round_trip(c);
@@ -134,6 +135,12 @@ fn hand_written_functions_round_trip() {
     assert_eq!(f.types, [Ty::I32, Ty::I32, Ty::I32, Ty::I32, Ty::I64, Ty::Ptr(Space::Private)]);
     assert_eq!(parse(cases[9]).expect("values").types.len(), 9);
     assert!(round_trip(cases[5]).contains("const 0x3fc00000 ; 1.5"));
+    let f = parse(cases[11]).expect("locations");
+    assert_eq!(f.files, ["<source>", "/a b/h.h"]);
+    let locs: Vec<SrcLoc> = f.blocks[0].insts.iter().map(|i| i.loc).collect();
+    let at = |file, line, col| SrcLoc { file, line, col };
+    assert_eq!(locs, [at(1, 7, 3), at(0, 2, 0), SrcLoc::NONE]);
+    assert_eq!(f.blocks[0].term_loc, at(0, 9, 1));
 }
 
 #[test]
@@ -168,6 +175,8 @@ fn errors_name_the_position_and_what_was_expected() {
         ("func @f\nb0:\n %0: i32 = phi [b0 %1]\n ret\n", "3:20: expected `:`, found `%1`"),
         ("func @f\nb0:\n %0: i32 = const 1 ?\n ret\n", "3:20: unexpected character `?`"),
         ("func @\"f\nb0:\n ret\n", "1:6: unterminated quoted name"),
+        ("func @f\nb0:\n trap !loc 0:1:1\n ret\n", "3:12: file index 0 without an entry in the `files` line"),
+        ("func @f\nfiles @a\nb0:\n trap !line 0:1:1\n ret\n", "4:8: expected `loc`, found `line`"),
     ];
     let wrong: Vec<String> = cases
         .iter()

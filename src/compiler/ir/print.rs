@@ -226,6 +226,15 @@ pub fn term(t: &Term) -> String {
     }
 }
 
+/// ` !loc F:L:C`, or nothing for no location.
+fn loc_suffix(l: SrcLoc) -> String {
+    if l.is_none() {
+        String::new()
+    } else {
+        format!(" !loc {}:{}:{}", l.file, l.line, l.col)
+    }
+}
+
 /// Prints a function.
 pub fn print(f: &Func) -> String {
     let mut out = format!(
@@ -238,6 +247,10 @@ pub fn print(f: &Func) -> String {
     if !f.callees.is_empty() {
         let names: Vec<String> = f.callees.iter().map(|c| global(c)).collect();
         let _ = writeln!(out, "callees {}", names.join(" "));
+    }
+    if !f.files.is_empty() {
+        let names: Vec<String> = f.files.iter().map(|c| global(c)).collect();
+        let _ = writeln!(out, "files {}", names.join(" "));
     }
     // Value numbers no instruction defines keep a type too (e.g. after 64-bit legalisation or
     // DCE); those that are not `i32` are listed so that the text is complete.
@@ -263,13 +276,14 @@ pub fn print(f: &Func) -> String {
                 let _ = write!(out, "%{}: {t} = ", r.0);
             }
             out.push_str(&op(f, &inst.op));
+            out.push_str(&loc_suffix(inst.loc));
             // Float constants also show their value (a comment, ignored by the parser).
             if let (Op::Const(c), Some(Ty::F32)) = (&inst.op, inst.result.and_then(|r| f.types.get(r.0 as usize))) {
                 let _ = write!(out, " ; {:?}", f32::from_bits(*c as u32));
             }
             out.push('\n');
         }
-        let _ = writeln!(out, "    {}", term(&b.term));
+        let _ = writeln!(out, "    {}{}", term(&b.term), loc_suffix(b.term_loc));
     }
     out
 }

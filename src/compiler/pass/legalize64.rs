@@ -34,6 +34,8 @@ struct Lz<'a> {
     pairs: HashMap<Value, Pair>,
     cur: BlockId,
     out: Vec<Inst>,
+    /// Source location of the instruction being legalized (given to its replacements).
+    loc: SrcLoc,
     /// Loop headers created here (their φs already name the right predecessors).
     headers: HashSet<BlockId>,
 }
@@ -52,7 +54,7 @@ pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
     }
     let n = f.blocks.len();
     let mut last = vec![BlockId(0); n];
-    let mut lz = Lz { f, pairs, cur: BlockId(0), out: Vec::new(), headers: HashSet::new() };
+    let mut lz = Lz { f, pairs, cur: BlockId(0), out: Vec::new(), loc: SrcLoc::NONE, headers: HashSet::new() };
     for (bi, slot) in last.iter_mut().enumerate() {
         let b = BlockId(bi as u32);
         let insts = std::mem::take(&mut lz.f.block_mut(b).insts);
@@ -100,7 +102,7 @@ impl Lz<'_> {
 
     fn e(&mut self, ty: Ty, op: Op) -> Value {
         let v = self.f.new_value(ty);
-        self.out.push(Inst { result: Some(v), op });
+        self.out.push(Inst::at(Some(v), op, self.loc));
         v
     }
 
@@ -151,8 +153,8 @@ impl Lz<'_> {
     /// Defines the halves of `r` as copies of `p`.
     fn def(&mut self, r: Value, p: Pair) -> Result<(), CompileError> {
         let (lo, hi) = self.pair(r)?;
-        self.out.push(Inst { result: Some(lo), op: Op::Copy(p.0) });
-        self.out.push(Inst { result: Some(hi), op: Op::Copy(p.1) });
+        self.out.push(Inst::at(Some(lo), Op::Copy(p.0), self.loc));
+        self.out.push(Inst::at(Some(hi), Op::Copy(p.1), self.loc));
         Ok(())
     }
 
@@ -167,6 +169,7 @@ impl Lz<'_> {
     }
 
     fn inst(&mut self, i: Inst) -> Result<(), CompileError> {
+        self.loc = i.loc;
         let rt = i.result.map(|r| self.f.ty(r));
         let wide_use = i.op.operands().iter().any(|v| self.is64(*v));
         if rt != Some(Ty::I64) && !wide_use {
@@ -178,8 +181,8 @@ impl Lz<'_> {
                 Op::Store { ptr, value } => {
                     let (lo, hi) = self.pair(value)?;
                     let p4 = self.ptr_add(ptr, 4);
-                    self.out.push(Inst { result: None, op: Op::Store { ptr, value: lo } });
-                    self.out.push(Inst { result: None, op: Op::Store { ptr: p4, value: hi } });
+                    self.out.push(Inst::at(None, Op::Store { ptr, value: lo }, self.loc));
+                    self.out.push(Inst::at(None, Op::Store { ptr: p4, value: hi }, self.loc));
                     Ok(())
                 }
                 ref op => Err(internal(op)),
@@ -211,7 +214,7 @@ impl Lz<'_> {
                 }
                 ref op => return Err(internal(op)),
             };
-            self.out.push(Inst { result: Some(r), op: Op::Copy(v) });
+            self.out.push(Inst::at(Some(r), Op::Copy(v), self.loc));
             return Ok(());
         }
         let p = match i.op {
@@ -240,8 +243,8 @@ impl Lz<'_> {
                     hi.push((*b, h));
                 }
                 let (rl, rh) = self.pair(r)?;
-                self.out.push(Inst { result: Some(rl), op: Op::Phi(lo) });
-                self.out.push(Inst { result: Some(rh), op: Op::Phi(hi) });
+                self.out.push(Inst::at(Some(rl), Op::Phi(lo), self.loc));
+                self.out.push(Inst::at(Some(rh), Op::Phi(hi), self.loc));
                 return Ok(());
             }
             Op::Bin(o, a, b) => self.binary(o, a, b)?,

@@ -189,15 +189,18 @@ fn rename(f: &mut Func, slots: &[Slot]) {
             }
         }
     }
-    for (&(b, _), &v) in &phis {
-        f.blocks[b].insts.insert(0, Inst { result: Some(v), op: Op::Phi(Vec::new()) });
+    // In a fixed order (the map's differs from process to process; the code must not).
+    let mut placed: Vec<((usize, usize), Value)> = phis.iter().map(|(&k, &v)| (k, v)).collect();
+    placed.sort_unstable_by_key(|&(k, _)| k);
+    for ((b, _), v) in placed {
+        f.blocks[b].insts.insert(0, Inst::new(Some(v), Op::Phi(Vec::new())));
     }
     // Undefined initial values, in the entry block.
     let undef: Vec<Value> = slots
         .iter()
         .map(|s| {
             let v = f.new_value(s.ty);
-            f.blocks[0].insts.insert(0, Inst { result: Some(v), op: Op::Undef });
+            f.blocks[0].insts.insert(0, Inst::new(Some(v), Op::Undef));
             v
         })
         .collect();

@@ -17,7 +17,9 @@ pub fn unreachable_to_return(f: &mut Func) {
     f.block_mut(r).term = Term::Ret;
     for b in exits {
         if f.blocks[b].term == Term::Unreachable {
+            let loc = std::mem::replace(&mut f.loc, f.blocks[b].term_loc);
             f.push_void(BlockId(b as u32), Op::Trap);
+            f.loc = loc;
         }
         f.blocks[b].term = Term::Br(r);
     }

@@ -11,12 +11,14 @@ use crate::isa::regs::csr;
 struct Builder<'a> {
     f: &'a mut Func,
     out: Vec<Inst>,
+    /// Location of the work-item query being expanded.
+    loc: SrcLoc,
 }
 
 impl Builder<'_> {
     fn push(&mut self, ty: Ty, op: Op) -> Value {
         let v = self.f.new_value(ty);
-        self.out.push(Inst { result: Some(v), op });
+        self.out.push(Inst::at(Some(v), op, self.loc));
         v
     }
     fn c(&mut self, x: u32) -> Value {
@@ -86,13 +88,14 @@ pub fn lower(f: &mut Func) {
             continue;
         }
         let insts = std::mem::take(&mut f.blocks[bi].insts);
-        let mut b = Builder { f, out: Vec::new() };
+        let mut b = Builder { f, out: Vec::new(), loc: SrcLoc::NONE };
         for inst in insts {
             let Op::WorkItem(w, d) = inst.op else {
                 b.out.push(inst);
                 continue;
             };
             let r = inst.result.expect("work-item functions have results");
+            b.loc = inst.loc;
             let l = *lane.get_or_insert_with(|| b.push(Ty::I32, Op::LaneId));
             let v = if d > 2 && !matches!(w, WorkItem::WorkDim | WorkItem::LocalLinearId | WorkItem::GlobalLinearId) {
                 // Out-of-range dimensions: ids and offsets are 0, sizes are 1.
@@ -138,7 +141,7 @@ pub fn lower(f: &mut Func) {
                     }
                 }
             };
-            b.out.push(Inst { result: Some(r), op: Op::Copy(v) });
+            b.out.push(Inst::at(Some(r), Op::Copy(v), b.loc));
         }
         let out = b.out;
         f.blocks[bi].insts = out;

@@ -41,7 +41,9 @@ pub fn fp64_module() -> Result<Arc<Vec<u32>>, CompileError> {
             bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
         }
         _ => {
-            let opts = FrontOptions { cl_std: Some("CL1.2".into()), ..FrontOptions::default() };
+            // No line information: a fault inside the library names no line of it (the
+            // library's code inlined into a kernel belongs to the kernel's calling line).
+            let opts = FrontOptions { cl_std: Some("CL1.2".into()), no_line_info: true, ..FrontOptions::default() };
             let out = tc
                 .compile(FP64_SOURCE, &opts, None)
                 .map_err(|(e, log)| CompileError::Internal(format!("soft-double library: {e}\n{log}")))?;

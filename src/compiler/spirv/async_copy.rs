@@ -47,7 +47,7 @@ impl Lowerer<'_> {
         // header: i = φ(lid, i + step); i < num ? body : exit
         let i = self.f.new_value(Ty::I32);
         let next = self.f.new_value(Ty::I32);
-        self.f.block_mut(header).insts.push(Inst { result: Some(i), op: Op::Phi(vec![(entry, lid), (body, next)]) });
+        self.f.push_def(header, i, Op::Phi(vec![(entry, lid), (body, next)]));
         let more = self.f.push(header, Ty::I1, Op::Cmp(CmpOp::LtU, i, num));
         self.f.block_mut(header).term = Term::CondBr { cond: more, then_: body, else_: exit };
         // body: copy element i
@@ -58,7 +58,7 @@ impl Lowerer<'_> {
         let s = self.index(body, src, si, size, st)?;
         let vals = self.load_leaves(body, s, elem_ty)?;
         self.store_leaves(body, d, elem_ty, &vals)?;
-        self.f.block_mut(body).insts.push(Inst { result: Some(next), op: Op::Bin(BinOp::Add, i, step) });
+        self.f.push_def(body, next, Op::Bin(BinOp::Add, i, step));
         self.f.block_mut(body).term = Term::Br(header);
         *cur = exit;
         Ok(())

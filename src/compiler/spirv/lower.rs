@@ -5,6 +5,7 @@ use super::super::ir::*;
 use super::super::CompileError;
 use super::types::SType;
 use super::{id_operand, invalid, ConstData, Module};
+use crate::abi::lines::SOURCE_STRING_NAME;
 use rspirv::dr::{Instruction, Operand};
 use spirv::Op as S;
 use std::collections::HashMap;
@@ -48,6 +49,10 @@ pub(super) struct Lowerer<'m> {
     depth: usize,
     /// Current source location from `OpLine`, for error messages.
     pub line: Option<String>,
+    /// The location of the call being inlined: what code without an `OpLine` of its own is
+    /// attributed to (`SrcLoc::NONE` in the kernel itself). The current location is
+    /// `self.f.loc`.
+    call_loc: SrcLoc,
     /// printf call sites found in this kernel; their ids follow `printf_first_id`.
     pub printf_sites: Vec<crate::abi::printf::PrintfSite>,
     pub printf_first_id: u32,
@@ -220,6 +225,7 @@ impl<'m> Lowerer<'m> {
             local_offsets: HashMap::new(),
             depth: 0,
             line: None,
+            call_loc: SrcLoc::NONE,
             printf_sites: Vec::new(),
             printf_first_id,
             generic_ids: Default::default(),
@@ -623,6 +629,9 @@ impl<'m> Lowerer<'m> {
         }
         // The callee's variables are dead once it returns: pop its frame afterwards.
         let frame_base = self.private_top;
+        // Code of the callee without an `OpLine` belongs to the call.
+        let (outer_call, at_call) = (self.call_loc, self.f.loc);
+        self.call_loc = at_call;
         let mut fr = Frame::empty();
         if func.parameters.len() != args.len() {
             return Err(invalid("call with the wrong number of arguments"));
@@ -644,10 +653,15 @@ impl<'m> Lowerer<'m> {
             let b = &func.blocks[bi];
             let label = b.label.as_ref().and_then(|l| l.result_id).unwrap_or(0);
             let mut cur = fr.labels[&label];
+            // An `OpLine` applies to the end of its block.
+            self.f.loc = at_call;
             for i in &b.instructions {
                 self.inst(&mut fr, label, &mut cur, i)?;
             }
+            // The location in effect at the end of the block is its terminator's.
+            self.f.block_mut(cur).term_loc = self.f.loc;
         }
+        (self.call_loc, self.f.loc) = (outer_call, at_call);
         // φs: incoming values per IR predecessor of each SPIR-V edge.
         for p in std::mem::take(&mut fr.phis) {
             for (k, r) in p.results.iter().enumerate() {
@@ -684,7 +698,7 @@ impl<'m> Lowerer<'m> {
                 } else {
                     let ins = fr.rets.iter().map(|(b, v)| (*b, v[k])).collect();
                     let v = self.f.new_value(*t);
-                    self.f.block_mut(fr.cont).insts.push(Inst { result: Some(v), op: Op::Phi(ins) });
+                    self.f.push_def(fr.cont, v, Op::Phi(ins));
                     results.push(v);
                 }
             }
@@ -755,18 +769,22 @@ impl<'m> Lowerer<'m> {
         match op {
             S::Line => {
                 if let (Ok(file), Some(Operand::LiteralBit32(line))) = (id_operand(i, 0), i.operands.get(1)) {
-                    let name = self.m.names.get(&file).cloned().unwrap_or_else(|| "<source>".into());
+                    let name = self.m.string_ids.get(&file).map_or(SOURCE_STRING_NAME.into(), |s| source_name(s));
                     self.line = Some(format!("{name}:{line}"));
+                    let col = match i.operands.get(2) {
+                        Some(Operand::LiteralBit32(c)) => *c,
+                        _ => 0,
+                    };
+                    self.f.loc =
+                        if *line == 0 { self.call_loc } else { SrcLoc { file: self.f.file(&name), line: *line, col } };
                 }
                 Ok(())
             }
-            S::NoLine
-            | S::SelectionMerge
-            | S::LoopMerge
-            | S::LifetimeStart
-            | S::LifetimeStop
-            | S::Nop
-            | S::MemoryBarrier => Ok(()),
+            S::NoLine => {
+                self.f.loc = self.call_loc;
+                Ok(())
+            }
+            S::SelectionMerge | S::LoopMerge | S::LifetimeStart | S::LifetimeStop | S::Nop | S::MemoryBarrier => Ok(()),
             S::Branch => {
                 let t = id_operand(i, 0)?;
                 self.branch_edge(fr, label, t, *cur);
@@ -801,7 +819,7 @@ impl<'m> Lowerer<'m> {
                 let mut results = Vec::new();
                 for (_, t) in leaves {
                     let v = self.f.new_value(t);
-                    self.f.block_mut(*cur).insts.push(Inst { result: Some(v), op: Op::Phi(Vec::new()) });
+                    self.f.push_def(*cur, v, Op::Phi(Vec::new()));
                     results.push(v);
                 }
                 let incoming = (0..i.operands.len() / 2)
@@ -1422,5 +1440,16 @@ impl Lowerer<'_> {
         let out = self.lower_ext(b, code, ty, &args)?;
         fr.vals.insert(r, out);
         Ok(())
+    }
+}
+
+/// The file name of an `OpString` as the user knows it: clang calls the source string it reads
+/// from standard input `<stdin>` (joined to the current directory by llvm-spirv), the build log
+/// and the line table [`SOURCE_STRING_NAME`].
+fn source_name(s: &str) -> String {
+    if s == "<stdin>" || s.ends_with("/<stdin>") || s == "-" {
+        SOURCE_STRING_NAME.to_string()
+    } else {
+        s.to_string()
     }
 }

@@ -55,6 +55,8 @@ pub struct Module {
     pub decorations: HashMap<u32, Vec<(Decoration, Vec<Operand>)>>,
     pub functions: HashMap<u32, dr::Function>,
     pub strings: Vec<String>,
+    /// `OpString` contents by id (the file names of `OpLine`).
+    pub string_ids: HashMap<u32, String>,
     /// Result id → type id for every instruction with a result.
     pub id_types: HashMap<u32, u32>,
     pub opencl_std: Option<u32>,
@@ -158,20 +160,52 @@ fn check_instruction_stream(words: &[u32]) -> Result<(), CompileError> {
     Ok(())
 }
 
-/// rspirv 0.13 decodes one operand per parameter of an `OpSpecConstantOp`'s opcode, ignoring
-/// variadic ones (so `&t.v[1]`, an access chain with two indexes, does not parse): each
-/// `OpSpecConstantOp` is replaced by an `OpUndef` of the same type and id for rspirv, and
-/// returned decoded here (every operand after the opcode as an id). Call after
+/// The ids of the `OpExtInstImport`s of debug-information sets ([`is_debug_set`]). Call after
 /// [`check_instruction_stream`].
+fn debug_set_ids(words: &[u32]) -> Vec<u32> {
+    const OP_EXT_INST_IMPORT: u32 = 11;
+    let mut ids = Vec::new();
+    let mut at = 5;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        let inst = &words[at..at + count];
+        if inst[0] & 0xffff == OP_EXT_INST_IMPORT && inst.len() > 2 {
+            let bytes: Vec<u8> = inst[2..].iter().flat_map(|w| w.to_le_bytes()).take_while(|&b| b != 0).collect();
+            if is_debug_set(&String::from_utf8_lossy(&bytes)) {
+                ids.push(inst[1]);
+            }
+        }
+        at += count;
+    }
+    ids
+}
+
+/// Prepares the words for rspirv:
+/// * rspirv 0.13 decodes one operand per parameter of an `OpSpecConstantOp`'s opcode, ignoring
+///   variadic ones (so `&t.v[1]`, an access chain with two indexes, does not parse): each
+///   `OpSpecConstantOp` is replaced by an `OpUndef` of the same type and id for rspirv, and
+///   returned decoded here (every operand after the opcode as an id).
+/// * Debug information (clang's `-g`: `OpExtInst`s of `OpenCL.DebugInfo.100` such as
+///   `DebugCompilationUnit` at module scope, which rspirv rejects there, and `DebugScope`,
+///   `DebugValue`, `DebugDeclare` in functions) is removed: it has no effect on the code, and
+///   its results (of type void) are used only by other debug instructions. `OpLine`s stay.
+///
+/// Call after [`check_instruction_stream`].
 fn extract_spec_constant_ops(words: &[u32]) -> (Vec<u32>, Vec<Instruction>) {
     const OP_SPEC_CONSTANT_OP: u32 = 52;
+    const OP_EXT_INST: u32 = 12;
     const OP_UNDEF: u32 = 1;
+    let debug_sets = debug_set_ids(words);
     let mut out = words[..5.min(words.len())].to_vec();
     let mut ops = Vec::new();
     let mut at = 5;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
         let inst = &words[at..at + count];
+        if inst[0] & 0xffff == OP_EXT_INST && inst.get(3).is_some_and(|set| debug_sets.contains(set)) {
+            at += count;
+            continue;
+        }
         match (inst[0] & 0xffff, inst.get(3).and_then(|&op| Op::from_u32(op))) {
             (OP_SPEC_CONSTANT_OP, Some(op)) => {
                 let mut operands = vec![Operand::LiteralSpecConstantOpInteger(op)];
@@ -184,6 +218,12 @@ fn extract_spec_constant_ops(words: &[u32]) -> (Vec<u32>, Vec<Instruction>) {
         at += count;
     }
     (out, ops)
+}
+
+/// Extended instruction sets without semantics: debug information (what clang's `-g` makes
+/// llvm-spirv emit) and, by the SPIR-V rules, every `NonSemantic.*` set.
+fn is_debug_set(name: &str) -> bool {
+    name.starts_with("OpenCL.DebugInfo") || name.starts_with("NonSemantic.") || name == "SPIRV.debug"
 }
 
 impl Module {
@@ -215,6 +255,7 @@ impl Module {
             decorations: HashMap::new(),
             functions: HashMap::new(),
             strings: Vec::new(),
+            string_ids: HashMap::new(),
             id_types: HashMap::new(),
             opencl_std: None,
             entry_points: Vec::new(),
@@ -269,6 +310,9 @@ impl Module {
             if d.class.opcode == Op::String {
                 if let Some(Operand::LiteralString(s)) = d.operands.first() {
                     m.strings.push(s.clone());
+                    if let Some(id) = d.result_id {
+                        m.string_ids.insert(id, s.clone());
+                    }
                 }
             }
         }

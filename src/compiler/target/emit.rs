@@ -8,6 +8,12 @@
 //! `bXX a, b, .Lfar; j .Lnear; .Lfar: j target; .Lnear:`. Lanes (or the warp) that take the
 //! branch land on `.Lfar` and jump on; for a divergent branch `.Lfar` is simply the else-path pc
 //! the SIMT stack records, so reconvergence is unchanged.
+//!
+//! Source lines: before the first word of an instruction whose source location differs from the
+//! previous one, a `.loc FILE LINE COL` directive (`.loc 0 0` for code without a location),
+//! preceded by `.file N "NAME"` the first time a file is named; the assembler turns them into
+//! the ELF's line table ([`crate::abi::lines`]). Functions without locations emit none (unless
+//! an earlier function of the program had some: then one `.loc 0 0` ends its last row).
 
 use super::mir::*;
 use crate::compiler::CompileError;
@@ -31,6 +37,40 @@ fn xname(n: u8) -> String {
 
 struct Out {
     text: String,
+}
+
+/// The `.file`/`.loc` state of one program's assembly (shared by its functions).
+#[derive(Debug, Default)]
+pub struct LineState {
+    /// Files named so far; `.file` number = index + 1.
+    files: Vec<String>,
+    /// The location of the last `.loc` (file number, line, column; line 0 = none).
+    last: (u32, u32, u32),
+}
+
+impl LineState {
+    /// Emits a `.loc` for `inst` of `m` if its location differs from the last one.
+    fn mark(&mut self, o: &mut Out, m: &MFunc, inst: &MInst) {
+        let l = inst.loc;
+        let want = match m.files.get(l.file as usize) {
+            Some(name) if !l.is_none() => {
+                let n = match self.files.iter().position(|f| f == name) {
+                    Some(k) => k as u32 + 1,
+                    None => {
+                        self.files.push(name.clone());
+                        let _ = writeln!(o.text, "{}", crate::isa::asm::file_directive(self.files.len() as u32, name));
+                        self.files.len() as u32
+                    }
+                };
+                (n, l.line, l.col)
+            }
+            _ => (0, 0, 0),
+        };
+        if want != self.last {
+            self.last = want;
+            let _ = writeln!(o.text, ".loc {} {} {}", want.0, want.1, want.2);
+        }
+    }
 }
 
 impl Out {
@@ -84,6 +124,16 @@ pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
 /// `jalr zero, t1`; t1 is the reserved `setrpc` scratch, dead at a jump) and `call label`
 /// (`auipc ra` + `jalr ra`), for programs of more than [`FAR_CODE_BYTES`] of code.
 pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, CompileError> {
+    emit_with_lines(m, label_prefix, far, &mut LineState::default())
+}
+
+/// [`emit_far`] with source-line directives numbered by `lines` (one state per program).
+pub fn emit_with_lines(
+    m: &MFunc,
+    label_prefix: &str,
+    far: bool,
+    lines: &mut LineState,
+) -> Result<String, CompileError> {
     let (jump, call) = if far { ("tail", "call") } else { ("j", "jal") };
     let mut o = Out { text: String::new() };
     if m.level == 0 {
@@ -100,6 +150,13 @@ pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, Comp
         at += 4 * blk.insts.iter().map(|i| i64::from(upper_words(i))).sum::<i64>();
     }
     let mut far_branches = 0u32;
+    // Without any location here or before, no directives at all.
+    let located = lines.last.1 != 0 || m.blocks.iter().flat_map(|b| &b.insts).any(|i| !i.loc.is_none());
+    let mut mark = |o: &mut Out, inst: &MInst| {
+        if located {
+            lines.mark(o, m, inst);
+        }
+    };
     for (bi, blk) in m.blocks.iter().enumerate() {
         let _ = writeln!(o.text, "{}:", label(bi as u32));
         let mut here = block_start[bi];
@@ -109,16 +166,22 @@ pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, Comp
                 MOp::Jump => {
                     let t = inst.target.ok_or(CompileError::Internal("jump without target".into()))?;
                     if t as usize != bi + 1 {
+                        mark(&mut o, inst);
                         o.line(&format!("{jump} {}", label(t)));
                     }
                 }
-                MOp::Call(name) => o.line(&format!("{call} {}", super::call::label(name))),
+                MOp::Call(name) => {
+                    mark(&mut o, inst);
+                    o.line(&format!("{call} {}", super::call::label(name)))
+                }
                 MOp::LaBlock => {
+                    mark(&mut o, inst);
                     let t = inst.target.ok_or(CompileError::Internal("la without target".into()))?;
                     let rd = num(inst.rd.unwrap_or(T1))?;
                     o.line(&format!("la {}, {}", xname(rd), label(t)));
                 }
                 MOp::Li | MOp::LaRodata => {
+                    mark(&mut o, inst);
                     let rd = num(inst.rd.ok_or(CompileError::Internal("li without rd".into()))?)?;
                     let what = if inst.op == MOp::Li {
                         format!("li {{}}, {}", inst.imm as i32)
@@ -134,6 +197,7 @@ pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, Comp
                     }
                 }
                 MOp::Branch(op) => {
+                    mark(&mut o, inst);
                     let t = inst.target.ok_or(CompileError::Internal("branch without target".into()))?;
                     let rs1 = num(inst.rs1.unwrap_or(ZERO))?;
                     let rs2 = num(inst.rs2.unwrap_or(ZERO))?;
@@ -170,6 +234,7 @@ pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, Comp
                     if identity {
                         continue;
                     }
+                    mark(&mut o, inst);
                     let fl = op.desc().fmt.fields();
                     // The csrr*i forms carry an immediate in the rs1 field.
                     let rs1_is_reg = fl.rs1 && op.desc().fmt != Fmt::CsrI;

@@ -33,6 +33,8 @@ struct Sel<'a> {
     /// ([`Sel::v`]) that loop code would otherwise rebuild on every iteration.
     loop_s: HashMap<Value, Reg>,
     loop_v: HashMap<Value, Reg>,
+    /// The source location given to the machine instructions pushed now.
+    loc: SrcLoc,
 }
 
 fn ci(x: u64, t: Ty) -> i64 {
@@ -69,7 +71,9 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
         callres: HashMap::new(),
         loop_s: HashMap::new(),
         loop_v: HashMap::new(),
+        loc: SrcLoc::NONE,
     };
+    s.m.files = f.files.clone();
     for b in &f.blocks {
         for i in &b.insts {
             if let Some(r) = i.result {
@@ -95,6 +99,9 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
     for bi in 0..f.blocks.len() {
         s.out.clear();
         s.bcast.clear();
+        // Block-start code (prologue, `join`, φ copies) belongs to the block's first located
+        // instruction.
+        s.loc = f.blocks[bi].insts.iter().map(|i| i.loc).find(|l| !l.is_none()).unwrap_or(SrcLoc::NONE);
         if bi == 0 {
             if level == 0 {
                 s.emit_rr(I::Addi, s.argbase, A0, ZERO, 0);
@@ -124,7 +131,13 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
             s.parallel_copy(&copies)?;
         }
         for inst in &f.blocks[bi].insts {
+            if !inst.loc.is_none() {
+                s.loc = inst.loc;
+            }
             s.inst(inst)?;
+        }
+        if !f.blocks[bi].term_loc.is_none() {
+            s.loc = f.blocks[bi].term_loc;
         }
         s.terminator(bi, &preds)?;
         let succs = f.blocks[bi].term.successors().iter().map(|b| b.0).collect();
@@ -145,7 +158,8 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
 }
 
 impl Sel<'_> {
-    fn push(&mut self, i: MInst) {
+    fn push(&mut self, mut i: MInst) {
+        i.loc = self.loc;
         self.out.push(i);
     }
 

@@ -1,6 +1,7 @@
 //! Machine IR: Ventus instructions over virtual registers (scalar or vector class) and a few
 //! pseudo-instructions whose final form depends on layout (branches, address materialisation).
 
+use crate::compiler::ir::SrcLoc;
 use crate::isa::{Fmt, Op};
 
 /// A register: virtual (before allocation) or physical.
@@ -70,11 +71,14 @@ pub struct MInst {
     pub imm: i64,
     /// Block target (branches, jumps, `LaBlock`).
     pub target: Option<u32>,
+    /// The source location of the IR instruction it was selected for (file index into
+    /// [`MFunc::files`]).
+    pub loc: SrcLoc,
 }
 
 impl MInst {
     pub fn new(op: MOp) -> MInst {
-        MInst { op, rd: None, rs1: None, rs2: None, rs3: None, imm: 0, target: None }
+        MInst { op, rd: None, rs1: None, rs2: None, rs3: None, imm: 0, target: None, loc: SrcLoc::NONE }
     }
 
     /// `op rd, rs1, rs2, imm` (unused register fields as `zero`).
@@ -158,6 +162,8 @@ pub struct MFunc {
     pub level: u8,
     /// Whether the function calls subroutines.
     pub calls: bool,
+    /// Source files of the instructions' locations (the IR function's [`crate::compiler::ir::Func::files`]).
+    pub files: Vec<String>,
 }
 
 impl MFunc {

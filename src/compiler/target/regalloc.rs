@@ -270,7 +270,9 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
         }
     }
     let mut v: Vec<Interval> = span.into_iter().map(|(reg, (start, end))| Interval { reg, start, end }).collect();
-    v.sort_by_key(|i| (i.start, i.end));
+    // The register breaks ties: the map's order differs from process to process, and the
+    // generated code must not (reproducible builds).
+    v.sort_by_key(|i| (i.start, i.end, i.reg));
     v
 }
 
@@ -332,7 +334,7 @@ impl FreeRegs {
 fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i64) {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    spilled.sort_by_key(|i| (i.start, i.end));
+    spilled.sort_by_key(|i| (i.start, i.end, i.reg));
     // Lowest free slot first; active slots ordered by the end of their interval.
     let mut free: BinaryHeap<Reverse<i64>> = BinaryHeap::new();
     let mut active: BinaryHeap<Reverse<(usize, i64)>> = BinaryHeap::new();
@@ -439,6 +441,9 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
                         *f = Some(*p);
                     }
                 }
+            }
+            for m in reloads.iter_mut().chain(stores.iter_mut()) {
+                m.loc = inst.loc;
             }
             out.extend(reloads);
             out.push(inst);

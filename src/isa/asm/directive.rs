@@ -5,12 +5,13 @@
 //! name is defined is the caller's business; `.equ`/`.set` define a symbol whose value
 //! must be computable at that point; `.word` and the alignment directives return the body and
 //! its size in words, fixed here so every later label is known before pass 2. Alignment pads
-//! with `nop` up to 2^16 bytes.
+//! with `nop` up to 2^16 bytes. `.file N "NAME"` ([`file`], read before comments are cut) and
+//! `.loc N LINE [COL]` record source lines ([`super::SourceRow`]).
 
 use super::ctx::Ctx;
 use super::expr::{Sym, Symbols};
 use super::lexer::is_ident;
-use super::{AsmError, Body, Res};
+use super::{AsmError, Body, Lines, Res, SourceRow};
 
 /// Largest `.align` exponent accepted (64 KiB).
 const MAX_ALIGN_LOG2: i64 = 16;
@@ -19,6 +20,7 @@ const MAX_ALIGN_LOG2: i64 = 16;
 pub(super) fn directive(
     syms: &mut Symbols,
     globals: &mut Vec<String>,
+    lines: &mut Lines,
     line: usize,
     pc: u32,
     d: &str,
@@ -64,6 +66,26 @@ pub(super) fn directive(
             syms.define(line, &ops[0], Sym::Equ(v))?;
             Ok(None)
         }
+        ".loc" => {
+            // GNU syntax separates the numbers with blanks; commas are accepted too.
+            let parts: Vec<&str> = ops.iter().flat_map(|o| o.split_whitespace()).collect();
+            if !(2..=3).contains(&parts.len()) {
+                return Err(c.count("FILE LINE [COLUMN]", parts.len()));
+            }
+            let n = |k: usize| -> Res<u32> {
+                let v = c.eval(parts[k])?;
+                u32::try_from(v).map_err(|_| c.out_of_range(v))
+            };
+            let (number, src_line) = (n(0)?, n(1)?);
+            let col = if parts.len() == 3 { n(2)? } else { 0 };
+            let file = match lines.numbers.get(&number) {
+                Some(&f) => f,
+                None if src_line == 0 => 0,
+                None => return Err(c.syntax(format!("`.loc {number}` before `.file {number} \"NAME\"`"))),
+            };
+            lines.rows.push(SourceRow { pc, file, line: src_line, col });
+            Ok(None)
+        }
         ".word" | ".align" | ".p2align" | ".balign" | ".equ" | ".set" | ".globl" | ".global" => {
             let expected = match d {
                 ".word" => "value[, value…]",
@@ -75,4 +97,50 @@ pub(super) fn directive(
         }
         _ => Err(AsmError::UnknownDirective { line, directive: d.to_string() }),
     }
+}
+
+/// `.file N "NAME"` (`args`: the text after `.file`).
+pub(super) fn file(lines: &mut Lines, line: usize, args: &str) -> Res<()> {
+    let syntax = |m: &str| AsmError::Syntax { line, message: m.to_string() };
+    let args = args.trim_start();
+    let end = args.find(|c: char| c.is_whitespace() || c == ',').unwrap_or(args.len());
+    let number: u32 = args[..end].parse().map_err(|_| syntax("expected `.file N \"NAME\"`"))?;
+    let rest = args[end..].trim_start().trim_start_matches(',').trim_start();
+    let body = rest.strip_prefix('"').ok_or_else(|| syntax("expected a quoted file name"))?;
+    let mut name = String::new();
+    let mut chars = body.chars();
+    loop {
+        match chars.next() {
+            None => return Err(syntax("unterminated file name")),
+            Some('"') => break,
+            Some('\\') => name.push(chars.next().ok_or_else(|| syntax("unterminated file name"))?),
+            Some(ch) => name.push(ch),
+        }
+    }
+    let tail = chars.as_str().trim();
+    if !(tail.is_empty() || tail.starts_with('#') || tail.starts_with(';') || tail.starts_with("//")) {
+        return Err(syntax("unexpected text after the file name"));
+    }
+    let index = match lines.files.iter().position(|f| *f == name) {
+        Some(k) => k as u32,
+        None => {
+            lines.files.push(name);
+            lines.files.len() as u32 - 1
+        }
+    };
+    lines.numbers.insert(number, index);
+    Ok(())
+}
+
+/// The `.file` directive text defining number `n` as `name` (quoted and escaped).
+pub fn file_directive(n: u32, name: &str) -> String {
+    let mut s = format!(".file {n} \"");
+    for ch in name.chars() {
+        if ch == '"' || ch == '\\' {
+            s.push('\\');
+        }
+        s.push(ch);
+    }
+    s.push('"');
+    s
 }

@@ -14,7 +14,9 @@
 //! * Also accepted: labels `name:`, comments (`#`, `//`, `;`), directives `.text`,
 //!   `.globl`/`.global NAME[, NAME…]` (recorded in [`Program::globals`]; no effect on the
 //!   words), `.word`, `.align`/`.p2align N` (pad to 2^N bytes with `nop`),
-//!   `.balign N`, `.equ`/`.set NAME, VALUE` (the value must be computable where it is defined);
+//!   `.balign N`, `.equ`/`.set NAME, VALUE` (the value must be computable where it is defined),
+//!   `.file N "NAME"` and `.loc N LINE [COL]` (source lines, recorded in [`Program::lines`]; no
+//!   effect on the words; see [`SourceRow`]);
 //!   the pseudo-instructions listed in [`PSEUDOS`] (plus `jal target`, `jalr rs`, `fence`
 //!   without operands or with `pred, succ`, `fence.i`, and `join`, `endprg`, `barrier`,
 //!   `barriersub` without operands meaning all-zero operands).
@@ -37,6 +39,7 @@ mod pseudo;
 #[cfg(test)]
 mod tests;
 
+pub use directive::file_directive;
 pub use error::AsmError;
 pub use pseudo::PSEUDOS;
 
@@ -58,6 +61,31 @@ pub struct Program {
     /// Names declared with `.globl`/`.global`, in first-declaration order without duplicates.
     /// Not checked against `labels` (a linker decides what an undefined global means).
     pub globals: Vec<String>,
+    /// Source files named by `.file`, in definition order ([`SourceRow::file`] indexes them).
+    pub files: Vec<String>,
+    /// One row per `.loc`, in text order, at the pc of the next word emitted.
+    pub lines: Vec<SourceRow>,
+}
+
+/// A `.loc N LINE [COL]` directive: the code from `pc` on comes from `line` (0 = no source
+/// location; then `file` is meaningless) of `files[file]`. `.file N "NAME"` defines file
+/// number `N` (any `u32`, as in GNU as; a later definition of the same number wins for later
+/// `.loc`s); `.loc` of an undefined number is an error. NAME is a double-quoted string with `\"`
+/// and `\\` escapes, and may contain comment characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceRow {
+    pub pc: u32,
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// Source-line state of one assembly (`.file` numbers → [`Program::files`] indices).
+#[derive(Default)]
+pub(super) struct Lines {
+    files: Vec<String>,
+    numbers: std::collections::HashMap<u32, u32>,
+    rows: Vec<SourceRow>,
 }
 
 /// Assembles a whole source text placed at `base`.
@@ -65,10 +93,18 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
     let mut syms = Symbols::default();
     let mut stmts = Vec::new();
     let mut globals = Vec::new();
+    let mut lines = Lines::default();
     let mut pc = base;
     // Pass 1: split lines, define symbols, fix every statement's size.
     for (idx, raw) in source.lines().enumerate() {
         let line = idx + 1;
+        // `.file` names may contain comment characters: read before comments are cut.
+        if let Some(args) = raw.trim_start().strip_prefix(".file") {
+            if args.starts_with(char::is_whitespace) {
+                directive::file(&mut lines, line, args)?;
+                continue;
+            }
+        }
         let mut rest = strip_comment(raw).trim();
         while let Some((name, after)) = split_label(rest) {
             syms.define(line, name, Sym::Label(pc))?;
@@ -84,7 +120,7 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         let mnem = mnem.to_ascii_lowercase();
         let ops = split_operands(ops_text, line)?;
         let (body, words) = if mnem.starts_with('.') {
-            match directive(&mut syms, &mut globals, line, pc, &mnem, &ops)? {
+            match directive(&mut syms, &mut globals, &mut lines, line, pc, &mnem, &ops)? {
                 Some(emits) => emits,
                 None => continue,
             }
@@ -112,7 +148,7 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         Sym::Label(a) => Some((k, a)),
         Sym::Equ(_) => None,
     });
-    Ok(Program { base, words, labels: labels.collect(), globals })
+    Ok(Program { base, words, labels: labels.collect(), globals, files: lines.files, lines: lines.rows })
 }
 
 /// Assembles one line (no labels needed; absolute targets are relative to `pc`).

@@ -236,3 +236,20 @@ fn error_messages_are_clear() {
     assert_eq!(err("b: nop\nb: nop").to_string(), "line 2: symbol `b` already defined on line 1");
     assert_eq!(err("add a0, a1").to_string(), "line 1: `add` expects `rd, rs1, rs2`, found 2 operand(s)");
 }
+
+#[test]
+fn file_and_loc_directives_record_source_rows() {
+    use super::SourceRow;
+    let src = ".file 3 \"a#b;c.cl\" ; comment\n.loc 3 10 2\nnop\nli t0, 0x12345678\n.loc 3, 11\n.file 4 \"q\\\"\\\\\"\n.loc 4 1 1\nnop\n.loc 0 0\nnop\n";
+    let p = assemble(src, 0x100).unwrap();
+    assert_eq!(p.words.len(), 5);
+    assert_eq!(p.files, vec!["a#b;c.cl".to_string(), "q\"\\".to_string()]);
+    let row = |pc, file, line, col| SourceRow { pc, file, line, col };
+    assert_eq!(p.lines, vec![row(0x100, 0, 10, 2), row(0x10c, 0, 11, 0), row(0x10c, 1, 1, 1), row(0x110, 0, 0, 0)]);
+    assert_eq!(super::file_directive(4, "q\"\\"), ".file 4 \"q\\\"\\\\\"");
+    assert!(matches!(err(".loc 1 2\nnop\n"), AsmError::Syntax { line: 1, .. }));
+    assert!(matches!(err(".file x \"a\"\n"), AsmError::Syntax { line: 1, .. }));
+    assert!(matches!(err(".file 1 \"a\n"), AsmError::Syntax { line: 1, .. }));
+    assert!(matches!(err(".file 1 \"a\" b\n"), AsmError::Syntax { line: 1, .. }));
+    assert!(matches!(err(".loc 1\n"), AsmError::OperandCount { line: 1, .. }));
+}
