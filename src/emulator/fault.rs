@@ -119,7 +119,7 @@ pub struct Fault {
     /// Disassembly of the faulting instruction, when it decodes.
     pub instruction: Option<String>,
     /// For access faults: the nearest exact extent and by how much the access missed it.
-    pub miss: Option<super::memcheck::Miss>,
+    pub miss: Option<Box<super::memcheck::Miss>>,
     /// The source line of the pc, when the program has a line table
     /// ([`super::Program::source_location`]).
     pub source: Option<crate::abi::lines::SourceLoc>,

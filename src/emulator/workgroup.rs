@@ -45,17 +45,18 @@ fn csrs(p: &LaunchParams, g: u32, w: u32) -> Csrs {
 
 /// For an access fault, the nearest exact extent (buffers by their requested size; `__local`
 /// extents only under the memory checker).
-fn explain_miss(ctx: &Ctx, trap: &Trap) -> Option<super::memcheck::Miss> {
+fn explain_miss(ctx: &Ctx, trap: &Trap) -> Option<Box<super::memcheck::Miss>> {
     let bytes = match trap.kind {
         FaultKind::MemCheck { bytes, .. } => u32::from(bytes),
         FaultKind::LoadAccess | FaultKind::StoreAccess => 1,
         _ => return None,
     };
     let addr = trap.addr?;
-    match ctx.mem.extents() {
+    let miss = match ctx.mem.extents() {
         Some(c) => c.explain(ctx.mem, addr, bytes),
         None => super::memcheck::MemCheck::default().explain(ctx.mem, addr, bytes),
-    }
+    };
+    miss.map(Box::new)
 }
 
 /// Runs work-group `g` to completion.
