@@ -1232,3 +1232,49 @@ fn pages_permissions_lds_map_and_memcheck() {
     // Inside every extent: no report.
     run_one("li t0, 0x90000004\nlw t1, 0(t0)\nli t0, 0x7ffff0fc\nsw t1, 0(t0)\nendprg\n", lds, Some(check)).0.unwrap();
 }
+
+/// `VENTUS_MEMCHECK=2`: with write tracking, the checker also reports a load of buffer bytes
+/// that neither the host nor a kernel has written; written bytes (by either) load normally.
+#[test]
+fn memcheck_reports_loads_of_never_written_bytes() {
+    use ventus_icd::emulator::memcheck::MemCheck;
+    use ventus_icd::emulator::{DeviceMemory, LdsMap};
+    let run_one = |src: &str, track: bool| {
+        let (prog, labels) = build(src);
+        let mem = if track { DeviceMemory::with_write_tracking() } else { DeviceMemory::new() };
+        let buf = mem.alloc(64).unwrap();
+        buf.write_bytes(buf.base(), &[7; 32]); // the host writes the first half
+        let params = ventus_icd::emulator::LaunchParams {
+            num_groups: [1, 1, 1],
+            warps_per_group: 1,
+            threads_per_warp: 32,
+            metadata_addr: 0,
+            pds_base: 0,
+            private_bytes_per_thread: 0,
+            start_pc: 0x8000_0000,
+            work_items: None,
+            lds_map: LdsMap::WHOLE,
+            extents: Some(Arc::new(MemCheck::new(32, 0, 0))),
+        };
+        let opts = RunOptions { threads: 1, memcheck: true, ..RunOptions::default() };
+        (run(&mem, &prog, &params, &opts), labels)
+    };
+    // Host-written bytes, and bytes the kernel wrote first, load fine.
+    let ok = "li t0, 0x90000000\nlw t1, 28(t0)\nsw t1, 40(t0)\nlw t2, 40(t0)\nsh t1, 48(t0)\nlhu t2, 48(t0)\nendprg\n";
+    run_one(ok, true).0.unwrap();
+    // A load of bytes nobody wrote (the second half), also partly (a word straddling the half).
+    for (src, addr) in [
+        ("li t0, 0x90000000\nF: lw t1, 32(t0)\nendprg\n", 0x9000_0020u32),
+        ("li t0, 0x90000000\nsh t1, 48(t0)\nF: lw t1, 48(t0)\nendprg\n", 0x9000_0030),
+    ] {
+        match run_one(src, true) {
+            (Err(LaunchError::Fault(f)), labels) => {
+                assert_eq!((f.kind, f.pc, f.addr), (FaultKind::Unwritten { bytes: 4 }, labels["F"], Some(addr)));
+                assert!(f.to_string().contains("memcheck: 4-byte load of device memory that was never written"), "{f}");
+            }
+            (other, _) => panic!("expected a report for {src:?}, got {other:?}"),
+        }
+        // Without write tracking the same loads succeed (bounds only).
+        run_one(src, false).0.unwrap();
+    }
+}

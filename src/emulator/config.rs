@@ -7,7 +7,7 @@
 //! | `VENTUS_WATCHDOG_SECONDS` | host seconds a work-group may run without storing to global or local memory, 0 = off | 10 |
 //! | `VENTUS_TIMEOUT` | host-time budget of a whole launch in seconds, 0 = off | 0 |
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
-//! | `VENTUS_MEMCHECK` | `1`: check every access against byte-exact extents (see [`super::memcheck`]) | `0` |
+//! | `VENTUS_MEMCHECK` | `1`: check every access against byte-exact extents (see [`super::memcheck`]); `2`: also report loads of buffer bytes never written by the host or a kernel | `0` |
 //! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp, 1–32 (official stack's variable) | 32 |
 //! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot, 1–32 (official stack's variable) | 8 |
 //!
@@ -32,6 +32,8 @@ pub struct Config {
     pub printf_buffer_size: u32,
     pub legacy_printf: bool,
     pub memcheck: bool,
+    /// `VENTUS_MEMCHECK=2`: buffers record which bytes were written.
+    pub memcheck_uninit: bool,
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
@@ -81,6 +83,7 @@ impl Config {
             printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
             legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
             memcheck: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v != 0),
+            memcheck_uninit: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v >= 2),
         }
     }
 }

@@ -24,6 +24,11 @@ pub enum FaultKind {
         write: bool,
         bytes: u8,
     },
+    /// The memory checker (`VENTUS_MEMCHECK=2`) found a load of `bytes` bytes of a buffer that
+    /// neither the host nor a kernel has written.
+    Unwritten {
+        bytes: u8,
+    },
     /// `ecall` (unsupported on Ventus).
     EnvironmentCall,
     /// `ebreak`.
@@ -56,7 +61,7 @@ impl FaultKind {
             FaultKind::StoreMisaligned => "trap_store_address_misaligned",
             FaultKind::LoadAccess => "trap_load_access_fault",
             FaultKind::StoreAccess | FaultKind::StoreReadOnly => "trap_store_access_fault",
-            FaultKind::MemCheck { .. } => "memcheck",
+            FaultKind::MemCheck { .. } | FaultKind::Unwritten { .. } => "memcheck",
             FaultKind::EnvironmentCall => "trap_machine_ecall",
             FaultKind::Breakpoint => "trap_breakpoint",
             FaultKind::Watchdog { .. } | FaultKind::WatchdogTime { .. } => "watchdog",
@@ -75,7 +80,7 @@ impl FaultKind {
             FaultKind::LoadAccess => 5,
             FaultKind::StoreMisaligned => 6,
             FaultKind::StoreAccess | FaultKind::StoreReadOnly => 7,
-            FaultKind::MemCheck { write: false, .. } => 5,
+            FaultKind::MemCheck { write: false, .. } | FaultKind::Unwritten { .. } => 5,
             FaultKind::MemCheck { write: true, .. } => 7,
             FaultKind::EnvironmentCall => 11,
             FaultKind::Watchdog { .. }
@@ -138,6 +143,9 @@ impl std::fmt::Display for Fault {
             FaultKind::StoreReadOnly => "store access fault (read-only program memory)".into(),
             FaultKind::MemCheck { write, bytes } => {
                 format!("memcheck: invalid {bytes}-byte {}", if write { "store" } else { "load" })
+            }
+            FaultKind::Unwritten { bytes } => {
+                format!("memcheck: {bytes}-byte load of device memory that was never written")
             }
             FaultKind::EnvironmentCall => "ecall is not supported".into(),
             FaultKind::Breakpoint => "ebreak (a trap: __builtin_trap() or unreachable code reached)".into(),

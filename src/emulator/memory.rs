@@ -45,6 +45,9 @@ pub struct Region {
     /// Bytes the owner asked for (≤ `size`; allocations are rounded up to whole pages): what
     /// the memory checker allows.
     len: u32,
+    /// One bit per byte, set once the byte has been written (by the host or a kernel); only
+    /// when the checker looks for reads of never-written bytes (`VENTUS_MEMCHECK=2`).
+    written: Option<Box<[AtomicU32]>>,
     /// The words of `_storage`, as a slice pointer taken once (the hot path indexes it without
     /// asking which kind of storage it is).
     words: std::ptr::NonNull<[AtomicU32]>,
@@ -122,6 +125,8 @@ pub enum MemError {
     ReadOnly(u32),
     /// The memory checker found the access outside every exact extent (the page is mapped).
     Checked { addr: u32, bytes: u8 },
+    /// The memory checker found a load of bytes nobody has written (`VENTUS_MEMCHECK=2`).
+    Unwritten { addr: u32, bytes: u8 },
 }
 
 impl Region {
@@ -131,7 +136,39 @@ impl Region {
         let size = (size.max(4) + 3) & !3;
         let storage = Words::zeroed((size / 4) as usize);
         let words = std::ptr::NonNull::from(&*storage);
-        Region { base, size, len: size, words, _storage: storage }
+        Region { base, size, len: size, written: None, words, _storage: storage }
+    }
+
+    /// Starts recording which bytes get written ([`Region::all_written`]); until now none was.
+    pub fn track_writes(&mut self) {
+        self.written = Some((0..self.size.div_ceil(32)).map(|_| AtomicU32::new(0)).collect());
+    }
+
+    /// Records that `[addr, addr + n)` (inside the region) was written.
+    #[inline(always)]
+    fn mark(&self, addr: u32, n: u32) {
+        if let Some(bits) = &self.written {
+            Self::mark_bits(bits, addr.wrapping_sub(self.base), n);
+        }
+    }
+
+    #[cold]
+    fn mark_bits(bits: &[AtomicU32], off: u32, n: u32) {
+        let (mut i, end) = (off as u64, (off as u64 + n as u64).min(bits.len() as u64 * 32));
+        while i < end {
+            let (w, b) = ((i / 32) as usize, (i % 32) as u32);
+            let take = (32 - b as u64).min(end - i) as u32;
+            let m = if take == 32 { u32::MAX } else { ((1u32 << take) - 1) << b };
+            bits[w].fetch_or(m, Relaxed);
+            i += take as u64;
+        }
+    }
+
+    /// True when every byte of `[addr, addr + n)` has been written, or writes are not tracked.
+    pub fn all_written(&self, addr: u32, n: u32) -> bool {
+        let Some(bits) = &self.written else { return true };
+        let off = addr.wrapping_sub(self.base) as u64;
+        (off..off + n as u64).all(|i| bits.get((i / 32) as usize).is_some_and(|w| w.load(Relaxed) >> (i % 32) & 1 != 0))
     }
 
     /// As [`Region::zeroed`], remembering that the owner asked for `len` bytes.
@@ -185,6 +222,7 @@ impl Region {
     /// Stores a naturally aligned value of 1, 2 or 4 bytes. `addr` must be inside.
     #[inline(always)]
     pub fn store(&self, addr: u32, value: u32, bytes: u32) {
+        self.mark(addr, bytes);
         let word = self.word(addr);
         if bytes == 4 {
             word.store(value, Relaxed);
@@ -203,6 +241,7 @@ impl Region {
     /// with [`Region::load_acquire`] (the printf record protocol relies on this).
     #[inline(always)]
     pub fn rmw(&self, addr: u32, f: impl Fn(u32) -> u32) -> u32 {
+        self.mark(addr, 4);
         let word = self.word(addr);
         let mut cur = word.load(Relaxed);
         loop {
@@ -227,6 +266,7 @@ impl Region {
         let (lo, hi) = (self.word(addr), self.word(addr.wrapping_add(4)));
         let stripe = (lo as *const AtomicU32 as usize >> 3) % CAS64_STRIPES;
         let _guard = CAS64_LOCKS[stripe].lock();
+        self.mark(addr, 8);
         let old = u64::from(lo.load(Acquire)) | u64::from(hi.load(Acquire)) << 32;
         if old == expected {
             lo.store(new as u32, Release);
@@ -247,6 +287,7 @@ impl Region {
     /// Copies bytes into the region (host path; bounds-checked by the caller). Address
     /// arithmetic is done in 64 bits so a region ending at 2^32 is fine.
     pub fn write_bytes(&self, addr: u32, data: &[u8]) {
+        self.mark(addr, data.len() as u32);
         let mut a = addr as u64;
         let mut rest = data;
         while !rest.is_empty() {
@@ -263,6 +304,7 @@ impl Region {
     }
     /// Zeroes `[addr, addr+len)`.
     pub fn fill_zero(&self, addr: u32, len: u32) {
+        self.mark(addr, len);
         let mut a = addr as u64;
         let end = addr as u64 + len as u64;
         while a < end {
@@ -281,6 +323,9 @@ impl Region {
     /// a 256 MiB window costs only the pages a launch touched — not a fresh mapping each time.
     pub fn reset(&mut self, base: u32) {
         self.base = base;
+        if let Some(bits) = &self.written {
+            bits.iter().for_each(|w| w.store(0, Relaxed));
+        }
         const PAGE: usize = 4096;
         let words = self.words();
         let start = words.as_ptr() as usize;
@@ -335,6 +380,8 @@ impl std::error::Error for MapError {}
 pub struct DeviceMemory {
     /// Sorted by base, non-overlapping.
     regions: RwLock<Vec<Arc<Region>>>,
+    /// Heap allocations record which bytes get written (`VENTUS_MEMCHECK=2`).
+    track_writes: bool,
 }
 
 fn in_windows(base: u32, size: u32) -> bool {
@@ -343,8 +390,15 @@ fn in_windows(base: u32, size: u32) -> bool {
 }
 
 impl DeviceMemory {
+    /// Device memory; heap allocations record writes when `VENTUS_MEMCHECK=2`.
     pub fn new() -> DeviceMemory {
-        DeviceMemory::default()
+        DeviceMemory { track_writes: super::config::Config::get().memcheck_uninit, ..DeviceMemory::default() }
+    }
+
+    /// Device memory whose heap allocations record which bytes get written, whatever the
+    /// environment says (so the checker can report loads of never-written bytes).
+    pub fn with_write_tracking() -> DeviceMemory {
+        DeviceMemory { track_writes: true, ..DeviceMemory::default() }
     }
 
     /// Maps a zeroed region at a fixed address.
@@ -382,7 +436,11 @@ impl DeviceMemory {
         if candidate + rounded > 1 << 32 {
             return Err(MapError::OutOfMemory { size });
         }
-        let r = Arc::new(Region::with_len(candidate as u32, rounded as u32, size.max(1)));
+        let mut r = Region::with_len(candidate as u32, rounded as u32, size.max(1));
+        if self.track_writes {
+            r.track_writes();
+        }
+        let r = Arc::new(r);
         let pos = regions.partition_point(|x| x.base < r.base);
         regions.insert(pos, r.clone());
         Ok(r)
@@ -619,6 +677,9 @@ impl<'a> MemView<'a> {
         if let Some(c) = self.check {
             if !c.allows(r, space, addr, bytes) {
                 return Err(MemError::Checked { addr, bytes: bytes as u8 });
+            }
+            if !write && !r.all_written(addr, bytes) {
+                return Err(MemError::Unwritten { addr, bytes: bytes as u8 });
             }
         }
         let c = &self.moved[space as usize];

@@ -19,6 +19,7 @@ fn load_trap(e: MemError, lane: Option<u32>) -> Trap {
         MemError::Checked { addr, bytes } => {
             Trap { kind: FaultKind::MemCheck { write: false, bytes }, addr: Some(addr), lane }
         }
+        MemError::Unwritten { addr, bytes } => Trap { kind: FaultKind::Unwritten { bytes }, addr: Some(addr), lane },
     }
 }
 #[inline(always)]
@@ -30,6 +31,7 @@ fn store_trap(e: MemError, lane: Option<u32>) -> Trap {
         MemError::Checked { addr, bytes } => {
             Trap { kind: FaultKind::MemCheck { write: true, bytes }, addr: Some(addr), lane }
         }
+        MemError::Unwritten { addr, bytes } => Trap { kind: FaultKind::Unwritten { bytes }, addr: Some(addr), lane },
     }
 }
 
