@@ -1174,18 +1174,7 @@ fn pages_permissions_lds_map_and_memcheck() {
         let mem = DeviceMemory::new();
         let buf = mem.alloc(10).unwrap();
         assert_eq!(buf.base(), OUT);
-        let params = ventus_icd::emulator::LaunchParams {
-            num_groups: [1, 1, 1],
-            warps_per_group: 1,
-            threads_per_warp: 32,
-            metadata_addr: 0,
-            pds_base: 0,
-            private_bytes_per_thread: 0,
-            start_pc: 0x8000_0000,
-            work_items: None,
-            lds_map: lds,
-            extents: check.map(Arc::new),
-        };
+        let params = one_warp(lds, check.map(Arc::new));
         let r = run(&mem, &prog, &params, &RunOptions { threads: 1, memcheck: checking, ..RunOptions::default() });
         (r, labels)
     };
@@ -1244,18 +1233,7 @@ fn memcheck_reports_loads_of_never_written_bytes() {
         let mem = if track { DeviceMemory::with_write_tracking() } else { DeviceMemory::new() };
         let buf = mem.alloc(64).unwrap();
         buf.write_bytes(buf.base(), &[7; 32]); // the host writes the first half
-        let params = ventus_icd::emulator::LaunchParams {
-            num_groups: [1, 1, 1],
-            warps_per_group: 1,
-            threads_per_warp: 32,
-            metadata_addr: 0,
-            pds_base: 0,
-            private_bytes_per_thread: 0,
-            start_pc: 0x8000_0000,
-            work_items: None,
-            lds_map: LdsMap::WHOLE,
-            extents: Some(Arc::new(MemCheck::new(32, 0, 0))),
-        };
+        let params = one_warp(LdsMap::WHOLE, Some(Arc::new(MemCheck::new(32, 0, 0))));
         let opts = RunOptions { threads: 1, memcheck: true, ..RunOptions::default() };
         (run(&mem, &prog, &params, &opts), labels)
     };
@@ -1276,5 +1254,24 @@ fn memcheck_reports_loads_of_never_written_bytes() {
         }
         // Without write tracking the same loads succeed (bounds only).
         run_one(src, false).0.unwrap();
+    }
+}
+
+/// Launch parameters of one work-group of one 32-lane warp with this LDS map and these extents.
+fn one_warp(
+    lds_map: ventus_icd::emulator::LdsMap,
+    extents: Option<Arc<ventus_icd::emulator::memcheck::MemCheck>>,
+) -> ventus_icd::emulator::LaunchParams {
+    ventus_icd::emulator::LaunchParams {
+        num_groups: [1, 1, 1],
+        warps_per_group: 1,
+        threads_per_warp: 32,
+        metadata_addr: 0,
+        pds_base: 0,
+        private_bytes_per_thread: 0,
+        start_pc: 0x8000_0000,
+        work_items: None,
+        lds_map,
+        extents,
     }
 }
