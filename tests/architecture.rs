@@ -155,3 +155,21 @@ fn opencl_layers_are_crate_private() {
         assert!(!lib.lines().any(|l| l.trim() == format!("pub mod {m};")), "`{m}` is public");
     }
 }
+
+/// Configuration is read in one place per layer: the emulator's `config.rs`, the compiler's
+/// `env.rs`, the statistics switch, and the shared parser in `util/env.rs` (plus the filetest
+/// runner's bless switch, test code).
+#[test]
+fn the_environment_is_read_in_one_place_per_layer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let allowed =
+        ["util/env.rs", "emulator/config.rs", "compiler/env.rs", "core/stats.rs", "compiler/filetest/mod.rs"];
+    let mut all = Vec::new();
+    files(&root, &mut all);
+    for f in all {
+        let rel = f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let text = std::fs::read_to_string(&f).unwrap();
+        let reads = text.contains("env::var(") || text.contains("env::var_os(") || text.contains("var::<");
+        assert!(!reads || allowed.contains(&rel.as_str()), "{rel} reads the environment itself");
+    }
+}

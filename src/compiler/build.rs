@@ -73,7 +73,7 @@ fn back_end(spirv: &[u32], source: Option<&str>, log: &mut String) -> Result<Vec
     };
     match compiled {
         Ok(c) => {
-            if std::env::var_os("VENTUS_DUMP_ASM").is_some() {
+            if super::env::CompilerEnv::get().dump_asm {
                 eprintln!("{}", c.asm);
             }
             warnings_to_log(&c, log);
@@ -89,7 +89,7 @@ fn back_end(spirv: &[u32], source: Option<&str>, log: &mut String) -> Result<Vec
 
 /// Environment settings that change generated code (part of the cache key).
 fn codegen_mode() -> &'static [u8] {
-    if std::env::var_os("VENTUS_INLINE_SUBROUTINES").is_some() {
+    if super::env::CompilerEnv::get().inline_subroutines {
         b"inline-subroutines"
     } else {
         b""

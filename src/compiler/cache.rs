@@ -24,16 +24,7 @@ pub fn key(parts: &[&[u8]]) -> String {
 }
 
 fn dir() -> Option<PathBuf> {
-    if std::env::var("VENTUS_CACHE").as_deref() == Ok("0") {
-        return None;
-    }
-    if let Some(d) = std::env::var_os("VENTUS_CACHE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(x).join("ventus-icd"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("ventus-icd"))
+    super::env::cache_dir()
 }
 
 /// A cached entry (`kind` separates ELFs from other artefacts).

@@ -13,6 +13,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod env;
 #[cfg(test)]
 mod filetest;
 pub mod ir;
@@ -136,7 +137,7 @@ fn back_end(
             f.name
         ));
     }
-    if std::env::var_os("VENTUS_DUMP_IR").is_some() {
+    if env::CompilerEnv::get().dump_ir {
         let div: Vec<u32> = (0..f.types.len() as u32).filter(|v| u.divergent[*v as usize]).collect();
         eprintln!("{}divergent: {div:?}\nbranches: {:?}", ir::print::print(f), u.branches);
     }

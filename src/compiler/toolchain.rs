@@ -10,6 +10,7 @@
 //! fallback. A tool without its variable is `clang-15`/`llvm-spirv-15`, then `-14`, searched on
 //! `PATH` and in `/usr/lib/llvm-N/bin`; the versions of discovered tools are never mixed.
 
+use super::env;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -62,7 +63,7 @@ fn find(name: &str, extra_dirs: &[&str]) -> Option<PathBuf> {
     if p.is_absolute() {
         return p.is_file().then(|| p.to_path_buf());
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = super::env::search_path();
     std::env::split_paths(&path).chain(extra_dirs.iter().map(PathBuf::from)).map(|d| d.join(name)).find(|c| c.is_file())
 }
 
@@ -86,7 +87,7 @@ impl Toolchain {
         type Key = (Option<std::ffi::OsString>, Option<std::ffi::OsString>, Option<std::ffi::OsString>);
         static MEMO: Mutex<Option<(Key, Result<Toolchain, ToolError>)>> = Mutex::new(None);
         let key: Key =
-            (std::env::var_os("VENTUS_CLANG"), std::env::var_os("VENTUS_LLVM_SPIRV"), std::env::var_os("PATH"));
+            (env::tool_variable("VENTUS_CLANG"), env::tool_variable("VENTUS_LLVM_SPIRV"), Some(env::search_path()));
         let mut memo = MEMO.lock();
         if let Some((k, r)) = memo.as_ref() {
             if *k == key {
@@ -102,7 +103,7 @@ impl Toolchain {
     pub fn discover_now() -> Result<Toolchain, ToolError> {
         // Each variable is independent; one that is set must name a tool (no silent fallback).
         let user = |var: &str| {
-            std::env::var_os(var).map(|v| {
+            env::tool_variable(var).map(|v| {
                 let v = v.to_string_lossy().into_owned();
                 (find(&v, &[]), format!("{var}={v}"))
             })
@@ -367,13 +368,8 @@ struct ToolLimits {
 
 fn tool_limits() -> &'static ToolLimits {
     static LIMITS: once_cell::sync::Lazy<ToolLimits> = once_cell::sync::Lazy::new(|| {
-        use crate::util::env::{bounded, var};
-        let timeout = Duration::from_secs(bounded("VENTUS_TOOL_TIMEOUT", var(&["VENTUS_TOOL_TIMEOUT"]), 1..=3600, 120));
-        let mib = match var::<u64>(&["VENTUS_TOOL_MEMORY"]) {
-            Some(0) => 0,
-            v => bounded("VENTUS_TOOL_MEMORY", v, 256..=65536, 4096),
-        };
-        ToolLimits { timeout, memory_bytes: (mib != 0).then_some(mib << 20) }
+        let e = env::CompilerEnv::get();
+        ToolLimits { timeout: e.tool_timeout, memory_bytes: e.tool_memory }
     });
     &LIMITS
 }

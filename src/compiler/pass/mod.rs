@@ -21,7 +21,7 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
     workitems::lower(f);
     simplify::fold(f);
     simplify::dce(f);
-    if std::env::var_os("VENTUS_NO_MEM2REG").is_none() && mem2reg::promote(f) {
+    if !crate::compiler::env::CompilerEnv::get().no_mem2reg && mem2reg::promote(f) {
         super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after mem2reg: {}", e.0)))?;
         simplify::fold(f);
         simplify::dce(f);
@@ -49,7 +49,7 @@ pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
     }
     // 64-bit accesses to private slots (e.g. a `long` field of a by-value struct argument) are
     // 32-bit now, so those slots may have become promotable.
-    if std::env::var_os("VENTUS_NO_MEM2REG").is_none() && mem2reg::promote(f) {
+    if !crate::compiler::env::CompilerEnv::get().no_mem2reg && mem2reg::promote(f) {
         super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after mem2reg: {}", e.0)))?;
         simplify::fold(f);
         simplify::dce(f);

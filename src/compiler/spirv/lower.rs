@@ -272,7 +272,7 @@ impl<'m> Lowerer<'m> {
     /// Whether a call of library function `name` from here is made out of line.
     fn out_of_line(&self, name: &str) -> bool {
         crate::compiler::target::call::level_of(name).is_some_and(|l| l > self.level)
-            && std::env::var_os("VENTUS_INLINE_SUBROUTINES").is_none()
+            && !crate::compiler::env::CompilerEnv::get().inline_subroutines
     }
 
     /// An out-of-line call of library function `name` (its result: one value, `i64` rebuilt from
