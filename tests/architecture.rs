@@ -162,8 +162,7 @@ fn opencl_layers_are_crate_private() {
 #[test]
 fn the_environment_is_read_in_one_place_per_layer() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let allowed =
-        ["util/env.rs", "emulator/config.rs", "compiler/env.rs", "core/stats.rs", "compiler/filetest/mod.rs"];
+    let allowed = ["util/env.rs", "emulator/config.rs", "compiler/env.rs", "core/stats.rs", "compiler/filetest/mod.rs"];
     let mut all = Vec::new();
     files(&root, &mut all);
     for f in all {
