@@ -1166,7 +1166,7 @@ fn fast_fp_path_matches_the_flagged_path() {
 /// one, naming the buffer and by how many bytes the access missed.
 #[test]
 fn pages_permissions_lds_map_and_memcheck() {
-    use ventus_icd::emulator::memcheck::{Extent, MemCheck};
+    use ventus_icd::emulator::memcheck::{Extent, Label, MemCheck};
     use ventus_icd::emulator::{DeviceMemory, LdsMap};
     let run_one = |src: &str, lds: LdsMap, check: Option<MemCheck>| {
         let (prog, labels) = build(src);
@@ -1206,7 +1206,7 @@ fn pages_permissions_lds_map_and_memcheck() {
     let tail = "li t0, 0x90000008\nF: lw t1, 0(t0)\nendprg\n";
     run_one(tail, lds, None).0.unwrap();
     let mut check = MemCheck::new(32, 0, 0);
-    check.label(OUT, "argument 0");
+    check.label(OUT, Label::Argument { index: 0, offset: 0 });
     check.local(0x7000_0000, 1024, Extent::WarpStacks);
     check.local(0x7fff_f000, 256, Extent::LocalArg(2));
     let (f, l) = fault(tail, lds, Some(check.clone()));

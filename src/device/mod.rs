@@ -12,7 +12,7 @@ use crate::abi::elf::ResourceUsage;
 use crate::abi::globals::GlobalsImage;
 use crate::abi::launch::{lds_bottom, pack_args, ArgBuffer, ArgError, Geometry, KernelArg, Metadata, METADATA_SIZE};
 use crate::abi::{PRIVATE_BYTES_PER_THREAD, PRIVATE_CAP};
-use crate::emulator::memcheck::{Extent, MemCheck};
+use crate::emulator::memcheck::{Extent, Label, MemCheck};
 use crate::emulator::LdsMap;
 use crate::emulator::{self, GroupTraces, LaunchParams, RunStats};
 use std::sync::Arc;
@@ -118,11 +118,16 @@ pub fn launch_traced(
 /// The byte-exact extents of launch `l` for the memory checker: `__local` (warp stacks, static
 /// data, each `__local` argument), the private frame, and labels for the buffers the pointer
 /// arguments point into.
-fn exact_extents(mem: &DeviceMemory, l: &KernelLaunch, packed: &ArgBuffer, warps: u32, pds_base: u32) -> MemCheck {
+/// `(stack, statics)`: the LDS bottom of [`lds_bottom`].
+fn exact_extents(
+    l: &KernelLaunch,
+    packed: &ArgBuffer,
+    warps: u32,
+    (stack, statics): (u32, u32),
+    pds_base: u32,
+) -> MemCheck {
     let items = warps * l.threads_per_warp;
     let mut c = MemCheck::new(items, pds_base, l.private_bytes);
-    let res = l.resources.unwrap_or_default();
-    let (stack, statics) = lds_bottom(&res);
     let stacks = warps.saturating_mul(stack);
     c.local(crate::abi::LDS_BASE, stacks, Extent::WarpStacks);
     c.local(crate::abi::LDS_BASE.saturating_add(stacks), statics, Extent::StaticLocal);
@@ -134,16 +139,7 @@ fn exact_extents(mem: &DeviceMemory, l: &KernelLaunch, packed: &ArgBuffer, warps
                     c.local(addr, *n, Extent::LocalArg(i as u32));
                 }
             }
-            KernelArg::Pointer(p) => {
-                if let Some(base) = mem.region_base(*p) {
-                    let what = if base == *p {
-                        format!("argument {i}")
-                    } else {
-                        format!("argument {i} points {} bytes in", p - base)
-                    };
-                    c.label(base, what);
-                }
-            }
+            KernelArg::Pointer(p) => c.label(*p, Label::Argument { index: i as u32, offset: 0 }),
             KernelArg::Value(_) => {}
         }
     }
@@ -184,17 +180,17 @@ fn stage_and_run(
             pds_bytes_per_thread: per_item,
         };
         md.write_bytes(md.base(), &metadata_bytes(&meta, l.work_items.as_ref()));
-        let lds_map = match &l.resources {
-            Some(res) => {
-                let (stack, statics) = lds_bottom(res);
-                LdsMap::new(warps as u64 * stack as u64 + statics as u64, packed.local_floor)
-            }
+        // Without a resource record the official defaults give the extents, but the whole LDS
+        // window stays mapped (the kernel's real layout is unknown).
+        let bottom = lds_bottom(&l.resources.unwrap_or_default());
+        let lds_map = match l.resources {
+            Some(_) => LdsMap::new(warps as u64 * bottom.0 as u64 + bottom.1 as u64, packed.local_floor),
             None => LdsMap::WHOLE,
         };
-        let mut extents = exact_extents(mem, l, &packed, warps, private.base());
-        extents.label(md.base(), "the launch's metadata");
+        let mut extents = exact_extents(l, &packed, warps, bottom, private.base());
+        extents.label(md.base(), Label::Metadata);
         if arg_base != 0 {
-            extents.label(arg_base, "the kernel-argument buffer");
+            extents.label(arg_base, Label::ArgumentBuffer);
         }
         let params = LaunchParams {
             num_groups: l.geometry.num_groups,

@@ -18,13 +18,34 @@
 
 use super::memory::{MemView, Region, Space};
 use crate::abi;
-use std::sync::Arc;
+
+/// What the launch knows a global region as (for reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    /// Pointer argument `index` points into the region, `offset` bytes from its start.
+    Argument { index: u32, offset: u32 },
+    /// The launch's metadata buffer.
+    Metadata,
+    /// The kernel-argument buffer.
+    ArgumentBuffer,
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Argument { index, offset: 0 } => write!(f, "argument {index}"),
+            Label::Argument { index, offset } => write!(f, "argument {index} points {offset} bytes in"),
+            Label::Metadata => write!(f, "the launch's metadata"),
+            Label::ArgumentBuffer => write!(f, "the kernel-argument buffer"),
+        }
+    }
+}
 
 /// What an exact extent is (for reports).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Extent {
-    /// A global region; its label (e.g. "argument 1 `out`"), when the launch knows one.
-    Buffer(Option<Arc<str>>),
+    /// A global region, with what the launch knows it as.
+    Buffer(Option<Label>),
     /// The warp stacks at the bottom of the LDS window.
     WarpStacks,
     /// The kernel's static `__local` variables.
@@ -53,8 +74,9 @@ impl std::fmt::Display for Extent {
 pub struct MemCheck {
     /// `__local` extents `(start, len, what)`.
     local: Vec<(u32, u32, Extent)>,
-    /// Labels of global regions by base address.
-    labels: Vec<(u32, Arc<str>)>,
+    /// Addresses the launch knows by name (a pointer argument, its metadata, ...): a report
+    /// names the region containing one by the first such label.
+    labels: Vec<(u32, Label)>,
     /// Private bytes per work-item (0 = unchecked), the private block's base and the
     /// work-items per work-group (private memory is word-interleaved across them).
     private_frame: u32,
@@ -112,9 +134,10 @@ impl MemCheck {
         }
     }
 
-    /// Names the global region based at `base` in reports.
-    pub fn label(&mut self, base: u32, label: impl Into<Arc<str>>) {
-        self.labels.push((base, label.into()));
+    /// Names the global region containing `addr` in reports (resolved only when one is made,
+    /// so a launch pays nothing for it). For [`Label::Argument`] the offset is derived then.
+    pub fn label(&mut self, addr: u32, label: Label) {
+        self.labels.push((addr, label));
     }
 
     /// True when `[addr, addr + bytes)`, found in region `r` of `space`, lies inside an exact
@@ -160,11 +183,16 @@ impl MemCheck {
                 .min_by_key(|(s, l, _)| distance(*s, *l))
                 .map(|(s, l, what)| miss(what.clone(), *s, *l)),
             _ => {
-                let label = |base: u32| self.labels.iter().find(|(b, _)| *b == base).map(|(_, l)| l.clone());
+                let label = |r: &Region| {
+                    self.labels.iter().find(|(a, _)| r.contains(*a)).map(|&(a, l)| match l {
+                        Label::Argument { index, .. } => Label::Argument { index, offset: a - r.base() },
+                        other => other,
+                    })
+                };
                 mem.global
                     .iter()
                     .min_by_key(|r| distance(r.base(), r.len()))
-                    .map(|r| miss(Extent::Buffer(label(r.base())), r.base(), r.len()))
+                    .map(|r| miss(Extent::Buffer(label(r)), r.base(), r.len()))
             }
         }
     }

@@ -459,11 +459,6 @@ impl DeviceMemory {
         regions.len() != before
     }
 
-    /// The base of the region containing `addr`, if any.
-    pub fn region_base(&self, addr: u32) -> Option<u32> {
-        self.regions.read().iter().find(|r| r.contains(addr)).map(|r| r.base)
-    }
-
     /// A snapshot of the regions (sorted by base) for one launch.
     pub fn snapshot(&self) -> Vec<Arc<Region>> {
         self.regions.read().clone()
