@@ -12,6 +12,7 @@
 //! malformed table is ignored with a warning (the program runs, its faults name no line).
 
 use super::hostcall::HostCall;
+use super::memory::ProgramPage;
 use crate::abi::{self, elf::VentusElf, image::LaunchImage};
 use crate::isa::regs::csr;
 use crate::isa::{self, Fmt, Op};
@@ -100,6 +101,8 @@ pub struct Program {
     /// Unique per built program (clones share it): the scheduler's slots keep the read-only
     /// pages of the program they last loaded.
     id: u64,
+    /// The pages of the program window the segments occupy (see [`Program::pages`]).
+    pages: Vec<ProgramPage>,
     /// Source lines of the text (our ELFs only).
     lines: Option<std::sync::Arc<abi::lines::LineTable>>,
 }
@@ -207,6 +210,7 @@ impl Program {
             matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci))
                 && matches!(d.imm as u16 & 0xfff, csr::FFLAGS | csr::FCSR)
         });
+        let pages = Self::pages_of(&segments);
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(Program {
@@ -218,6 +222,7 @@ impl Program {
             vreg_bound,
             reads_fflags,
             id,
+            pages,
             lines: None,
         })
     }
@@ -314,6 +319,29 @@ impl Program {
     /// none does, the flags are unobservable and untraced runs need not compute them.
     pub fn reads_fflags(&self) -> bool {
         self.reads_fflags
+    }
+
+    /// The pages of the program window this program maps, writable ones first (a page shared
+    /// by a writable and a read-only segment is writable); stores to the others fault.
+    pub fn pages(&self) -> &[ProgramPage] {
+        &self.pages
+    }
+
+    fn pages_of(segments: &[LoadSegment]) -> Vec<ProgramPage> {
+        let page = abi::PAGE_SIZE as u64;
+        let mut pages: Vec<ProgramPage> = segments
+            .iter()
+            .map(|s| {
+                let end = s.vaddr as u64 + s.mem_size.max(s.data.len() as u32) as u64;
+                ProgramPage {
+                    start: s.vaddr & !(abi::PAGE_SIZE - 1),
+                    end: end.next_multiple_of(page).min(abi::PROGRAM_BASE as u64 + abi::PROGRAM_SIZE as u64) as u32,
+                    writable: s.writable,
+                }
+            })
+            .collect();
+        pages.sort_by_key(|p| !p.writable);
+        pages
     }
 
     /// A number no other program built in this process has (clones share it).

@@ -7,7 +7,7 @@
 
 use super::exec::Ctx;
 use super::fault::Fault;
-use super::memory::{DeviceMemory, MemView, ProgramPage, Region, Space};
+use super::memory::{DeviceMemory, MemView, Region, Space};
 use super::program::Program;
 use super::trace::{NoTrace, Recorder, Tracer};
 use super::workgroup::{run_group, WarpPool};
@@ -144,26 +144,6 @@ fn helpers(n: usize) -> Option<Arc<rayon::ThreadPool>> {
     }
 }
 
-/// The pages of the program window `prog` maps (writable segments first, so a page shared by a
-/// writable and a read-only segment is writable).
-fn program_pages(prog: &Program) -> Vec<ProgramPage> {
-    let page = abi::PAGE_SIZE as u64;
-    let mut pages: Vec<ProgramPage> = prog
-        .segments()
-        .iter()
-        .map(|s| {
-            let end = s.vaddr as u64 + s.mem_size.max(s.data.len() as u32) as u64;
-            ProgramPage {
-                start: s.vaddr & !(abi::PAGE_SIZE - 1),
-                end: end.next_multiple_of(page).min(u32::MAX as u64 & !(page - 1)) as u32,
-                writable: s.writable,
-            }
-        })
-        .collect();
-    pages.sort_by_key(|p| !p.writable);
-    pages
-}
-
 fn validate(p: &LaunchParams) -> Result<u64, LaunchError> {
     if !(1..=32).contains(&p.threads_per_warp) {
         return Err(LaunchError::BadWarpWidth(p.threads_per_warp));
@@ -193,7 +173,6 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     let threads = if opts.threads == 0 { Config::get().threads } else { opts.threads };
     let workers = threads.clamp(1, groups.min(1024) as usize);
     let global = mem.snapshot();
-    let pages = program_pages(prog);
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let first_fault: Mutex<Option<Fault>> = Mutex::new(None);
@@ -204,7 +183,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         let mut pool = std::mem::take(&mut slot.pool);
         let view = MemView::new(&slot.lds, &slot.program, slot.private.as_ref(), &global)
             .with_lds_map(p.lds_map)
-            .with_program_pages(&pages)
+            .with_program_pages(prog.pages())
             .with_extents(p.extents.as_deref(), opts.memcheck);
         let ctx = Ctx { prog, mem: &view };
         let mut local = RunStats::default();
