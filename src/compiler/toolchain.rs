@@ -122,26 +122,19 @@ impl Toolchain {
         for v in [15, 14] {
             let dir = format!("/usr/lib/llvm-{v}/bin");
             let (c, s) = (format!("clang-{v}"), format!("llvm-spirv-{v}"));
-            let clang = match &user_clang {
+            // The user's tool, else this version's (by its versioned name or in its directory).
+            let mut pick = |user: &Option<(Option<PathBuf>, String)>, name: &str, generic: &str| match user {
                 Some((p, what)) => {
                     searched.push(what.clone());
                     p.clone()
                 }
                 None => {
-                    searched.push(c.clone());
-                    find(&c, &[&dir]).or_else(|| find("clang", &[&dir]).filter(|p| p.starts_with(&dir)))
+                    searched.push(name.to_string());
+                    find(name, &[&dir]).or_else(|| find(generic, &[&dir]).filter(|p| p.starts_with(&dir)))
                 }
             };
-            let spirv = match &user_spirv {
-                Some((p, what)) => {
-                    searched.push(what.clone());
-                    p.clone()
-                }
-                None => {
-                    searched.push(s.clone());
-                    find(&s, &[&dir]).or_else(|| find("llvm-spirv", &[&dir]).filter(|p| p.starts_with(&dir)))
-                }
-            };
+            let clang = pick(&user_clang, &c, "clang");
+            let spirv = pick(&user_spirv, &s, "llvm-spirv");
             if let (Some(clang), Some(llvm_spirv)) = (clang, spirv) {
                 let version = first_line(&clang);
                 return Ok(Toolchain { clang, llvm_spirv, version });
@@ -357,27 +350,13 @@ fn depfile_path() -> PathBuf {
     unique_temp_path("deps", "d")
 }
 
-/// Limits of one front-end tool run: `VENTUS_TOOL_TIMEOUT` seconds of wall time (default 120,
-/// 1–3600) and `VENTUS_TOOL_MEMORY` MiB of address space (default 4096, 256–65536; 0 = no
-/// limit). A tool over its time is killed and the build fails with a log saying so; a tool over
-/// its memory fails its allocation and ends (its crash is named in the log).
-struct ToolLimits {
-    timeout: Duration,
-    memory_bytes: Option<u64>,
-}
-
-fn tool_limits() -> &'static ToolLimits {
-    static LIMITS: once_cell::sync::Lazy<ToolLimits> = once_cell::sync::Lazy::new(|| {
-        let e = env::CompilerEnv::get();
-        ToolLimits { timeout: e.tool_timeout, memory_bytes: e.tool_memory }
-    });
-    &LIMITS
-}
-
 /// Runs `cmd` with `input` on stdin; returns (exit success, stdout, stderr).
 fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u8>, String), ToolError> {
-    let limits = tool_limits();
-    if let Some(bytes) = limits.memory_bytes {
+    // Limits of one tool run (`VENTUS_TOOL_TIMEOUT`, `VENTUS_TOOL_MEMORY`, see [`env`]): a tool
+    // over its time is killed and the build fails with a log saying so; a tool over its memory
+    // fails its allocation and ends (its crash is named in the log).
+    let limits = env::CompilerEnv::get();
+    if let Some(bytes) = limits.tool_memory {
         use std::os::unix::process::CommandExt;
         let lim = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
         // SAFETY: the closure runs in the child between fork and exec and only calls
@@ -417,10 +396,10 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() > limits.timeout => {
+            Ok(None) if start.elapsed() > limits.tool_timeout => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(ToolError::Timeout { tool: tool.into(), seconds: limits.timeout.as_secs() });
+                return Err(ToolError::Timeout { tool: tool.into(), seconds: limits.tool_timeout.as_secs() });
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
             Err(err) => return Err(ToolError::Spawn { tool: tool.into(), error: err.to_string() }),
@@ -437,7 +416,7 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
     }
     // clang's driver reports its front end's crash itself (and exits with status 1).
     if !status.success() && (err.contains("command failed with exit code") || err.contains("killed by signal")) {
-        if let Some(bytes) = limits.memory_bytes {
+        if let Some(bytes) = limits.tool_memory {
             err.push_str(&format!(
                 "note: the front-end tools run with at most {} MiB of address space (VENTUS_TOOL_MEMORY)\n",
                 bytes >> 20
