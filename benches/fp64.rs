@@ -2,7 +2,9 @@
 //! `x = x * a + b` (one multiply and one add per iteration, contraction off) in `double` and,
 //! for comparison, the same kernel in `float`. Prints double and float operations per second
 //! per emulator thread (1 host thread) and their ratio, plus the dynamic warp instructions per
-//! double operation. Also one math built-in (`exp`) per work-item, for scale.
+//! double operation. Also one math built-in (`exp`) per work-item, for scale, and the same
+//! chain on uniform values (every work-item computes it from the kernel arguments: the
+//! compiler calls the scalar variants of the soft-double routines, once per warp).
 //! Run with `cargo bench --bench fp64` (needs clang-15 and llvm-spirv-15); asserts nothing.
 
 use std::time::Instant;
@@ -18,13 +20,18 @@ const LOCAL: u32 = 64;
 const ITERS: u32 = 200;
 
 fn source(t: &str, body: &str) -> String {
+    source_from(t, "x[i]", body)
+}
+
+/// The kernel with `v` starting at `init` (`x[i]`: varying; `a`: uniform).
+fn source_from(t: &str, init: &str, body: &str) -> String {
     format!(
         "#pragma OPENCL FP_CONTRACT OFF
         __kernel void k(__global {t} *x, {t} a, {t} b, int n) {{
             size_t i = get_global_id(0);
-            {t} v = x[i];
+            {t} v = {init};
             {body}
-            x[i] = v;
+            x[i] += v;
         }}"
     )
 }
@@ -107,6 +114,15 @@ fn main() {
         f.instructions as f64 * 32.0 / ops
     );
     println!("double/float throughput ratio: 1/{:.1}", fr / dr);
+    let u = run(&source_from("double", "a", chain), 8, ab64.clone());
+    println!(
+        "uniform double: {:>8.3} M ops/s per work-item result  {:>8.1} ms  {:>7.1} warp instructions per op \
+         (scalar variants, once per warp: {:.1}x the varying chain)",
+        ops / u.elapsed.as_secs_f64() / 1e6,
+        u.elapsed.as_secs_f64() * 1e3,
+        u.instructions as f64 * 32.0 / ops,
+        d.elapsed.as_secs_f64() / u.elapsed.as_secs_f64()
+    );
     let e = run(&source("double", "for (int k = 0; k < 8; k++) v = exp(v * a) + b;"), 8, ab64);
     let calls = 8.0 * f64::from(GROUPS * LOCAL);
     println!(

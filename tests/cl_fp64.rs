@@ -126,11 +126,56 @@ fn arithmetic_is_bit_exact_on_a_million_operands() {
     arithmetic_sweep(1_000_000, 0x9e37_79b9);
 }
 
+/// The same operations on uniform operands: each work-group walks its share of the operand
+/// list, every work-item reading the same element (so the values are uniform and the compiler
+/// calls the soft-double routines' uniform variants, `target::call`), and work-item `k`
+/// computes operation `k` inside a divergent branch.
+const UNIFORM_ARITH: &str = r#"
+__kernel void uarith(__global const ulong *a, __global const ulong *b, __global const ulong *c,
+                     __global ulong *o, uint per) {
+    size_t g = get_group_id(0), l = get_local_id(0), n = get_num_groups(0) * per;
+    for (uint j = 0; j < per; j++) {
+        size_t i = g * per + j;
+        double x = as_double(a[i]), y = as_double(b[i]), z = as_double(c[i]);
+        if (l == 0) o[i] = as_ulong(x + y);
+        else if (l == 1) o[n + i] = as_ulong(x - y);
+        else if (l == 2) o[2 * n + i] = as_ulong(x * y);
+        else if (l == 3) o[3 * n + i] = as_ulong(x / y);
+        else if (l == 4) o[4 * n + i] = as_ulong(sqrt(x));
+        else if (l == 5) o[5 * n + i] = as_ulong(fma(x, y, z));
+        else if (l == 6) o[6 * n + i] = as_ulong(-x);
+    }
+}
+"#;
+
+#[test]
+fn uniform_arithmetic_is_bit_exact() {
+    let (a, b, c) = pairs(3000, 0x0bad_cafe);
+    let per = 64;
+    let n = a.len();
+    assert_eq!(n % per, 0);
+    let out = run_source(
+        UNIFORM_ARITH,
+        "",
+        "uarith",
+        &[8 * n / per],
+        Some(&[8]),
+        None,
+        &[buf(&a), buf(&b), buf(&c), zeros(7 * n * 8), val(per as u32)],
+    );
+    check_arithmetic(&a, &b, &c, &read(&out[3]));
+}
+
 fn arithmetic_sweep(count: usize, seed: u32) {
     let (a, b, c) = pairs(count, seed);
     let n = a.len();
     let out = run_source(ARITH, "", "arith", &[n], Some(&[64]), None, &[buf(&a), buf(&b), buf(&c), zeros(7 * n * 8)]);
-    let o: Vec<u64> = read(&out[3]);
+    check_arithmetic(&a, &b, &c, &read(&out[3]));
+}
+
+/// `o` holds add, sub, mul, div, sqrt, fma and negation of the operand lists, one block each.
+fn check_arithmetic(a: &[u64], b: &[u64], c: &[u64], o: &[u64]) {
+    let n = a.len();
     let names = ["add", "sub", "mul", "div", "sqrt", "fma", "neg"];
     let mut bad = 0;
     for i in 0..n {

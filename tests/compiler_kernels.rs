@@ -567,3 +567,29 @@ fn a_conditional_branch_whose_edges_meet_in_one_block() {
         assert_eq!(as_i32(&out[1]), [if x & 1 != 0 { 0 } else { 1 }, 1 / ((y & 15) + 1)], "x={x} y={y}");
     }
 }
+
+/// Soft-double routines called with uniform arguments run as their uniform (scalar) variants
+/// (`target::call`), including the routines those call; varying arguments keep the vector ones.
+#[test]
+fn uniform_doubles_call_the_scalar_variants() {
+    let calls = |asm: &str| -> Vec<String> {
+        asm.lines().filter_map(|l| l.trim().strip_prefix("jal .Lsub_").map(str::to_string)).collect()
+    };
+    let uniform = compile(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        __kernel void u(__global double *o, double a, double b, int n) {
+            double s = a;
+            for (int k = 0; k < n; k++) s = s / b + exp(a) * sin(s);
+            o[get_global_id(0)] = s; }",
+        "",
+    );
+    let called = calls(&uniform.asm);
+    assert!(called.iter().any(|c| c == "__vt_d_exp__u") && called.iter().any(|c| c == "__vt_f64_div__u"), "{called:?}");
+    assert!(called.iter().all(|c| c.ends_with("__u")), "a vector routine called for uniform doubles: {called:?}");
+    let varying = compile(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        __kernel void v(__global double *o, double a) { size_t i = get_global_id(0); o[i] = o[i] / a; }",
+        "",
+    );
+    assert_eq!(calls(&varying.asm), ["__vt_f64_div"]);
+}

@@ -62,33 +62,33 @@ pub struct Metadata {
 }
 
 impl Metadata {
-    /// Serialises the 68-byte little-endian layout.
+    /// Serialises the 68-byte little-endian layout ([`md`] offsets), with the global size
+    /// `num_groups × local`.
     pub fn to_bytes(&self) -> [u8; METADATA_SIZE as usize] {
+        self.to_bytes_with_global(None)
+    }
+
+    /// [`Metadata::to_bytes`], with the global-size words (`KNL_GL_SIZE_X/Y/Z`) holding
+    /// `global` when given: the real global size of an OpenCL NDRange, which for a non-uniform
+    /// one is smaller than `num_groups × local` (the reference stack only has uniform ones).
+    pub fn to_bytes_with_global(&self, global: Option<[u32; 3]>) -> [u8; METADATA_SIZE as usize] {
         let g = &self.geometry;
-        let gl = g.global();
-        let words = [
-            self.entry,
-            self.arg_base,
-            g.work_dim,
-            gl[0],
-            gl[1],
-            gl[2],
-            g.local[0],
-            g.local[1],
-            g.local[2],
-            g.offset[0],
-            g.offset[1],
-            g.offset[2],
-            self.print_addr,
-            self.print_size,
-            WARP_STACK_BYTES,
-            0,
-            self.pds_bytes_per_thread,
-        ];
+        let gl = global.unwrap_or_else(|| g.global());
         let mut out = [0u8; METADATA_SIZE as usize];
-        for (i, w) in words.iter().enumerate() {
-            out[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        let mut put = |at: u32, w: u32| out[at as usize..at as usize + 4].copy_from_slice(&w.to_le_bytes());
+        put(md::ENTRY, self.entry);
+        put(md::ARG_BASE, self.arg_base);
+        put(md::WORK_DIM, g.work_dim);
+        for d in 0..3u32 {
+            put(md::GL_SIZE + 4 * d, gl[d as usize]);
+            put(md::LC_SIZE + 4 * d, g.local[d as usize]);
+            put(md::GL_OFFSET + 4 * d, g.offset[d as usize]);
         }
+        put(md::PRINT_ADDR, self.print_addr);
+        put(md::PRINT_SIZE, self.print_size);
+        put(md::LDS_STACK_SIZE_PER_WF, WARP_STACK_BYTES);
+        put(md::LDS_NON_STACK_SIZE, 0);
+        put(md::PDS_SIZE_PER_THREAD, self.pds_bytes_per_thread);
         out
     }
 }
@@ -157,21 +157,48 @@ pub fn lds_bottom(res: &super::elf::ResourceUsage) -> (u32, u32) {
     (clamp(res.lds_stack, WARP_STACK_BYTES).max(WARP_STACK_BYTES), clamp(res.lds_bytes, DEFAULT_STATIC_LDS_BYTES))
 }
 
-/// Packs arguments with pocl's rule: pointers 4 bytes at 4-byte alignment; values aligned to the
-/// next power of two ≥ max(size, 4) (so a 12-byte struct is 16-aligned, a 20-byte one 32-aligned).
-/// `__local` arguments are placed from the top of the LDS window downwards, each taking
-/// `(size / 4096 + 1) × 4096` bytes.
+/// The argument-buffer layout rule (pocl's), shared by the launch ([`pack_args`]) and the
+/// compiler (which reads each parameter at its offset): pointers (global, constant, `__local`)
+/// take 4 bytes at 4-byte alignment; values (scalars, vectors, by-value structs) are aligned to
+/// the next power of two ≥ max(size, 4) (so a 12-byte struct is 16-aligned, a 20-byte one
+/// 32-aligned). Arguments are placed in declaration order.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ArgLayout {
+    end: u32,
+}
+
+impl ArgLayout {
+    /// The offset of the next argument, a pointer.
+    pub fn pointer(&mut self) -> u32 {
+        self.place(4, 4)
+    }
+    /// The offset of the next argument, a value of `size` bytes.
+    pub fn value(&mut self, size: u32) -> u32 {
+        self.place(size, size.max(4).next_power_of_two())
+    }
+    fn place(&mut self, size: u32, align: u32) -> u32 {
+        let at = self.end.next_multiple_of(align);
+        self.end = at.saturating_add(size);
+        at
+    }
+    /// The end of the arguments placed so far.
+    pub fn end(&self) -> u32 {
+        self.end
+    }
+}
+
+/// Packs arguments by the [`ArgLayout`] rule. `__local` arguments are placed from the top of the
+/// LDS window downwards, each taking `(size / 4096 + 1) × 4096` bytes.
 pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
     let mut bytes = Vec::new();
     let mut local_addrs = Vec::new();
     let mut cursor = PROGRAM_BASE as u64;
-    let mut p = 0usize;
+    let mut layout = ArgLayout::default();
     for (i, a) in args.iter().enumerate() {
         match a {
             KernelArg::Pointer(addr) => {
-                p = p.next_multiple_of(4);
+                let p = layout.pointer() as usize;
                 put(&mut bytes, p, &addr.to_le_bytes());
-                p += 4;
             }
             KernelArg::Local(size) => {
                 let rounded = (*size as u64 / 4096 + 1) * 4096;
@@ -180,22 +207,23 @@ pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
                     .filter(|&c| c >= LDS_BASE as u64)
                     .ok_or(ArgError::LocalTooLarge(PROGRAM_BASE as u64 - cursor + rounded))?;
                 local_addrs.push(cursor as u32);
-                p = p.next_multiple_of(4);
+                let p = layout.pointer() as usize;
                 put(&mut bytes, p, &(cursor as u32).to_le_bytes());
-                p += 4;
             }
             KernelArg::Value(v) => {
                 if v.is_empty() {
                     return Err(ArgError::EmptyValue(i));
                 }
-                let align = v.len().max(4).next_power_of_two();
-                p = p.next_multiple_of(align);
+                let size = u32::try_from(v.len()).map_err(|_| ArgError::TooLarge(v.len()))?;
+                let p = layout.value(size) as usize;
+                if layout.end() as usize > MAX_ARG_BUFFER {
+                    return Err(ArgError::TooLarge(layout.end() as usize));
+                }
                 put(&mut bytes, p, v);
-                p += v.len();
             }
         }
-        if p > MAX_ARG_BUFFER {
-            return Err(ArgError::TooLarge(p));
+        if layout.end() as usize > MAX_ARG_BUFFER {
+            return Err(ArgError::TooLarge(layout.end() as usize));
         }
     }
     Ok(ArgBuffer { bytes, local_addrs, local_floor: cursor as u32 })

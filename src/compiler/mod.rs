@@ -25,7 +25,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-34";
+pub const BACKEND_REVISION: &str = "ventus-cc-35";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,19 +117,24 @@ fn compile_spirv_modules_with(modules: &[Vec<u32>], source: Option<&str>) -> Res
     })
 }
 
-/// The middle and back end for one function: passes, legalisation, uniformity, instruction
-/// selection and register allocation (`stack_base`: where its scalar spill slots start).
-fn back_end(
-    f: &mut ir::Func,
-    level: u8,
-    stack_base: u32,
-    warnings: &mut Vec<String>,
-) -> Result<(target::mir::MFunc, target::regalloc::Frame), CompileError> {
+/// The middle end for one function: passes, legalisation, critical edges split.
+fn middle_end(f: &mut ir::Func) -> Result<(), CompileError> {
     pass::run(f)?;
     pass::legalize(f)?;
     pass::split_edges::split_critical_edges(f);
-    ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
-    let u = pass::uniformity::analyze(f)?;
+    ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))
+}
+
+/// The back end for one function (after [`middle_end`]): uniformity under `assume`, instruction
+/// selection and register allocation (`stack_base`: where its scalar spill slots start).
+fn back_end(
+    f: &ir::Func,
+    level: u8,
+    stack_base: u32,
+    assume: &pass::uniformity::Assumptions,
+    warnings: &mut Vec<String>,
+) -> Result<(target::mir::MFunc, target::regalloc::Frame), CompileError> {
+    let u = pass::uniformity::analyze_with(f, assume)?;
     if u.barrier_in_divergent_flow {
         warnings.push(format!(
             "warning: kernel `{}`: a barrier may be reached in divergent control flow; this is only \
@@ -154,6 +159,45 @@ fn back_end(
     Ok((m, frame))
 }
 
+/// The subroutines that have a uniform variant (`target::call`): analysed with uniform
+/// parameters, every result word is uniform (given the variants of the deeper levels).
+fn uniform_subroutines(subs: &[(u8, ir::Func)]) -> Result<std::collections::HashSet<String>, CompileError> {
+    let mut uniform = std::collections::HashSet::new();
+    for level in [2u8, 1] {
+        for (l, f) in subs {
+            if *l != level {
+                continue;
+            }
+            let u = {
+                let known = |name: &str| uniform.contains(name);
+                pass::uniformity::analyze_with(
+                    f,
+                    &pass::uniformity::Assumptions { params_uniform: true, uniform_callee: &known },
+                )?
+            };
+            let results_uniform = f.blocks.iter().flat_map(|b| &b.insts).all(|i| match &i.op {
+                ir::Op::Return(words) => words.iter().all(|w| !u.divergent[w.0 as usize]),
+                _ => true,
+            });
+            if results_uniform {
+                uniform.insert(f.name.clone());
+            }
+        }
+    }
+    Ok(uniform)
+}
+
+/// The subroutines (by assembly name, uniform variants included) that `m` calls.
+fn callees_of(m: &target::mir::MFunc, into: &mut std::collections::HashSet<String>) {
+    for b in &m.blocks {
+        for i in &b.insts {
+            if let target::mir::MOp::Call(name) = &i.op {
+                into.insert(name.clone());
+            }
+        }
+    }
+}
+
 fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Result<Compiled, CompileError> {
     let mut prog = spirv::lower_modules(modules)?;
     let mut asm = String::new();
@@ -164,8 +208,20 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     let mut calling = Vec::new();
     // Allocated functions and their label prefixes, emitted once the program's size is known.
     let mut funcs: Vec<(target::mir::MFunc, String)> = Vec::new();
+    // Subroutines first through the middle end: which have uniform variants decides how the
+    // kernels call them.
+    let mut subs = std::mem::take(&mut prog.subs);
+    for (_, f) in subs.iter_mut() {
+        middle_end(f)?;
+    }
+    let uniform = uniform_subroutines(&subs)?;
+    let has_uniform = |name: &str| uniform.contains(name);
+    let kernel_assume = pass::uniformity::Assumptions { params_uniform: false, uniform_callee: &has_uniform };
+    let mut called = std::collections::HashSet::new();
     for (k, mut kernel) in std::mem::take(&mut prog.kernels).into_iter().enumerate() {
-        let (m, frame) = back_end(&mut kernel.func, 0, 0, &mut warnings)?;
+        middle_end(&mut kernel.func)?;
+        let (m, frame) = back_end(&kernel.func, 0, 0, &kernel_assume, &mut warnings)?;
+        callees_of(&m, &mut called);
         if m.calls {
             top.private = top.private.max(frame.private);
             top.stack = top.stack.max(frame.stack);
@@ -178,13 +234,18 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     if let Some(src) = source {
         source_hints::apply_vec_type_hints(&mut kernels, src);
     }
-    // Subroutines, level by level (`target::call`): level 1 above the kernels' frames, level 2
-    // above those of level 1.
-    let mut subs = std::mem::take(&mut prog.subs);
+    // Subroutines that are called, level by level (`target::call`): level 1 above the kernels'
+    // frames, level 2 above those of level 1; each in its vector variant, its uniform variant
+    // (parameters uniform) or both, as its callers need.
     for level in 1..=2u8 {
         let base = top;
         for (k, (l, f)) in subs.iter_mut().enumerate() {
             if *l != level {
+                continue;
+            }
+            let uname = target::call::uniform_name(&f.name);
+            let (vector, scalar) = (called.contains(&f.name), called.contains(&uname));
+            if !vector && !scalar {
                 continue;
             }
             for b in &mut f.blocks {
@@ -195,10 +256,24 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
                 }
             }
             f.private_bytes += base.private.next_multiple_of(4);
-            let (m, frame) = back_end(f, level, base.stack, &mut warnings)?;
-            top.private = top.private.max(frame.private);
-            top.stack = top.stack.max(frame.stack);
-            funcs.push((m, format!("sub{k}")));
+            let mut variants = Vec::new();
+            if vector {
+                let (m, frame) = back_end(f, level, base.stack, &kernel_assume, &mut warnings)?;
+                variants.push((m, frame, format!("sub{k}")));
+            }
+            if scalar {
+                let mut fu = f.clone();
+                fu.name = uname;
+                let assume = pass::uniformity::Assumptions { params_uniform: true, uniform_callee: &has_uniform };
+                let (m, frame) = back_end(&fu, level, base.stack, &assume, &mut warnings)?;
+                variants.push((m, frame, format!("sub{k}u")));
+            }
+            for (m, frame, prefix) in variants {
+                callees_of(&m, &mut called);
+                top.private = top.private.max(frame.private);
+                top.stack = top.stack.max(frame.stack);
+                funcs.push((m, prefix));
+            }
         }
     }
     // Jumps and calls of a program too large for `jal`'s reach use their long forms.

@@ -71,19 +71,11 @@ impl std::fmt::Display for DeviceError {
 }
 impl std::error::Error for DeviceError {}
 
-/// The metadata buffer of a launch. With OpenCL work-item masks (`work_items`), the global-size
-/// words (`KNL_GL_SIZE_X/Y/Z`) hold the real global size, which for a non-uniform NDRange is
-/// smaller than `num_groups × local` (what [`Metadata::to_bytes`] writes); everything else is
-/// unchanged, and launches without masks (the reference behaviour) are written as before.
+/// The metadata buffer of a launch: with OpenCL work-item masks (`work_items`), the global-size
+/// words hold the real global size ([`Metadata::to_bytes_with_global`]); launches without
+/// masks (the reference behaviour) are written as the official stack writes them.
 pub fn metadata_bytes(meta: &Metadata, work_items: Option<&emulator::WorkItems>) -> [u8; METADATA_SIZE as usize] {
-    let mut bytes = meta.to_bytes();
-    if let Some(wi) = work_items {
-        for (d, g) in wi.global.iter().enumerate() {
-            let at = (crate::abi::launch::md::GL_SIZE + 4 * d as u32) as usize;
-            bytes[at..at + 4].copy_from_slice(&g.to_le_bytes());
-        }
-    }
-    bytes
+    meta.to_bytes_with_global(work_items.map(|wi| wi.global))
 }
 
 /// Allocates a program's globals block ([`crate::abi::globals`]) and writes its initial

@@ -2,7 +2,9 @@
 //!
 //! A value is *uniform* when every active lane of a warp holds the same value, so it can live in a
 //! scalar register; otherwise it is *divergent* (a vector register). Sources of divergence: the
-//! lane id, atomics, private-memory loads and loads through divergent pointers. Divergence
+//! lane id, atomics, private-memory loads, loads through divergent pointers, the results of
+//! subroutine calls (unless every argument is uniform and the callee has a uniform variant,
+//! [`Assumptions`]) and the parameters of a subroutine's vector variant. Divergence
 //! propagates through data dependences, through φs at the join points of divergent branches
 //! (sync dependence: a block entered from both sides of a divergent branch before its immediate
 //! post-dominator — unless the φ receives the same uniform value, computed before the branch, on
@@ -84,6 +86,27 @@ pub struct Uniformity {
     pub joins: Vec<bool>,
     /// A barrier lies between a divergent branch and its reconvergence point.
     pub barrier_in_divergent_flow: bool,
+    /// The results of the [`Op::Call`]s that call a subroutine's uniform variant: every
+    /// argument is uniform and the callee has one ([`Assumptions::uniform_callee`]). (Their
+    /// results are uniform unless a loop's divergent exit makes a lane-wise copy of them.)
+    pub uniform_calls: std::collections::HashSet<Value>,
+}
+
+/// What the analysis may assume about the function's surroundings.
+pub struct Assumptions<'a> {
+    /// The function's parameters ([`Op::Param`]) are uniform: the uniform variant of a
+    /// subroutine (`target::call`), called only with uniform arguments.
+    pub params_uniform: bool,
+    /// Whether a subroutine (by name) has a uniform variant, whose results are uniform when its
+    /// arguments are.
+    pub uniform_callee: &'a dyn Fn(&str) -> bool,
+}
+
+impl Default for Assumptions<'_> {
+    /// Parameters divergent, no uniform variants (every call runs on vector registers).
+    fn default() -> Self {
+        Assumptions { params_uniform: false, uniform_callee: &|_| false }
+    }
 }
 
 /// Blocks reachable from `start` without entering `stop`.
@@ -103,7 +126,13 @@ fn region(f: &Func, start: BlockId, stop: BlockId) -> Vec<bool> {
     seen
 }
 
+/// [`analyze_with`] under the default [`Assumptions`].
 pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
+    analyze_with(f, &Assumptions::default())
+}
+
+pub fn analyze_with(f: &Func, assume: &Assumptions) -> Result<Uniformity, CompileError> {
+    let callee_uniform = |sub: u32| f.callees.get(sub as usize).is_some_and(|name| (assume.uniform_callee)(name));
     let n = f.blocks.len();
     let pdom = cfg::post_dominators(f);
     let dom = cfg::dominators(f);
@@ -134,17 +163,13 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
                     continue;
                 }
                 let d = match &i.op {
-                    Op::LaneId
-                    | Op::Atomic { .. }
-                    | Op::CmpXchg { .. }
-                    | Op::CmpXchg64 { .. }
-                    | Op::CmpXchg64Hi(_)
-                    // Subroutines run on vector registers (arguments and results per lane).
-                    | Op::Call { .. }
-                    | Op::CallRes(..)
-                    | Op::Param(_) => {
+                    Op::LaneId | Op::Atomic { .. } | Op::CmpXchg { .. } | Op::CmpXchg64 { .. } | Op::CmpXchg64Hi(_) => {
                         true
                     }
+                    // Subroutines run on vector registers (arguments and results per lane),
+                    // unless uniform arguments go to the callee's uniform variant.
+                    Op::Call { sub, .. } if !callee_uniform(*sub) => true,
+                    Op::Param(_) => !assume.params_uniform,
                     Op::Load(p) => f.ty(*p) == Ty::Ptr(Space::Private) || div[p.0 as usize],
                     Op::Phi(ins) => {
                         temporal[b.0 as usize]
@@ -250,5 +275,14 @@ pub fn analyze(f: &Func) -> Result<Uniformity, CompileError> {
             });
         }
     }
-    Ok(Uniformity { divergent: div, branches, joins, barrier_in_divergent_flow })
+    let uniform_calls = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| match &i.op {
+            Op::Call { sub, args } if callee_uniform(*sub) && args.iter().all(|a| !div[a.0 as usize]) => i.result,
+            _ => None,
+        })
+        .collect();
+    Ok(Uniformity { divergent: div, branches, joins, barrier_in_divergent_flow, uniform_calls })
 }

@@ -486,6 +486,12 @@ __constant ulong vt_two_over_pi[21] = {
     0x3d0739f78a5292eaUL, 0x6bfb5fb11f8d5d08UL, 0x56033046fc7b6babUL, 0xf0cfbc209af4361dUL,
     0xa9e391615ee61b08UL};
 
+// 64 bits of 2/π starting `bo` bits into word `i` of the table.
+static ulong vt_two_over_pi_word(int i, int bo) {
+    ulong a = vt_two_over_pi[i], b = vt_two_over_pi[i + 1];
+    return bo == 0 ? a : (a << bo) | (b >> (64 - bo));
+}
+
 static inline ulong vt_word(ulong p0, ulong p1, ulong p2, ulong p3, int i) {
     return i == 0 ? p0 : i == 1 ? p1 : i == 2 ? p2 : i == 3 ? p3 : 0;
 }
@@ -513,12 +519,9 @@ static int vt_rem_pio2(double x, double *rh, double *rl) {
     int e = ex - 1075; // |x| = m · 2^e
     int s = e - 1 > 1 ? e - 1 : 1;
     int wi = (s - 1) >> 6, bo = (s - 1) & 63;
-    ulong w[3];
-    for (int j = 0; j < 3; j++) {
-        ulong a = vt_two_over_pi[wi + j], b = vt_two_over_pi[wi + j + 1];
-        w[j] = bo == 0 ? a : (a << bo) | (b >> (64 - bo));
-    }
-    vt_u128 t2 = vt_mul64(m, w[2]), t1 = vt_mul64(m, w[1]), t0 = vt_mul64(m, w[0]);
+    // Three words, not a private array: the uniform variant keeps them in scalar registers.
+    ulong w0 = vt_two_over_pi_word(wi, bo), w1 = vt_two_over_pi_word(wi + 1, bo), w2 = vt_two_over_pi_word(wi + 2, bo);
+    vt_u128 t2 = vt_mul64(m, w2), t1 = vt_mul64(m, w1), t0 = vt_mul64(m, w0);
     ulong p0 = t2.lo;
     ulong p1 = t2.hi + t1.lo;
     ulong c1 = p1 < t1.lo;

@@ -308,20 +308,19 @@ impl<'m> Lowerer<'m> {
         CompileError::Unsupported { construct: what.to_string(), location: self.line.clone() }
     }
 
-    /// Loads the kernel parameters from the argument buffer (pocl's packing rule).
+    /// Loads the kernel parameters from the argument buffer ([`crate::abi::launch::ArgLayout`]).
     fn lower_args(&mut self, fid: u32) -> Result<Vec<Vec<Value>>, CompileError> {
         let f = self.m.functions.get(&fid).ok_or(invalid("kernel function missing"))?;
         let params: Vec<(u32, u32)> =
             f.parameters.iter().map(|p| (p.result_id.unwrap_or(0), p.result_type.unwrap_or(0))).collect();
-        let mut off = 0u32;
+        let mut layout = crate::abi::launch::ArgLayout::default();
         let mut out = Vec::new();
         for (id, ty) in params {
             match self.m.types.get(ty)?.clone() {
                 SType::Pointer { space, pointee } if self.m.is_byval(id) => {
                     // By-value struct: copy it from the argument buffer into private memory.
                     let size = self.m.types.size(pointee)?;
-                    let align = size.max(4).next_power_of_two();
-                    off = off.next_multiple_of(align);
+                    let off = layout.value(size);
                     let slot = self.alloc_private(size.next_multiple_of(4), 4);
                     let dst = self.f.push(self.prelude, Ty::Ptr(Space::Private), Op::PrivateAddr { offset: slot });
                     for k in (0..size).step_by(4) {
@@ -330,31 +329,27 @@ impl<'m> Lowerer<'m> {
                         self.f.push_void(self.prelude, Op::Store { ptr: a, value: w });
                     }
                     let _ = space;
-                    off += size;
                     out.push(vec![dst]);
                 }
                 SType::Pointer { space, .. } => {
-                    off = off.next_multiple_of(4);
+                    let off = layout.pointer();
                     let v = self.f.push(self.prelude, Ty::Ptr(space), Op::ArgWord { offset: off });
-                    off += 4;
                     out.push(vec![v]);
                 }
                 SType::Opaque(what) => return Err(self.err(&format!("kernel arguments of type {what}"))),
                 _ => {
                     let size = self.m.types.size(ty)?;
-                    let align = size.max(4).next_power_of_two();
-                    off = off.next_multiple_of(align);
+                    let off = layout.value(size);
                     let mut vals = Vec::new();
                     for (lo, lt) in self.m.types.leaves(ty)? {
                         vals.push(self.f.push(self.prelude, lt, Op::ArgWord { offset: off + lo }));
                     }
-                    off += size;
                     out.push(vals);
                 }
             }
         }
         if self.globals.present {
-            self.globals_arg = Some(crate::abi::globals::hidden_arg_offset(off));
+            self.globals_arg = Some(crate::abi::globals::hidden_arg_offset(layout.end()));
         }
         Ok(out)
     }
@@ -1219,8 +1214,25 @@ impl<'m> Lowerer<'m> {
         if size > 4096 {
             return Err(self.err("memcpy of more than 4096 bytes"));
         }
-        let align = self.m.types.align(pointee).unwrap_or(1);
-        let (step, t) = if align >= 4 && size % 4 == 0 { (4, Ty::I32) } else { (1, Ty::I8) };
+        // The pointers are usually `char *` (LLVM's memcpy); the `Aligned` memory operand then
+        // says what the copied object guarantees. Copying a struct of 64-bit fields in 64-bit
+        // pieces matches its field accesses, so mem2reg can keep it in registers.
+        let declared = match (i.operands.get(3), i.operands.get(4)) {
+            (Some(Operand::MemoryAccess(m)), Some(Operand::LiteralBit32(a)))
+                if m.contains(spirv::MemoryAccess::ALIGNED) && a.is_power_of_two() =>
+            {
+                *a
+            }
+            _ => 1,
+        };
+        let align = self.m.types.align(pointee).unwrap_or(1).max(declared);
+        let (step, t) = if align >= 8 && size % 8 == 0 {
+            (8, Ty::I64)
+        } else if align >= 4 && size % 4 == 0 {
+            (4, Ty::I32)
+        } else {
+            (1, Ty::I8)
+        };
         for off in (0..size as u32).step_by(step) {
             let s = self.offset_ptr(b, src, off);
             let d = self.offset_ptr(b, dst, off);

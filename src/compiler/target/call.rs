@@ -19,6 +19,17 @@
 //! live across an instruction: the zero vector v0, the spill scratch v1–v3 / x7, x28, x29, the
 //! slot bases v241–v255 / x63 (constants, re-set by any function that needs them), x62 and the
 //! `setrpc` scratch x6.
+//!
+//! **Uniform variants.** A subroutine whose results are uniform when its arguments are (the
+//! uniformity analysis with uniform parameters says so) also exists as a *uniform variant*,
+//! [`uniform_name`], compiled from the same function with its parameters in scalar registers:
+//! a call whose arguments are all uniform (e.g. double arithmetic on kernel arguments) runs on
+//! the scalar unit once per warp instead of in every lane. Its words travel in the same vector
+//! argument registers: the caller broadcasts each scalar word into the active lanes
+//! (`vmv.v.x`), the callee reads it back with `vmv.x.s` (the highest active lane's element, see
+//! the ISA notes) and returns its result words the same way. No lane is inactive at one end and
+//! active at the other: the callee's own branches are uniform, and any divergence inside it
+//! reconverges before it returns.
 
 /// Register ranges of one call level.
 pub struct Level {
@@ -63,6 +74,14 @@ pub fn level(level: u8) -> Level {
 
 /// Most argument words of a level-2 subroutine (its argument registers v26–v31).
 pub const MAX_WORDS_LEVEL2: usize = 6;
+
+/// The name of the uniform variant of subroutine `name` (same call level).
+pub fn uniform_name(name: &str) -> String {
+    format!("{name}{UNIFORM_SUFFIX}")
+}
+
+/// What [`uniform_name`] appends.
+pub const UNIFORM_SUFFIX: &str = "__u";
 
 /// The assembly label of subroutine `name`.
 pub fn label(name: &str) -> String {

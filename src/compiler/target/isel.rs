@@ -587,14 +587,24 @@ impl Sel<'_> {
             Op::Param(k) => {
                 let d = self.reg(r.expect("param result"));
                 let a = super::call::level(self.m.level).args + *k as u8;
-                self.emit_rr(I::VaddVx, d, ZERO, Reg::PV(a), 0);
+                if d.is_vector() {
+                    self.emit_rr(I::VaddVx, d, ZERO, Reg::PV(a), 0);
+                } else {
+                    // A uniform variant's parameter (`target::call`): the highest active lane.
+                    self.emit_rr(I::VmvXS, d, ZERO, Reg::PV(a), 0);
+                }
                 Ok(())
             }
             Op::Return(words) => {
                 let a = super::call::level(self.m.level).args;
                 for (k, w) in words.clone().into_iter().enumerate() {
-                    let src = self.v(w)?;
-                    self.emit_rr(I::VaddVx, Reg::PV(a + k as u8), ZERO, src, 0);
+                    if self.div(w) {
+                        let src = self.reg(w);
+                        self.emit_rr(I::VaddVx, Reg::PV(a + k as u8), ZERO, src, 0);
+                    } else {
+                        let src = self.s(w)?;
+                        self.emit_rr(I::VmvVX, Reg::PV(a + k as u8), src, ZERO, 0);
+                    }
                 }
                 Ok(())
             }

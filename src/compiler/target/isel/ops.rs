@@ -769,13 +769,34 @@ impl Sel<'_> {
             return Err(CompileError::Internal(format!("bad call of {name} from level {}", self.m.level)));
         }
         let base = call::level(lv).args;
+        let mut outs = vec![(r, 0u32)];
+        outs.extend(self.callres.get(&r).cloned().unwrap_or_default());
+        if self.u.uniform_calls.contains(&r) {
+            // The uniform variant: scalar words broadcast into the argument registers, results
+            // read back from the highest active lane.
+            let srcs = args.iter().map(|a| self.s(*a)).collect::<Result<Vec<_>, _>>()?;
+            for (k, src) in srcs.into_iter().enumerate() {
+                self.emit_rr(I::VmvVX, Reg::PV(base + k as u8), src, ZERO, 0);
+            }
+            self.push(MInst::new(MOp::Call(call::uniform_name(&name))));
+            for (v, k) in outs {
+                let d = self.reg(v);
+                if d.is_vector() {
+                    // A lane-wise copy (a loop's divergent exit): the active lanes get the value.
+                    let t = self.m.new_s();
+                    self.emit_rr(I::VmvXS, t, ZERO, Reg::PV(base + k as u8), 0);
+                    self.emit_rr(I::VmvVX, d, t, ZERO, 0);
+                } else {
+                    self.emit_rr(I::VmvXS, d, ZERO, Reg::PV(base + k as u8), 0);
+                }
+            }
+            return Ok(());
+        }
         let srcs = args.iter().map(|a| self.v(*a)).collect::<Result<Vec<_>, _>>()?;
         for (k, src) in srcs.into_iter().enumerate() {
             self.emit_rr(I::VaddVx, Reg::PV(base + k as u8), ZERO, src, 0);
         }
         self.push(MInst::new(MOp::Call(name)));
-        let mut outs = vec![(r, 0u32)];
-        outs.extend(self.callres.get(&r).cloned().unwrap_or_default());
         for (v, k) in outs {
             let d = self.reg(v);
             if !d.is_vector() {
