@@ -133,26 +133,21 @@ fn decode_with(word: u32, e: Ext) -> Decoded {
     if e == Ext::default() {
         return d;
     }
-    // Standard RVV stores read their data register (bits 11:7) through slot 3.
-    let rd_slot = match i.op {
-        Op::Vse32V | Op::Vsse32V | Op::Vsuxei32V | Op::Vsoxei32V => e.rs3,
-        _ => e.rd,
-    };
-    // The scalar FP operand of `.vf` forms is read without extension; fields holding immediates
-    // are not registers.
-    let rs1_is_reg = fl.rs1
-        && !matches!(fmt, Fmt::VF | Fmt::VMacF | Fmt::VMvF | Fmt::CsrI | Fmt::Vsetivli)
-        && !matches!(i.op, Op::VmergeVim | Op::VfmergeVfm);
-    if fl.rd {
+    // Operand roles (`isa::roles`): a destination field that is only read (the data register
+    // of the standard RVV stores, bits 11:7) is extended through slot 3; fields holding
+    // immediates and the unextended scalar FP operand of the `.vf` forms are not extended.
+    let roles = i.op.desc().roles;
+    let rd_slot = if roles.rd.reads() && !roles.rd.writes() { e.rs3 } else { e.rd };
+    if fl.rd && roles.rd.extended() {
         d.rd = x(i.rd, rd_slot);
     }
-    if rs1_is_reg {
+    if fl.rs1 && roles.rs1.extended() {
         d.rs1 = x(i.rs1, e.rs1);
     }
-    if fl.rs2 {
+    if fl.rs2 && roles.rs2.extended() {
         d.rs2 = x(i.rs2, e.rs2);
     }
-    if fl.rs3 {
+    if fl.rs3 && roles.rs3.extended() {
         d.rs3 = x(i.rs3, e.rs3);
     }
     if e.validi {

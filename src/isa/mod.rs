@@ -14,10 +14,12 @@ pub mod asm;
 pub mod disasm;
 pub mod format;
 pub mod regs;
+pub mod roles;
 pub mod semantics;
 pub mod table;
 
 pub use format::{Fmt, ImmKind};
+pub use roles::{Class, Role, Roles};
 pub use table::{InstDesc, Op, TABLE};
 
 use once_cell::sync::Lazy;

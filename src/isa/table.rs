@@ -13,6 +13,7 @@
 //! `vfrec7`/`vfrsqrt7`, reductions, permutations and mask-logical ops.
 
 use super::format::Fmt;
+use super::roles::{rows, Roles};
 
 /// One row of the table.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +23,9 @@ pub struct InstDesc {
     pub match_bits: u32,
     pub mask: u32,
     pub fmt: Fmt,
+    /// What each register field is ([`super::roles`]): the format's default unless the row
+    /// says otherwise (a sixth column).
+    pub roles: Roles,
 }
 
 // Standard RVV encodings are built from funct6 and funct3; constants keep the rows readable.
@@ -47,7 +51,7 @@ const R: u32 = 0xfe00_707f;
 const I: u32 = 0x0000_707f;
 
 macro_rules! table {
-    ($( $variant:ident, $mnem:literal, $match:expr, $mask:expr, $fmt:ident; )*) => {
+    ($( $variant:ident, $mnem:literal, $match:expr, $mask:expr, $fmt:ident $(, $roles:expr)?; )*) => {
         /// Every instruction of the table (variant names follow the mnemonic: `vadd.vv` → `VaddVv`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
@@ -55,9 +59,18 @@ macro_rules! table {
 
         /// The instruction table, in declaration order (`TABLE[op as usize].op == op`).
         pub static TABLE: &[InstDesc] = &[
-            $(InstDesc { op: Op::$variant, mnemonic: $mnem, match_bits: $match, mask: $mask, fmt: Fmt::$fmt },)*
+            $(InstDesc {
+                op: Op::$variant,
+                mnemonic: $mnem,
+                match_bits: $match,
+                mask: $mask,
+                fmt: Fmt::$fmt,
+                roles: table!(@roles $fmt $(, $roles)?),
+            },)*
         ];
     };
+    (@roles $fmt:ident) => { Fmt::$fmt.roles() };
+    (@roles $fmt:ident, $roles:expr) => { $roles };
 }
 
 table! {
@@ -133,11 +146,11 @@ table! {
     AmominuW, "amominu.w", 0xc000_202f, 0xf800_707f, Amo;
     AmomaxuW, "amomaxu.w", 0xe000_202f, 0xf800_707f, Amo;
     // Zacas compare-and-swap (ventus-icd extension, executed per lane like the other AMOs).
-    AmocasW, "amocas.w", 0x2800_202f, 0xf800_707f, Amo;
+    AmocasW, "amocas.w", 0x2800_202f, 0xf800_707f, Amo, rows::AMOCAS;
     // Zacas RV32 `amocas.d` (ventus-icd extension, per lane): 64-bit compare-and-swap on even/odd
     // vector register pairs — vd/vd+1 hold the expected value (low/high word) and receive the old
     // one, vs2/vs2+1 the new value; an odd vd or vs2 is an illegal instruction.
-    AmocasD, "amocas.d", 0x2800_302f, 0xf800_707f, Amo;
+    AmocasD, "amocas.d", 0x2800_302f, 0xf800_707f, Amo, rows::AMOCAS;
     // ---- F (zfinx register names; spike's mirrored FP file) --------------------------------------
     Flw, "flw", 0x2007, I, Load;
     Fsw, "fsw", 0x2027, I, Store;
@@ -170,13 +183,13 @@ table! {
     Vsetivli, "vsetivli", 0xc000_7057, 0xc000_707f, Vsetivli;
     Vsetvl, "vsetvl", 0x8000_7057, R, R;
     Vle32V, "vle32.v", 0x6007, 0xfdf0_707f, VLoad;
-    Vse32V, "vse32.v", 0x6027, 0xfdf0_707f, VLoad;
+    Vse32V, "vse32.v", 0x6027, 0xfdf0_707f, VLoad, rows::VSTORE;
     Vlse32V, "vlse32.v", 0x0800_6007, VM, VLoadStride;
-    Vsse32V, "vsse32.v", 0x0800_6027, VM, VLoadStride;
+    Vsse32V, "vsse32.v", 0x0800_6027, VM, VLoadStride, rows::VSTORE_STRIDE;
     Vluxei32V, "vluxei32.v", 0x0400_6007, VM, VLoadIndex;
-    Vsuxei32V, "vsuxei32.v", 0x0400_6027, VM, VLoadIndex;
+    Vsuxei32V, "vsuxei32.v", 0x0400_6027, VM, VLoadIndex, rows::VSTORE_INDEX;
     Vloxei32V, "vloxei32.v", 0x0c00_6007, VM, VLoadIndex;
-    Vsoxei32V, "vsoxei32.v", 0x0c00_6027, VM, VLoadIndex;
+    Vsoxei32V, "vsoxei32.v", 0x0c00_6027, VM, VLoadIndex, rows::VSTORE_INDEX;
     // ---- RVV integer ---------------------------------------------------------------------------------
     VaddVv, "vadd.vv", v(0b000000, OPIVV), VM, VV;
     VaddVx, "vadd.vx", v(0b000000, OPIVX), VM, VX;
@@ -206,8 +219,8 @@ table! {
     VmvVX, "vmv.v.x", v(0b010111, OPIVX) | 1 << 25, 0xfff0_707f, VMvX;
     VmvVI, "vmv.v.i", v(0b010111, OPIVI) | 1 << 25, 0xfff0_707f, VMvI;
     VmergeVvm, "vmerge.vvm", v(0b010111, OPIVV), 0xfe00_707f, VMerge;
-    VmergeVxm, "vmerge.vxm", v(0b010111, OPIVX), 0xfe00_707f, VMerge;
-    VmergeVim, "vmerge.vim", v(0b010111, OPIVI), 0xfe00_707f, VMerge;
+    VmergeVxm, "vmerge.vxm", v(0b010111, OPIVX), 0xfe00_707f, VMerge, rows::VMERGE_X;
+    VmergeVim, "vmerge.vim", v(0b010111, OPIVI), 0xfe00_707f, VMerge, rows::VMERGE_I;
     VmseqVv, "vmseq.vv", v(0b011000, OPIVV), VM, VV;
     VmseqVx, "vmseq.vx", v(0b011000, OPIVX), VM, VX;
     VmseqVi, "vmseq.vi", v(0b011000, OPIVI), VM, VI;
@@ -304,7 +317,7 @@ table! {
     VfsqrtV, "vfsqrt.v", vu(0b010011, OPFVV, 0b00000), VU, VUnary;
     VfclassV, "vfclass.v", vu(0b010011, OPFVV, 0b10000), VU, VUnary;
     VfmvVF, "vfmv.v.f", v(0b010111, OPFVF) | 1 << 25, 0xfff0_707f, VMvF;
-    VfmergeVfm, "vfmerge.vfm", v(0b010111, OPFVF), 0xfe00_707f, VMerge;
+    VfmergeVfm, "vfmerge.vfm", v(0b010111, OPFVF), 0xfe00_707f, VMerge, rows::VFMERGE;
     VmfeqVv, "vmfeq.vv", v(0b011000, OPFVV), VM, VV;
     VmfeqVf, "vmfeq.vf", v(0b011000, OPFVF), VM, VF;
     VmfleVv, "vmfle.vv", v(0b011001, OPFVV), VM, VV;
@@ -345,7 +358,7 @@ table! {
     Endprg, "endprg", 0x400b, R, X3;
     Barrier, "barrier", 0x0400_400b, R, Barrier;
     Barriersub, "barriersub", 0x0600_400b, R, Barrier;
-    VfttaVv, "vftta.vv", 0x0c00_400b, 0xfc00_707f, VV;
+    VfttaVv, "vftta.vv", 0x0c00_400b, 0xfc00_707f, VV, rows::VFTTA;
     VfexpV, "vfexp", 0x0800_600b, 0xfc0f_f07f, VUnary;
     // ---- Ventus custom-1 (0x2b): private-memory vector loads/stores ------------------------------
     VlbV, "vlb.v", 0x2b, 0x8000_707f, PLoad;

@@ -2,7 +2,7 @@
 //! pseudo-instructions whose final form depends on layout (branches, address materialisation).
 
 use crate::compiler::ir::SrcLoc;
-use crate::isa::{Fmt, Op};
+use crate::isa::Op;
 
 /// A register: virtual (before allocation) or physical.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,48 +91,28 @@ impl MInst {
         MInst { rd: Some(rd), imm: v, ..MInst::new(MOp::Li) }
     }
 
-    /// Registers written.
+    /// Registers written (the table's operand roles, `isa::roles`).
     pub fn defs(&self) -> Vec<Reg> {
         match &self.op {
             MOp::Li | MOp::LaRodata | MOp::LaBlock => self.rd.into_iter().collect(),
             MOp::Branch(_) | MOp::Jump | MOp::Call(_) => vec![],
-            MOp::I(op) => {
-                let fmt = op.desc().fmt;
-                let writes_rd = !matches!(
-                    fmt,
-                    Fmt::Store
-                        | Fmt::B
-                        | Fmt::VBranch
-                        | Fmt::Join
-                        | Fmt::X3
-                        | Fmt::Barrier
-                        | Fmt::PStore
-                        | Fmt::VStore12
-                        | Fmt::Bare
-                        | Fmt::Fence
-                        | Fmt::Prefix
-                ) && !matches!(op, Op::Vse32V | Op::Vsse32V | Op::Vsuxei32V | Op::Vsoxei32V);
-                if writes_rd {
-                    self.rd.into_iter().collect()
-                } else {
-                    vec![]
-                }
-            }
+            MOp::I(op) => self.rd.filter(|_| op.desc().roles.rd.writes()).into_iter().collect(),
         }
     }
 
-    /// Registers read.
+    /// Registers read (the table's operand roles for instructions; pseudo-instructions read
+    /// the source fields they set).
     pub fn uses(&self) -> Vec<Reg> {
-        let mut u: Vec<Reg> = [self.rs1, self.rs2, self.rs3].into_iter().flatten().collect();
-        if let MOp::I(op) = &self.op {
-            // Multiply-accumulate forms read their destination, compare-and-swap its expected value.
-            if matches!(op.desc().fmt, Fmt::VMacV | Fmt::VMacX | Fmt::VMacF)
-                || matches!(op, Op::VfttaVv | Op::AmocasW | Op::AmocasD)
-            {
-                u.extend(self.rd);
+        match &self.op {
+            MOp::I(op) | MOp::Branch(op) => {
+                let r = op.desc().roles;
+                [(self.rs1, r.rs1), (self.rs2, r.rs2), (self.rs3, r.rs3), (self.rd, r.rd)]
+                    .into_iter()
+                    .filter_map(|(reg, role)| reg.filter(|_| role.reads()))
+                    .collect()
             }
+            _ => [self.rs1, self.rs2, self.rs3].into_iter().flatten().collect(),
         }
-        u
     }
 
     /// All register fields, mutably (for rewriting after allocation).
