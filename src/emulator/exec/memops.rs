@@ -1,38 +1,34 @@
-//! Memory, CSR and scalar-FP instruction bodies (kept out of the dispatch `match` for size).
+//! Memory instruction bodies: scalar and vector loads and stores, private-memory and
+//! `vl*12`/`vs*12` forms, and the per-lane AMOs (kept out of the dispatch `match` for size).
 
 use super::super::fault::{FaultKind, Trap};
 use super::super::memory::{MemError, MemView};
 use super::super::trace::Tracer;
-use super::super::warp::{CsrEffect, Warp};
+use super::super::warp::Warp;
 use super::vector::{trace_v, vgen, Lanes};
-use super::{fx, set_x, Ctx, Flow};
-use crate::isa::regs::csr;
 use crate::isa::semantics as s;
 use crate::isa::Op;
 
+/// The trap of a failed access (`write`: a store or AMO write).
 #[inline(always)]
-fn load_trap(e: MemError, lane: Option<u32>) -> Trap {
-    match e {
-        MemError::Unmapped(a) => Trap { kind: FaultKind::LoadAccess, addr: Some(a), lane },
-        MemError::Misaligned(a) => Trap { kind: FaultKind::LoadMisaligned, addr: Some(a), lane },
-        MemError::ReadOnly(a) => Trap { kind: FaultKind::LoadAccess, addr: Some(a), lane },
-        MemError::Checked { addr, bytes } => {
-            Trap { kind: FaultKind::MemCheck { write: false, bytes }, addr: Some(addr), lane }
-        }
-        MemError::Unwritten { addr, bytes } => Trap { kind: FaultKind::Unwritten { bytes }, addr: Some(addr), lane },
-    }
+fn access_trap(e: MemError, lane: Option<u32>, write: bool) -> Trap {
+    let (kind, addr) = match e {
+        MemError::Unmapped(a) => (if write { FaultKind::StoreAccess } else { FaultKind::LoadAccess }, a),
+        MemError::Misaligned(a) => (if write { FaultKind::StoreMisaligned } else { FaultKind::LoadMisaligned }, a),
+        // A read of a read-only page cannot fail for its permission; only writes can.
+        MemError::ReadOnly(a) => (if write { FaultKind::StoreReadOnly } else { FaultKind::LoadAccess }, a),
+        MemError::Checked { addr, bytes } => (FaultKind::MemCheck { write, bytes }, addr),
+        MemError::Unwritten { addr, bytes } => (FaultKind::Unwritten { bytes }, addr),
+    };
+    Trap { kind, addr: Some(addr), lane }
+}
+#[inline(always)]
+pub(super) fn load_trap(e: MemError, lane: Option<u32>) -> Trap {
+    access_trap(e, lane, false)
 }
 #[inline(always)]
 fn store_trap(e: MemError, lane: Option<u32>) -> Trap {
-    match e {
-        MemError::Unmapped(a) => Trap { kind: FaultKind::StoreAccess, addr: Some(a), lane },
-        MemError::Misaligned(a) => Trap { kind: FaultKind::StoreMisaligned, addr: Some(a), lane },
-        MemError::ReadOnly(a) => Trap { kind: FaultKind::StoreReadOnly, addr: Some(a), lane },
-        MemError::Checked { addr, bytes } => {
-            Trap { kind: FaultKind::MemCheck { write: true, bytes }, addr: Some(addr), lane }
-        }
-        MemError::Unwritten { addr, bytes } => Trap { kind: FaultKind::Unwritten { bytes }, addr: Some(addr), lane },
-    }
+    access_trap(e, lane, true)
 }
 
 /// Scalar load (zero-extended; the caller sign-extends).
@@ -141,130 +137,6 @@ pub fn vector_amocas_d<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &su
     trace_v(w, t, d.rd);
     trace_v(w, t, d.rd + 1);
     result
-}
-
-/// Reads a local/global id component for the per-lane CSRs 0x80d..0x813 from the metadata buffer.
-fn lane_csr(w: &Warp, mem: &MemView, num: u16, lane: u32) -> Result<u32, Trap> {
-    let md = |off: u32| mem.load(w.csr.knl.wrapping_add(off), 4).map_err(|e| load_trap(e, None));
-    let (lx, ly, lz) = (md(24)?.max(1), md(28)?.max(1), md(32)?.max(1));
-    let linear = w.csr.tid + lane;
-    let local = [linear % lx, (linear / lx) % ly, linear / (lx * ly)];
-    let _ = lz;
-    let global = |d: usize, ls: u32, off: u32| -> Result<u32, Trap> {
-        Ok(w.csr.gid[d].wrapping_mul(ls).wrapping_add(local[d]).wrapping_add(md(off)?))
-    };
-    Ok(match num {
-        csr::LC_ID_X => local[0],
-        csr::LC_ID_Y => local[1],
-        csr::LC_ID_Z => local[2],
-        csr::GL_ID_X => global(0, lx, 36)?,
-        csr::GL_ID_Y => global(1, ly, 40)?,
-        csr::GL_ID_Z => global(2, lz, 44)?,
-        _ => {
-            // Global linear id: (gz * GY + gy) * GX + gx without offsets.
-            let (gx, gy) = (md(12)?, md(16)?);
-            let g = [global(0, lx, 36)? - md(36)?, global(1, ly, 40)? - md(40)?, global(2, lz, 44)? - md(44)?];
-            (g[2].wrapping_mul(gy).wrapping_add(g[1])).wrapping_mul(gx).wrapping_add(g[0])
-        }
-    })
-}
-
-/// csrrw/csrrs/csrrc and their immediate forms.
-pub fn csr_op<T: Tracer>(w: &mut Warp, ctx: &Ctx, t: &mut T, d: &super::Decoded, op: Op) -> Result<Flow, Trap> {
-    let num = d.imm as u16;
-    let src = match op {
-        Op::Csrrwi | Op::Csrrsi | Op::Csrrci => d.rs1 as u32,
-        _ => w.x[d.rs1 as usize],
-    };
-    let writes = matches!(op, Op::Csrrw | Op::Csrrwi) || d.rs1 != 0;
-    if (csr::GL_ID_X..=csr::LC_ID_Z).contains(&num) {
-        // Per-lane "vector CSRs" of the newest ABI: read into v[rd]; writes are forbidden.
-        if writes {
-            return Err(Trap::illegal(d.word));
-        }
-        let m = w.mask;
-        let mut vals: Lanes = [0; 32];
-        for (i, v) in vals.iter_mut().enumerate() {
-            if (m >> i) & 1 != 0 {
-                *v = lane_csr(w, ctx.mem, num, i as u32)?;
-            }
-        }
-        vgen(w, t, m, d.rd, |i| vals[i]);
-        return Ok(Flow::Next);
-    }
-    let old = w.read_csr(num).ok_or(Trap::illegal(d.word))?;
-    let mut flow = Flow::Next;
-    if writes {
-        let new = match op {
-            Op::Csrrw | Op::Csrrwi => src,
-            Op::Csrrs | Op::Csrrsi => old | src,
-            _ => old & !src,
-        };
-        if num >> 10 == 3 {
-            return Err(Trap::illegal(d.word)); // read-only CSR
-        }
-        if let CsrEffect::Print(v) = w.write_csr(num, new, d.word)? {
-            flow = Flow::Print(v);
-        }
-        if T::ENABLED {
-            t.csr_write(num, w.read_csr(num).unwrap_or(new));
-        }
-    }
-    set_x(w, t, d.rd, old);
-    Ok(flow)
-}
-
-/// Scalar single-precision FP (zfinx: operands and results in x registers).
-pub fn fp_scalar<T: Tracer>(w: &mut Warp, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
-    let (a, b, c) = (fx(w, d.rs1), fx(w, d.rs2), fx(w, d.rs3));
-    let rm = if d.aux == 7 { w.csr.frm } else { d.aux as u32 };
-    if rm > 4 {
-        return Err(Trap::illegal(d.word));
-    }
-    let (r, flags) = match op {
-        Op::FaddS => s::fadd_f(a, b),
-        Op::FsubS => s::fsub_f(a, b),
-        Op::FmulS => s::fmul_f(a, b),
-        Op::FdivS => s::fdiv_f(a, b),
-        Op::FsqrtS => s::fsqrt_f(a),
-        Op::FmaddS => s::fmadd_f(a, b, c),
-        Op::FmsubS => s::fmadd_f(a, b, s::fneg(c)),
-        Op::FnmsubS => s::fmadd_f(s::fneg(a), b, c),
-        Op::FnmaddS => s::fmadd_f(s::fneg(a), b, s::fneg(c)),
-        Op::FsgnjS => (s::fsgnj(a, b), 0),
-        Op::FsgnjnS => (s::fsgnjn(a, b), 0),
-        Op::FsgnjxS => (s::fsgnjx(a, b), 0),
-        Op::FminS => (s::fmin(a, b), s::minmax_flags(a, b)),
-        Op::FmaxS => (s::fmax(a, b), s::minmax_flags(a, b)),
-        Op::FcvtWS => s::fcvt_w_s(a, rm),
-        Op::FcvtWuS => s::fcvt_wu_s(a, rm),
-        Op::FmvXW | Op::FmvWX => (a, 0),
-        Op::FeqS => (s::feq(a, b), s::compare_flags(a, b, false)),
-        Op::FltS => (s::flt(a, b), s::compare_flags(a, b, true)),
-        Op::FleS => (s::fle(a, b), s::compare_flags(a, b, true)),
-        Op::FclassS => (s::fclass(a), 0),
-        Op::FcvtSW => {
-            let x = w.x[d.rs1 as usize];
-            let r = s::fcvt_s_w(x, rm);
-            (r, s::int_to_float_flags(r, x as i32 as f64))
-        }
-        Op::FcvtSWu => {
-            let x = w.x[d.rs1 as usize];
-            let r = s::fcvt_s_wu(x, rm);
-            (r, s::int_to_float_flags(r, x as f64))
-        }
-        _ => return Err(Trap::illegal(d.word)),
-    };
-    if flags != 0 {
-        w.csr.fflags |= flags;
-        if T::ENABLED {
-            t.csr_write(csr::FFLAGS, w.csr.fflags);
-        }
-    }
-    // fmv.w.x and fcvt.s.* read the integer register (x0 = 0), not the FP mirror.
-    let r = if op == Op::FmvWX { w.x[d.rs1 as usize] } else { r };
-    set_x(w, t, d.rd, r);
-    Ok(())
 }
 
 /// Iterates the set bits of `m` in ascending order.

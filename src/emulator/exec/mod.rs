@@ -3,7 +3,15 @@
 //!
 //! Semantics follow ventus-isa.md (the reference simulator); scalar instructions execute once per
 //! warp regardless of the SIMT mask, vector instructions on the active lanes below `vl`.
+//!
+//! [`step`] is one flat `match` over every instruction of the table — a dispatch table, one
+//! line per instruction where the operation is a lane function (`vv!(u32::wrapping_add)`), so a
+//! single jump selects the code. Bodies longer than a line live beside it by class: [`memops`]
+//! (memory and AMOs), `csr` (CSR instructions), `fp` (scalar FP), [`vector`] (lane loops), and
+//! [`vsetvl`].
 
+mod csr;
+mod fp;
 mod memops;
 pub mod vector;
 
@@ -77,6 +85,41 @@ fn not_an_op(d: &Decoded) -> Result<Flow, Trap> {
         Ok(Flow::HostCall(d.host_call))
     } else {
         Err(Trap::illegal(d.word))
+    }
+}
+
+/// `vsetvli`/`vsetivli`/`vsetvl`: sets `vtype` and `vl` (only SEW=32, LMUL=1 is supported —
+/// what every Ventus binary uses; anything else sets `vill`) and marks the vector state dirty;
+/// writes the new `vl` to `rd`.
+#[inline(always)]
+fn vsetvl<T: Tracer>(w: &mut Warp, t: &mut T, d: &Decoded, op: Op, x1: u32, x2: u32) {
+    let (rd, rs1) = (d.rd, d.rs1);
+    let vtype = match op {
+        Op::Vsetvl => x2,
+        _ => d.imm as u32,
+    };
+    let avl = match op {
+        Op::Vsetivli => rs1 as u32,
+        _ if rs1 != 0 => x1,
+        _ if rd != 0 => u32::MAX,
+        _ => w.csr.vl,
+    };
+    let ok = vtype & !0xc0 == 0x10;
+    w.csr.vill = !ok;
+    w.csr.vtype = if ok { vtype } else { 0 };
+    w.csr.vl = if ok { avl.min(w.csr.numt) } else { 0 };
+    let before = w.csr.mstatus;
+    w.csr.mstatus |= 3 << mstatus::VS_SHIFT;
+    let vl = w.csr.vl;
+    set_x(w, t, rd, vl);
+    if T::ENABLED {
+        use crate::isa::regs::csr::{MSTATUS, VL, VSTART, VTYPE};
+        if before != w.csr.mstatus {
+            t.csr_write(MSTATUS, w.read_csr(MSTATUS).unwrap_or(0));
+        }
+        t.csr_write(VSTART, 0);
+        t.csr_write(VL, vl);
+        t.csr_write(VTYPE, w.read_csr(VTYPE).unwrap_or(0));
     }
 }
 
@@ -281,7 +324,7 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         Op::Ebreak => return Err(Trap::new(FaultKind::Breakpoint)),
         Op::Mret => next = w.csr.mepc,
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
-            flow = memops::csr_op(w, ctx, t, d, op)?;
+            flow = csr::csr_op(w, ctx, t, d, op)?;
         }
         // ---- M ----------------------------------------------------------------------------------
         Op::Mul => alu!(x1.wrapping_mul(x2)),
@@ -351,39 +394,10 @@ pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Resul
         | Op::FcvtSWu
         | Op::FmvWX => {
             need_fp!();
-            memops::fp_scalar(w, t, d, op)?;
+            fp::fp_scalar(w, t, d, op)?;
         }
         // ---- RVV configuration and memory ---------------------------------------------------------
-        Op::Vsetvli | Op::Vsetivli | Op::Vsetvl => {
-            let vtype = match op {
-                Op::Vsetvl => x2,
-                _ => imm,
-            };
-            let avl = match op {
-                Op::Vsetivli => rs1 as u32,
-                _ if rs1 != 0 => x1,
-                _ if rd != 0 => u32::MAX,
-                _ => w.csr.vl,
-            };
-            // Only SEW=32, LMUL=1 is supported (what every Ventus binary uses); anything else sets vill.
-            let ok = vtype & !0xc0 == 0x10;
-            w.csr.vill = !ok;
-            w.csr.vtype = if ok { vtype } else { 0 };
-            w.csr.vl = if ok { avl.min(w.csr.numt) } else { 0 };
-            let before = w.csr.mstatus;
-            w.csr.mstatus |= 3 << mstatus::VS_SHIFT;
-            let vl = w.csr.vl;
-            alu!(vl);
-            if T::ENABLED {
-                use crate::isa::regs::csr::MSTATUS;
-                if before != w.csr.mstatus {
-                    t.csr_write(MSTATUS, w.read_csr(MSTATUS).unwrap_or(0));
-                }
-                t.csr_write(crate::isa::regs::csr::VSTART, 0);
-                t.csr_write(crate::isa::regs::csr::VL, vl);
-                t.csr_write(crate::isa::regs::csr::VTYPE, w.read_csr(crate::isa::regs::csr::VTYPE).unwrap_or(0));
-            }
-        }
+        Op::Vsetvli | Op::Vsetivli | Op::Vsetvl => vsetvl(w, t, d, op, x1, x2),
         Op::Vle32V | Op::Vlse32V | Op::Vluxei32V | Op::Vloxei32V => {
             let m = m!();
             memops::vector_load(w, ctx.mem, t, d, op, m)?;
