@@ -182,6 +182,9 @@ pub fn fold(f: &mut Func) {
                             folded = true;
                         } else if let Some(same) = identity(&op, &consts, ty) {
                             repl.insert(r, same);
+                        } else if let Some(cheaper) = boolean_select(&op, &consts, ty) {
+                            f.blocks[bi].insts[ii].op = cheaper;
+                            folded = true;
                         }
                     }
                 }
@@ -243,6 +246,18 @@ fn identity(op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<Value> {
         Op::Bin(BinOp::And, a, b) if c(a).is_some_and(|k| k & ty.mask() == ty.mask()) => Some(*b),
         Op::Bin(BinOp::Or | BinOp::Xor, a, b) if c(b) == Some(0) => Some(*a),
         Op::Phi(ins) if !ins.is_empty() && ins.iter().all(|(_, v)| *v == ins[0].1) => Some(ins[0].1),
+        _ => None,
+    }
+}
+
+/// A boolean `select` with a constant arm is a logic operation (`a && b` and `a || b` reach
+/// the IR as `select(a, b, false)` and `select(a, true, b)`): one instruction instead of a
+/// bitwise select.
+fn boolean_select(op: &Op, consts: &HashMap<Value, u64>, ty: Ty) -> Option<Op> {
+    let c = |v: &Value| consts.get(v).copied();
+    match op {
+        Op::Select(k, a, b) if ty == Ty::I1 && c(b) == Some(0) => Some(Op::Bin(BinOp::And, *k, *a)),
+        Op::Select(k, a, b) if ty == Ty::I1 && c(a) == Some(1) => Some(Op::Bin(BinOp::Or, *k, *b)),
         _ => None,
     }
 }

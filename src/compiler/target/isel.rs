@@ -101,7 +101,23 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
         s.bcast.clear();
         // Block-start code (prologue, `join`, φ copies) belongs to the block's first located
         // instruction.
-        s.loc = f.blocks[bi].insts.iter().map(|i| i.loc).find(|l| !l.is_none()).unwrap_or(SrcLoc::NONE);
+        // A block without located code (a loop's back-edge jump, a split edge) belongs to its
+        // terminator's line, else to the line its predecessor ends on.
+        let last_loc = |b: usize| -> SrcLoc {
+            let blk = &f.blocks[b];
+            if !blk.term_loc.is_none() {
+                return blk.term_loc;
+            }
+            blk.insts.iter().rev().map(|i| i.loc).find(|l| !l.is_none()).unwrap_or(SrcLoc::NONE)
+        };
+        s.loc = f.blocks[bi]
+            .insts
+            .iter()
+            .map(|i| i.loc)
+            .find(|l| !l.is_none())
+            .or_else(|| Some(f.blocks[bi].term_loc).filter(|l| !l.is_none()))
+            .or_else(|| preds[bi].iter().map(|p| last_loc(p.0 as usize)).find(|l| !l.is_none()))
+            .unwrap_or(SrcLoc::NONE);
         if bi == 0 {
             if level == 0 {
                 s.emit_rr(I::Addi, s.argbase, A0, ZERO, 0);
@@ -272,9 +288,18 @@ impl Sel<'_> {
         if let Some(&t) = self.bcast.get(&v).or_else(|| self.loop_v.get(&v)) {
             return Ok(t);
         }
-        let x = self.s(v)?;
         let t = self.m.new_v();
-        self.emit_rr(I::VmvVX, t, x, ZERO, 0);
+        // A small constant needs no scalar register: `vmv.v.i` (registers hold narrow
+        // constants zero-extended and 32-bit ones as is, the immediate sign-extended).
+        if let Some(k) = self.konst(v).filter(|k| (-16..=15).contains(k)) {
+            let mut m = MInst::new(MOp::I(I::VmvVI));
+            m.rd = Some(t);
+            m.imm = k;
+            self.push(m);
+        } else {
+            let x = self.s(v)?;
+            self.emit_rr(I::VmvVX, t, x, ZERO, 0);
+        }
         self.bcast.insert(v, t);
         Ok(t)
     }

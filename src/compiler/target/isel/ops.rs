@@ -496,6 +496,9 @@ impl Sel<'_> {
             }
             return Ok(());
         }
+        if self.compare_with_uniform(d, o, a, b, at)? {
+            return Ok(());
+        }
         let (mut x, mut y) = (self.v(a)?, self.v(b)?);
         if signed {
             x = self.sext(x, at);
@@ -534,6 +537,66 @@ impl Sel<'_> {
             }
         }
         Ok(())
+    }
+
+    /// An integer comparison of a divergent and a uniform operand with the `.vx` form (the
+    /// scalar is not broadcast) or, for a small constant, the `.vi` form. The unsigned `.vi`
+    /// forms are avoided (the reference simulator reads their immediate unsigned). Returns
+    /// whether it emitted code (`>=` has no such form).
+    fn compare_with_uniform(&mut self, d: Reg, o: CmpOp, a: Value, b: Value, at: Ty) -> Result<bool, CompileError> {
+        use CmpOp as C;
+        let (da, db) = (self.div(a), self.div(b));
+        if da == db || matches!(o, C::FEq | C::FNe | C::FLt | C::FLe | C::FGt | C::FGe | C::FOrd | C::FUno) {
+            return Ok(false);
+        }
+        // `vector op uniform`, swapping the sides when the uniform one comes first.
+        let (vec, uni, o) = if da {
+            (a, b, o)
+        } else {
+            let swapped = match o {
+                C::LtS => C::GtS,
+                C::LeS => C::GeS,
+                C::GtS => C::LtS,
+                C::GeS => C::LeS,
+                C::LtU => C::GtU,
+                C::LeU => C::GeU,
+                C::GtU => C::LtU,
+                C::GeU => C::LeU,
+                other => other,
+            };
+            (b, a, swapped)
+        };
+        let (vx, vi) = match o {
+            C::Eq => (I::VmseqVx, Some(I::VmseqVi)),
+            C::Ne => (I::VmsneVx, Some(I::VmsneVi)),
+            C::LtS => (I::VmsltVx, None),
+            C::LtU => (I::VmsltuVx, None),
+            C::LeS => (I::VmsleVx, Some(I::VmsleVi)),
+            C::LeU => (I::VmsleuVx, None),
+            C::GtS => (I::VmsgtVx, Some(I::VmsgtVi)),
+            C::GtU => (I::VmsgtuVx, None),
+            _ => return Ok(false),
+        };
+        let signed = matches!(o, C::LtS | C::LeS | C::GtS | C::GeS);
+        let mut x = self.v(vec)?;
+        if signed {
+            x = self.sext(x, at);
+        }
+        // Narrow constants are zero-extended in registers: only small non-negative ones read
+        // the same as a sign-extended 5-bit immediate.
+        let small =
+            self.konst(uni).filter(|k| if at == Ty::I32 { (-16..=15).contains(k) } else { (0..=15).contains(k) });
+        match (vi, small) {
+            (Some(op), Some(k)) => self.vxop(d, op, x, None, k),
+            _ => {
+                let mut y = self.s(uni)?;
+                if signed {
+                    y = self.sext(y, at);
+                }
+                self.vxop(d, vx, x, Some(y), 0);
+            }
+        }
+        Ok(true)
     }
 
     pub(super) fn convert(&mut self, r: Value, o: ConvOp, a: Value) -> Result<(), CompileError> {
