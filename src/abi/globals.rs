@@ -113,13 +113,10 @@ impl GlobalsImage {
 
     /// Decodes and validates a `VGL1` section.
     pub fn decode(bytes: &[u8]) -> Result<GlobalsImage, GlobalsError> {
-        let mut rest = bytes.strip_prefix(MAGIC).ok_or(GlobalsError::BadMagic)?;
-        let mut u32_ = || -> Result<u32, GlobalsError> {
-            let (b, r) = rest.split_first_chunk::<4>().ok_or(GlobalsError::Truncated)?;
-            rest = r;
-            Ok(u32::from_le_bytes(*b))
-        };
+        let mut r = super::bytes::Reader::new(bytes.strip_prefix(MAGIC).ok_or(GlobalsError::BadMagic)?);
+        let mut u32_ = || r.u32().map_err(|_| GlobalsError::Truncated);
         let (size, init_len, nrelocs) = (u32_()?, u32_()?, u32_()?);
+        let rest = r.rest();
         if init_len > size || size > MAX_TOTAL_SIZE {
             return Err(GlobalsError::BadLayout);
         }

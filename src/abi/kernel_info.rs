@@ -9,6 +9,8 @@
 //! `u32` access qualifier, `u32` type-qualifier bits, `u32` size in bytes. Strings are a `u32`
 //! length and UTF-8 bytes. Decoding never panics.
 
+use super::bytes::{put_str, put_u32, ReadError, Reader};
+
 /// ELF section holding the encoded table.
 pub const SECTION: &str = ".ventus.kernel_info";
 
@@ -83,14 +85,6 @@ impl std::fmt::Display for KernelInfoError {
 }
 impl std::error::Error for KernelInfoError {}
 
-fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_u32(out, s.len() as u32);
-    out.extend_from_slice(s.as_bytes());
-}
-
 /// Encodes a table.
 pub fn encode(kernels: &[KernelInfo]) -> Vec<u8> {
     let mut out = b"VKI1".to_vec();
@@ -119,28 +113,19 @@ pub fn encode(kernels: &[KernelInfo]) -> Vec<u8> {
     out
 }
 
-struct Reader<'a>(&'a [u8]);
-impl Reader<'_> {
-    fn u32(&mut self) -> Result<u32, KernelInfoError> {
-        let (b, rest) = self.0.split_first_chunk::<4>().ok_or(KernelInfoError::Truncated)?;
-        self.0 = rest;
-        Ok(u32::from_le_bytes(*b))
-    }
-    fn string(&mut self) -> Result<String, KernelInfoError> {
-        let n = self.u32()? as usize;
-        if n > self.0.len() {
-            return Err(KernelInfoError::Truncated);
+impl From<ReadError> for KernelInfoError {
+    fn from(e: ReadError) -> KernelInfoError {
+        match e {
+            ReadError::Truncated => KernelInfoError::Truncated,
+            ReadError::BadText => KernelInfoError::BadString,
         }
-        let (s, rest) = self.0.split_at(n);
-        self.0 = rest;
-        String::from_utf8(s.to_vec()).map_err(|_| KernelInfoError::BadString)
     }
 }
 
 /// Decodes a table.
 pub fn decode(bytes: &[u8]) -> Result<Vec<KernelInfo>, KernelInfoError> {
     let rest = bytes.strip_prefix(b"VKI1").ok_or(KernelInfoError::BadMagic)?;
-    let mut r = Reader(rest);
+    let mut r = Reader::new(rest);
     let n = r.u32()?;
     let mut out = Vec::new();
     for _ in 0..n {

@@ -23,6 +23,7 @@
 //! `u16 file`, `u32 line`, `u32` byte length + UTF-8 text of that line (sorted by file, then
 //! line, no duplicates). No trailing bytes.
 
+use super::bytes::{put_str, put_u16, put_u32, ReadError, Reader};
 use std::fmt;
 
 /// ELF section holding the encoded table.
@@ -167,25 +168,21 @@ impl LineTable {
     /// Encodes the `VLN1` section.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
-        let put_str = |out: &mut Vec<u8>, s: &str| {
-            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        };
-        out.extend_from_slice(&(self.files.len() as u32).to_le_bytes());
+        put_u32(&mut out, self.files.len() as u32);
         for f in &self.files {
             put_str(&mut out, f);
         }
-        out.extend_from_slice(&(self.rows.len() as u32).to_le_bytes());
+        put_u32(&mut out, self.rows.len() as u32);
         for r in &self.rows {
-            out.extend_from_slice(&r.pc.to_le_bytes());
-            out.extend_from_slice(&r.file.to_le_bytes());
-            out.extend_from_slice(&r.col.to_le_bytes());
-            out.extend_from_slice(&r.line.to_le_bytes());
+            put_u32(&mut out, r.pc);
+            put_u16(&mut out, r.file);
+            put_u16(&mut out, r.col);
+            put_u32(&mut out, r.line);
         }
-        out.extend_from_slice(&(self.texts.len() as u32).to_le_bytes());
+        put_u32(&mut out, self.texts.len() as u32);
         for (f, l, t) in &self.texts {
-            out.extend_from_slice(&f.to_le_bytes());
-            out.extend_from_slice(&l.to_le_bytes());
+            put_u16(&mut out, *f);
+            put_u32(&mut out, *l);
             put_str(&mut out, t);
         }
         out
@@ -194,7 +191,7 @@ impl LineTable {
     /// Decodes and validates a `VLN1` section (never panics, allocates no more than the input
     /// justifies).
     pub fn decode(bytes: &[u8]) -> Result<LineTable, LinesError> {
-        let mut r = Reader(bytes.strip_prefix(MAGIC).ok_or(LinesError::BadMagic)?);
+        let mut r = Reader::new(bytes.strip_prefix(MAGIC).ok_or(LinesError::BadMagic)?);
         let mut t = LineTable::default();
         let n = r.count(4)?;
         for _ in 0..n {
@@ -220,7 +217,7 @@ impl LineTable {
             }
             t.texts.push((file, line, text));
         }
-        if !r.0.is_empty() {
+        if !r.rest().is_empty() {
             return Err(LinesError::TrailingBytes);
         }
         Ok(t)
@@ -231,37 +228,12 @@ fn same_place(a: &Row, b: &Row) -> bool {
     (a.line == 0 && b.line == 0) || (a.file, a.line, a.col) == (b.file, b.line, b.col)
 }
 
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], LinesError> {
-        if self.0.len() < n {
-            return Err(LinesError::Truncated);
+impl From<ReadError> for LinesError {
+    fn from(e: ReadError) -> LinesError {
+        match e {
+            ReadError::Truncated => LinesError::Truncated,
+            ReadError::BadText => LinesError::BadText,
         }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Ok(a)
-    }
-    fn u16(&mut self) -> Result<u16, LinesError> {
-        let b = self.take(2)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
-    }
-    fn u32(&mut self) -> Result<u32, LinesError> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-    /// A count of items of at least `min_size` bytes each (checked against what is left).
-    fn count(&mut self, min_size: usize) -> Result<usize, LinesError> {
-        let n = self.u32()? as usize;
-        if n.saturating_mul(min_size) > self.0.len() {
-            return Err(LinesError::Truncated);
-        }
-        Ok(n)
-    }
-    fn string(&mut self) -> Result<String, LinesError> {
-        let n = self.u32()? as usize;
-        let b = self.take(n)?;
-        String::from_utf8(b.to_vec()).map_err(|_| LinesError::BadText)
     }
 }
 

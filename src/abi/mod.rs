@@ -4,6 +4,7 @@
 //! Everything here is plain data; the emulator and (later) the compiler and driver meet only here and
 //! in [`crate::isa`].
 
+pub mod bytes;
 pub mod crt0;
 pub mod elf;
 pub mod elf_writer;
