@@ -228,6 +228,70 @@ impl Lowerer<'_> {
                     })
                     .collect())
             }
+            S::ConvertFToU
+            | S::ConvertFToS
+            | S::ConvertSToF
+            | S::ConvertUToF
+            | S::UConvert
+            | S::SConvert
+            | S::SatConvertSToU
+            | S::SatConvertUToS
+            | S::FConvert
+            | S::ConvertPtrToU
+            | S::ConvertUToPtr
+            | S::Bitcast
+            | S::PtrCastToGeneric
+            | S::GenericCastToPtr
+            | S::GenericCastToPtrExplicit => self.lower_convert(b, i, ty, a),
+            S::CopyObject => Ok(arg(0)?.clone()),
+            S::Undef => {
+                let tys = self.leaf_types(ty)?;
+                Ok(tys.into_iter().map(|t| self.f.push(b, t, Op::Undef)).collect())
+            }
+            S::CompositeConstruct
+            | S::CompositeExtract
+            | S::CompositeInsert
+            | S::VectorShuffle
+            | S::VectorExtractDynamic
+            | S::VectorInsertDynamic
+            | S::Dot => self.lower_composite(b, i, ty, a),
+            S::BitCount => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                self.zip1(b, &tys, &x, |p| Op::Un(UnOp::Popcount, p))
+            }
+            S::AtomicIAdd
+            | S::AtomicISub
+            | S::AtomicExchange
+            | S::AtomicSMin
+            | S::AtomicSMax
+            | S::AtomicUMin
+            | S::AtomicUMax
+            | S::AtomicAnd
+            | S::AtomicOr
+            | S::AtomicXor
+            | S::AtomicFlagTestAndSet
+            | S::AtomicIIncrement
+            | S::AtomicIDecrement
+            | S::AtomicCompareExchange
+            | S::AtomicCompareExchangeWeak => self.lower_atomic(b, i, ty, a),
+            other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
+        }
+    }
+
+    /// Lowers the conversions between number types and pointers, bit casts (the rest of [`Self::lower_arith`]).
+    fn lower_convert(
+        &mut self,
+        b: BlockId,
+        i: &Instruction,
+        ty: u32,
+        a: &[Vec<Value>],
+    ) -> Result<Vec<Value>, CompileError> {
+        let op = i.class.opcode;
+        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
+            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
+        };
+        match op {
             S::ConvertFToU | S::ConvertFToS | S::ConvertSToF | S::ConvertUToF => {
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
@@ -291,11 +355,23 @@ impl Lowerer<'_> {
             S::PtrCastToGeneric | S::GenericCastToPtr | S::GenericCastToPtrExplicit => {
                 Err(self.err("generic address space pointers"))
             }
-            S::CopyObject => Ok(arg(0)?.clone()),
-            S::Undef => {
-                let tys = self.leaf_types(ty)?;
-                Ok(tys.into_iter().map(|t| self.f.push(b, t, Op::Undef)).collect())
-            }
+            other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
+        }
+    }
+
+    /// Lowers the vectors and aggregates: construction, extraction, insertion, shuffles, dot products (the rest of [`Self::lower_arith`]).
+    fn lower_composite(
+        &mut self,
+        b: BlockId,
+        i: &Instruction,
+        ty: u32,
+        a: &[Vec<Value>],
+    ) -> Result<Vec<Value>, CompileError> {
+        let op = i.class.opcode;
+        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
+            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
+        };
+        match op {
             S::CompositeConstruct => Ok(a.iter().flatten().copied().collect()),
             S::CompositeExtract => {
                 let src = super::id_operand(i, 0)?;
@@ -379,11 +455,23 @@ impl Lowerer<'_> {
                 }
                 Ok(vec![acc])
             }
-            S::BitCount => {
-                let tys = self.leaf_types(ty)?;
-                let x = arg(0)?.clone();
-                self.zip1(b, &tys, &x, |p| Op::Un(UnOp::Popcount, p))
-            }
+            other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
+        }
+    }
+
+    /// Lowers the atomic instructions (the rest of [`Self::lower_arith`]).
+    fn lower_atomic(
+        &mut self,
+        b: BlockId,
+        i: &Instruction,
+        ty: u32,
+        a: &[Vec<Value>],
+    ) -> Result<Vec<Value>, CompileError> {
+        let op = i.class.opcode;
+        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
+            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
+        };
+        match op {
             S::AtomicIAdd
             | S::AtomicISub
             | S::AtomicExchange
