@@ -389,6 +389,26 @@ fn inverse_trigonometric_functions() {
     );
 }
 
+/// atan within 1 ulp of the correctly rounded result across its reduction ranges (pyopencl's
+/// `test_atan` allows an absolute 2e-7 over [-10, 10]: 2 ulp near 1.3 fails it), and atan2 /
+/// atan2pi, which share the reduction.
+#[test]
+fn atan_within_one_ulp_across_its_reduction_ranges() {
+    let a: Vec<f32> = (0..24_000).map(|i| -12.0 + i as f32 * 0.001).collect();
+    let b: Vec<f32> = a.iter().map(|x| 1.0 + x.abs() * 0.37).collect();
+    let n = vec![0; a.len()];
+    check(
+        &[
+            c("atan(a)", 1, |a, _, _| d(a).atan()),
+            c("atan2(a, b)", 2, |a, b, _| d(a).atan2(d(b))),
+            c("atan2(b, a)", 2, |a, b, _| d(b).atan2(d(a))),
+        ],
+        &a,
+        &b,
+        &n,
+    );
+}
+
 #[test]
 fn hyperbolic_functions() {
     let mut a = unary_inputs(404);

@@ -266,27 +266,55 @@ impl E<'_, '_> {
         self.finite_or_nan(ax, v)
     }
 
-    /// atan on [0, 1].
-    /// atan(t) for t in [0, 1]: above tan(π/8) through atan(t) = π/4 + atan((t − 1)/(t + 1)),
-    /// so the polynomial only sees |u| ≤ tan(π/8) (within 1 ulp; a single polynomial over
-    /// [0, 1] was 2–4 ulp near t = 1).
+    /// atan(t) for t ≥ 0 (+∞ included), reduced so the polynomial only sees |u| ≤ tan(π/8)
+    /// (fdlibm's ranges): up to tan(π/8) directly; then atan(c) + atan(u) with c = ½ and
+    /// u = (2t − 1)/(2 + t) below 11/16, c = 1 and u = (t − 1)/(t + 1) below 19/16, c = 3/2 and
+    /// u = (t − 3/2)/(1 + 3t/2) below 39/16, and c = ∞ (π/2) with u = −1/t above. Each numerator
+    /// is exact (Sterbenz), so every range stays within 1 ulp (one π/4 reduction over
+    /// (tan(π/8), 1] with 1/t above 1 was 2 ulp where t − 1 or 1/t rounds).
     fn atan_poly(&mut self, t: Value) -> Value {
-        let k = self.c(0.414_213_57);
-        let big = self.fgt(t, k);
+        let ks = [0.414_213_57f32, 0.6875, 1.1875, 2.4375];
+        let [c1, c2, c3, c4] = ks.map(|k| {
+            let k = self.c(k);
+            self.fge(t, k)
+        });
         let one = self.c(1.0);
-        let num = self.sub(t, one);
-        let den = self.add(t, one);
+        let two = self.c(2.0);
+        let neg_one = self.c(-1.0);
+        let three_halves = self.c(1.5);
+        // Numerators and denominators of the four reduced ranges.
+        let n1 = self.fma(t, two, neg_one);
+        let d1 = self.add(t, two);
+        let n2 = self.sub(t, one);
+        let d2 = self.add(t, one);
+        let n3 = self.sub(t, three_halves);
+        let d3 = self.fma(t, three_halves, one);
+        let pick = |e: &mut Self, a: Value, b: Value, c: Value, d: Value| {
+            let x = e.sel(c2, b, a);
+            let x = e.sel(c3, c, x);
+            e.sel(c4, d, x)
+        };
+        let num = pick(self, n1, n2, n3, neg_one);
+        let den = pick(self, d1, d2, d3, t);
         let r = self.div(num, den);
-        let u = self.sel(big, r, t);
+        let u = self.sel(c1, r, t);
         let z = self.mul(u, u);
         let p = self.poly(z, &ATAN_P);
         let uz = self.mul(u, z);
         let q = self.fma(uz, p, u);
-        let (hi, lo) = split(std::f64::consts::FRAC_PI_4);
-        let h = self.c(hi);
+        let offsets = [
+            0.463_647_609_000_806_1,
+            std::f64::consts::FRAC_PI_4,
+            0.982_793_723_247_329,
+            std::f64::consts::FRAC_PI_2,
+        ];
+        let [(h1, l1), (h2, l2), (h3, l3), (h4, l4)] = offsets.map(split);
+        let [h1, h2, h3, h4, l1, l2, l3, l4] = [h1, h2, h3, h4, l1, l2, l3, l4].map(|k| self.c(k));
+        let h = pick(self, h1, h2, h3, h4);
+        let l = pick(self, l1, l2, l3, l4);
         let s = self.add(h, q);
-        let plus = self.addc(s, lo);
-        self.sel(big, plus, q)
+        let plus = self.add(s, l);
+        self.sel(c1, plus, q)
     }
 
     /// `hi(k) - p + lo(k)` for an f64 constant `k`.
@@ -299,13 +327,7 @@ impl E<'_, '_> {
 
     pub fn atan(&mut self, x: Value) -> Value {
         let a = self.abs(x);
-        let one = self.c(1.0);
-        let inv = self.fgt(a, one);
-        let ia = self.div(one, a);
-        let t = self.sel(inv, ia, a);
-        let p = self.atan_poly(t);
-        let rb = self.const_minus(FRAC_PI_2, p);
-        let r = self.sel(inv, rb, p);
+        let r = self.atan_poly(a);
         self.cs(r, x)
     }
 
