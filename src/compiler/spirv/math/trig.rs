@@ -302,12 +302,8 @@ impl E<'_, '_> {
         let p = self.poly(z, &ATAN_P);
         let uz = self.mul(u, z);
         let q = self.fma(uz, p, u);
-        let offsets = [
-            0.463_647_609_000_806_1,
-            std::f64::consts::FRAC_PI_4,
-            0.982_793_723_247_329,
-            std::f64::consts::FRAC_PI_2,
-        ];
+        let offsets =
+            [0.463_647_609_000_806_1, std::f64::consts::FRAC_PI_4, 0.982_793_723_247_329, std::f64::consts::FRAC_PI_2];
         let [(h1, l1), (h2, l2), (h3, l3), (h4, l4)] = offsets.map(split);
         let [h1, h2, h3, h4, l1, l2, l3, l4] = [h1, h2, h3, h4, l1, l2, l3, l4].map(|k| self.c(k));
         let h = pick(self, h1, h2, h3, h4);
