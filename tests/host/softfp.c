@@ -270,6 +270,18 @@ static void mathfns(void) {
         special++, printf("tanpi at half-integers\n");
     if (__vt_d_ilogb(NAN) != 0x7fffffff || __vt_d_ilogb(0.0) != (int)0x80000000 || __vt_d_ilogb(INFINITY) != 0x7fffffff)
         special++, printf("ilogb special values\n");
+    // The π-scaled inverse trigonometric functions keep the sign of a zero result (the CTS's
+    // math_edge_cases: asinpi(-0), atanpi(-0), atan2pi(-0, +0), atan2pi(-1, +inf) are -0).
+    {
+        double z[] = {__vt_d_asinpi(-0.0), __vt_d_atanpi(-0.0), __vt_d_atan2pi(-0.0, 0.0), __vt_d_atan2pi(-0.0, 1.0),
+                      __vt_d_atan2pi(-1.0, INFINITY), __vt_d_asinpi(-1e-320), __vt_d_atanpi(-1e-320)};
+        for (int i = 0; i < (int)(sizeof z / sizeof *z); i++)
+            if (!signbit(z[i]) || (i < 5 && z[i] != 0))
+                special++, printf("pi-scaled inverse trig case %d = %g, want -0 / negative\n", i, z[i]);
+        if (__vt_d_asinpi(0.0) != 0 || signbit(__vt_d_asinpi(0.0)) || __vt_d_atan2pi(0.0, 1.0) != 0 ||
+            signbit(__vt_d_atan2pi(0.0, 1.0)))
+            special++, printf("pi-scaled inverse trig of +0\n");
+    }
     math_failed += special != 0;
     printf("special values: %d differ\n", special);
 }

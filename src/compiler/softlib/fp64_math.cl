@@ -779,9 +779,10 @@ double __vt_d_acos(double x) {
     return __vt_d_atan2(s, x);
 }
 
+// a / pi in double-double: the product's sign is a's (the fma tail of a zero would make -0 into +0).
 static double vt_mul_invpi(double a) {
     double h = a * VT_INVPI;
-    return h + (__vt_d_fma(a, VT_INVPI, -h) + a * -0x1.6b01ec5417056p-56);
+    return vt_copysign(h + (__vt_d_fma(a, VT_INVPI, -h) + a * -0x1.6b01ec5417056p-56), a);
 }
 double __vt_d_asinpi(double x) { return vt_mul_invpi(__vt_d_asin(x)); }
 double __vt_d_acospi(double x) { return vt_mul_invpi(__vt_d_acos(x)); }
