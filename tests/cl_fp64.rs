@@ -705,3 +705,41 @@ fn vstore_half_of_doubles_rounds_once() {
         }
     }
 }
+
+/// Two loops with per-lane (divergent) exits that share double constants (common-subexpression
+/// elimination keeps one `1e20` and one `2.0` for both, defined inside the first loop): the
+/// constants stay uniform after the first loop. Once they were counted as values leaving a
+/// divergent loop, got a vector register nothing wrote, and neither loop ever exited
+/// (pyopencl's complex Bessel function was wrong for every |z| ≥ 1).
+#[test]
+fn loops_with_divergent_exits_share_constants() {
+    let src = r#"
+    __kernel void k(__global const double *zin, __global double *o, int v) {
+        int i = get_global_id(0);
+        double x = zin[i];
+        int n = v; double s = 1;
+        for (int k = 0; k < 200; k++) { s = s * 2 * n * x; n += 1; if (s > 1e20) break; }
+        o[3 * i] = n;
+        n = v; s = 1;
+        for (int k = 0; k < 200; k++) { s = s * 2 * n * x; n += 1; if (s > 1e20) break; }
+        o[3 * i + 1] = n;
+        o[3 * i + 2] = s;
+    }"#;
+    let n = 64;
+    let xs: Vec<f64> = (0..n).map(|i| 10f64.powf(-1.0 + 3.0 * i as f64 / (n - 1) as f64)).collect();
+    let xb: Vec<u64> = xs.iter().map(|v| v.to_bits()).collect();
+    let out = run_source(src, "", "k", &[n], Some(&[32]), None, &[buf(&xb), zeros(24 * n), val(3i32)]);
+    let o: Vec<u64> = read(&out[1]);
+    for (i, &x) in xs.iter().enumerate() {
+        let (mut n, mut s) = (3i32, 1f64);
+        for _ in 0..200 {
+            s = s * 2.0 * n as f64 * x;
+            n += 1;
+            if s > 1e20 {
+                break;
+            }
+        }
+        let got: Vec<f64> = (0..3).map(|k| f64::from_bits(o[3 * i + k])).collect();
+        assert_eq!(got, vec![n as f64, n as f64, s], "item {i} (x = {x})");
+    }
+}

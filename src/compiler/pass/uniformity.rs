@@ -10,7 +10,8 @@
 //! post-dominator — unless the φ receives the same uniform value, computed before the branch, on
 //! every path from it, see [`same_on_both_sides`]), to the loop-carried values of a loop containing a divergent branch that only
 //! reconverges outside it (lanes then run different iterations), and to values that leave a loop
-//! with a divergent exit (lanes leave in different iterations). The analysis iterates to a fixed
+//! with a divergent exit (lanes leave in different iterations; constants excepted: they are the
+//! same in every iteration). The analysis iterates to a fixed
 //! point.
 //!
 //! It also reports each divergent branch with its reconvergence block (immediate post-dominator,
@@ -140,10 +141,15 @@ pub fn analyze_with(f: &Func, assume: &Assumptions) -> Result<Uniformity, Compil
     let exit_block = (0..n).find(|&b| f.blocks[b].term == Term::Ret).map(|b| BlockId(b as u32)).unwrap_or(BlockId(0));
     let preds = f.preds();
     let mut def_block = vec![usize::MAX; f.types.len()];
+    // Constants hold the same bits in every lane whenever they are computed, so a divergent
+    // loop exit never makes them differ per lane (and instruction selection materialises them
+    // at their uses: they have no register of their own to copy lane-wise).
+    let mut constant = vec![false; f.types.len()];
     for (bi, b) in f.blocks.iter().enumerate() {
         for i in &b.insts {
             if let Some(r) = i.result {
                 def_block[r.0 as usize] = bi;
+                constant[r.0 as usize] = matches!(i.op, Op::Const(_) | Op::Undef);
             }
         }
     }
@@ -245,7 +251,7 @@ pub fn analyze_with(f: &Func, assume: &Assumptions) -> Result<Uniformity, Compil
                 }
                 for v in uses {
                     let db = def_block[v.0 as usize];
-                    if db != usize::MAX && l.body[db] && !div[v.0 as usize] {
+                    if db != usize::MAX && l.body[db] && !div[v.0 as usize] && !constant[v.0 as usize] {
                         div[v.0 as usize] = true;
                         changed = true;
                     }

@@ -283,6 +283,11 @@ impl Sel<'_> {
     /// register is only read afterwards, and the active lanes do not change inside a block).
     fn v(&mut self, v: Value) -> Result<Reg, CompileError> {
         if self.div(v) {
+            // Constants are materialised at their uses and have no definition of their own:
+            // the uniformity analysis never calls one divergent.
+            if self.consts.contains_key(&v) {
+                return Err(CompileError::Internal(format!("constant %{} marked divergent", v.0)));
+            }
             return Ok(self.reg(v));
         }
         if let Some(&t) = self.bcast.get(&v).or_else(|| self.loop_v.get(&v)) {
