@@ -13,6 +13,11 @@ fn lits(i: &Instruction, from: usize) -> Vec<u32> {
     i.operands[from..].iter().filter_map(|o| if let Operand::LiteralBit32(x) = o { Some(*x) } else { None }).collect()
 }
 
+/// Operand `k` of instruction `op` (its values, one per scalar leaf), or the build error naming
+/// the instruction when the module left it out.
+fn operand(op: S, a: &[Vec<Value>], k: usize) -> Result<&Vec<Value>, CompileError> {
+    a.get(k).ok_or_else(|| invalid(format!("{op:?}: missing operand")))
+}
 impl Lowerer<'_> {
     /// Leaf types of the result type.
     fn leaf_types(&self, ty: u32) -> Result<Vec<Ty>, CompileError> {
@@ -64,9 +69,7 @@ impl Lowerer<'_> {
         a: &[Vec<Value>],
     ) -> Result<Vec<Value>, CompileError> {
         let op = i.class.opcode;
-        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
-            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
-        };
+        let arg = |k: usize| operand(op, a, k);
         macro_rules! bin {
             ($o:expr) => {{
                 let tys = self.leaf_types(ty)?;
@@ -288,9 +291,7 @@ impl Lowerer<'_> {
         a: &[Vec<Value>],
     ) -> Result<Vec<Value>, CompileError> {
         let op = i.class.opcode;
-        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
-            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
-        };
+        let arg = |k: usize| operand(op, a, k);
         match op {
             S::ConvertFToU | S::ConvertFToS | S::ConvertSToF | S::ConvertUToF => {
                 let tys = self.leaf_types(ty)?;
@@ -368,9 +369,7 @@ impl Lowerer<'_> {
         a: &[Vec<Value>],
     ) -> Result<Vec<Value>, CompileError> {
         let op = i.class.opcode;
-        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
-            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
-        };
+        let arg = |k: usize| operand(op, a, k);
         match op {
             S::CompositeConstruct => Ok(a.iter().flatten().copied().collect()),
             S::CompositeExtract => {
@@ -468,9 +467,7 @@ impl Lowerer<'_> {
         a: &[Vec<Value>],
     ) -> Result<Vec<Value>, CompileError> {
         let op = i.class.opcode;
-        let arg = |k: usize| -> Result<&Vec<Value>, CompileError> {
-            a.get(k).ok_or(invalid(format!("{op:?}: missing operand")))
-        };
+        let arg = |k: usize| operand(op, a, k);
         match op {
             S::AtomicIAdd
             | S::AtomicISub
