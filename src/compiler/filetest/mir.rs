@@ -34,7 +34,7 @@ fn inst(i: &MInst) -> String {
         }
         MOp::Li => ("li".into(), vec![reg(i.rd)]),
         MOp::LaRodata => ("la.rodata".into(), vec![reg(i.rd)]),
-        MOp::LaBlock => ("la.block".into(), vec![reg(i.rd)]),
+        MOp::SetRpc => ("setrpc.block".into(), vec![]),
         MOp::Branch(op) => (op.mnemonic().to_string(), vec![reg(i.rs1), reg(i.rs2)]),
         MOp::Jump => ("j".into(), vec![]),
         MOp::Call(name) => (format!("call @{name}"), vec![]),

@@ -94,7 +94,7 @@ fn upper_words(inst: &MInst) -> u32 {
     match inst.op {
         // `tail`/`call` (auipc + jalr) in far mode.
         MOp::Jump | MOp::Call(_) => 2,
-        MOp::LaBlock => 2,
+        MOp::SetRpc => 2,
         MOp::Li | MOp::LaRodata => 2 + if wide(inst.rd) { 2 } else { 0 },
         MOp::Branch(_) => 4,
         MOp::I(_) => 2,
@@ -150,6 +150,8 @@ pub fn emit_with_lines(
         at += 4 * blk.insts.iter().map(|i| i64::from(upper_words(i))).sum::<i64>();
     }
     let mut far_branches = 0u32;
+    // `SetRpc` sites (each gets a label its pc-relative offset is measured from).
+    let mut rpcs = 0u32;
     // Without any location here or before, no directives at all.
     let located = lines.last.1 != 0 || m.blocks.iter().flat_map(|b| &b.insts).any(|i| !i.loc.is_none());
     let mut mark = |o: &mut Out, inst: &MInst| {
@@ -174,11 +176,15 @@ pub fn emit_with_lines(
                     mark(&mut o, inst);
                     o.line(&format!("{call} {}", super::call::label(name)))
                 }
-                MOp::LaBlock => {
+                MOp::SetRpc => {
                     mark(&mut o, inst);
-                    let t = inst.target.ok_or(CompileError::Internal("la without target".into()))?;
-                    let rd = num(inst.rd.unwrap_or(T1))?;
-                    o.line(&format!("la {}, {}", xname(rd), label(t)));
+                    let t = inst.target.ok_or(CompileError::Internal("setrpc without target".into()))?;
+                    let here = format!(".L{label_prefix}_rpc{rpcs}");
+                    rpcs += 1;
+                    let off = format!("{} - {here}", label(t));
+                    let _ = writeln!(o.text, "{here}:");
+                    o.line(&format!("auipc t1, %hi({off})"));
+                    o.line(&format!("setrpc zero, t1, %lo({off})"));
                 }
                 MOp::Li | MOp::LaRodata => {
                     mark(&mut o, inst);

@@ -50,8 +50,10 @@ pub enum MOp {
     Li,
     /// `rd = address of .rodata + imm` (2 words).
     LaRodata,
-    /// `rd = address of block `target`` (auipc + addi).
-    LaBlock,
+    /// `CSR_RPC = address of block `target``: `auipc t1` + `setrpc zero, t1` with the
+    /// pc-relative offset split between them, as the official compiler emits it (t1, the
+    /// reserved scratch register, is clobbered; no allocatable register is written).
+    SetRpc,
     /// Branch (scalar B-type or Ventus `vbXX`) to `target`.
     Branch(Op),
     /// `jal x0, target`.
@@ -69,7 +71,7 @@ pub struct MInst {
     pub rs2: Option<Reg>,
     pub rs3: Option<Reg>,
     pub imm: i64,
-    /// Block target (branches, jumps, `LaBlock`).
+    /// Block target (branches, jumps, `SetRpc`).
     pub target: Option<u32>,
     /// The source location of the IR instruction it was selected for (file index into
     /// [`MFunc::files`]).
@@ -94,8 +96,8 @@ impl MInst {
     /// Registers written (the table's operand roles, `isa::roles`).
     pub fn defs(&self) -> Vec<Reg> {
         match &self.op {
-            MOp::Li | MOp::LaRodata | MOp::LaBlock => self.rd.into_iter().collect(),
-            MOp::Branch(_) | MOp::Jump | MOp::Call(_) => vec![],
+            MOp::Li | MOp::LaRodata => self.rd.into_iter().collect(),
+            MOp::SetRpc | MOp::Branch(_) | MOp::Jump | MOp::Call(_) => vec![],
             MOp::I(op) => self.rd.filter(|_| op.desc().roles.rd.writes()).into_iter().collect(),
         }
     }

@@ -914,11 +914,9 @@ impl Sel<'_> {
                         .map(|(_, p)| *p)
                         .ok_or(CompileError::Internal("divergent branch without reconvergence point".into()))?;
                     let c = self.reg(cond);
-                    let mut la = MInst::new(MOp::LaBlock);
-                    la.rd = Some(T1);
-                    la.target = Some(p.0);
-                    self.push(la);
-                    self.emit_rr(I::Setrpc, ZERO, T1, ZERO, 0);
+                    let mut rpc = MInst::new(MOp::SetRpc);
+                    rpc.target = Some(p.0);
+                    self.push(rpc);
                     let mut br = MInst::new(MOp::Branch(I::Vbne));
                     br.rs2 = Some(c);
                     br.rs1 = Some(VZERO);
