@@ -525,3 +525,44 @@ fn reinterpreting_casts_and_selects() {
         assert_bits(of[3 * i + 2], if n[i] > 0 { x } else { -x * 2.0 }, format_args!("select x={x}"));
     }
 }
+
+/// Fused multiply-adds in every operand position of a loop: a loop-carried value as the
+/// multiplicand (accumulated in place with `vfmadd`), as the addend (`vfmacc`), with uniform
+/// and divergent partners, bit-exact against the host's fused `mul_add`.
+#[test]
+fn fma_in_every_operand_position_of_a_loop() {
+    let src = "__kernel void k(__global const float *x, __global float *out, float u, int n) {
+        int i = get_global_id(0);
+        float a = x[i], b = 1.0f, c = 0.25f, d = x[i] * 0.5f;
+        for (int k = 0; k < n + (i & 3); k++) {
+            a = fma(a, 0.5f, 1.0f);
+            b = fma(b, 0.75f, a * 0.125f);
+            c = fma(d, c, u);
+            d = fma(x[i], u, d);
+        }
+        out[4 * i] = a; out[4 * i + 1] = b; out[4 * i + 2] = c; out[4 * i + 3] = d;
+    }";
+    let xs: Vec<f32> = (0..N).map(|i| (i as f32 - 100.0) * 0.0371).collect();
+    let (u, n) = (0.3125f32, 7i32);
+    let out = run_source(src, "", "k", &[N], Some(&[64]), None, &[buf(&xs), zeros(16 * N), val(u), val(n)]);
+    let got: Vec<f32> = read(&out[1]);
+    for (i, &x) in xs.iter().enumerate() {
+        let (mut a, mut b, mut c, mut d) = (x, 1.0f32, 0.25f32, x * 0.5);
+        for _ in 0..n + (i as i32 & 3) {
+            a = a.mul_add(0.5, 1.0);
+            b = b.mul_add(0.75, a * 0.125);
+            c = d.mul_add(c, u);
+            d = x.mul_add(u, d);
+        }
+        let want = [a, b, c, d];
+        for k in 0..4 {
+            assert_eq!(
+                got[4 * i + k].to_bits(),
+                want[k].to_bits(),
+                "item {i} value {k}: {} vs {}",
+                got[4 * i + k],
+                want[k]
+            );
+        }
+    }
+}

@@ -31,6 +31,45 @@ fn num(r: Reg) -> Result<u8, CompileError> {
     }
 }
 
+/// A copy that register allocation made into a no-op (`mv a, a`, `vadd.vx v, v, zero`):
+/// not emitted.
+fn is_identity(inst: &MInst) -> bool {
+    let n = |r: Option<Reg>| r.map(num).and_then(Result::ok).unwrap_or(0);
+    match inst.op {
+        MOp::I(crate::isa::Op::Addi) => n(inst.rd) == n(inst.rs1) && inst.imm == 0,
+        MOp::I(crate::isa::Op::VaddVx) => n(inst.rd) == n(inst.rs2) && n(inst.rs1) == 0,
+        _ => false,
+    }
+}
+
+/// Jump threading: for each block, where control really goes when a jump or branch targets
+/// it — past blocks that do nothing but jump (after dropping identity copies: split edges
+/// whose φ copies coalesced away). A reconvergence point is never forwarded (its `join` is an
+/// instruction, and `SetRpc` targets are not threaded).
+fn forwards(m: &MFunc) -> Vec<u32> {
+    let only_jump = |b: usize| -> Option<u32> {
+        let mut it = m.blocks[b].insts.iter().filter(|i| !is_identity(i));
+        match (it.next(), it.next()) {
+            (Some(MInst { op: MOp::Jump, target: Some(t), .. }), None) => Some(*t),
+            _ => None,
+        }
+    };
+    (0..m.blocks.len())
+        .map(|b| {
+            let mut at = b;
+            // A chain of jump-only blocks is at most as long as the function (a cycle of them
+            // is an empty infinite loop: left as it is).
+            for _ in 0..m.blocks.len() {
+                match only_jump(at) {
+                    Some(t) if (t as usize) < m.blocks.len() && t as usize != at => at = t as usize,
+                    _ => break,
+                }
+            }
+            at as u32
+        })
+        .collect()
+}
+
 fn xname(n: u8) -> String {
     crate::isa::regs::X_ABI[n as usize & 31].to_string()
 }
@@ -150,6 +189,7 @@ pub fn emit_with_lines(
         at += 4 * blk.insts.iter().map(|i| i64::from(upper_words(i))).sum::<i64>();
     }
     let mut far_branches = 0u32;
+    let fwd = forwards(m);
     // `SetRpc` sites (each gets a label its pc-relative offset is measured from).
     let mut rpcs = 0u32;
     // Without any location here or before, no directives at all.
@@ -167,6 +207,7 @@ pub fn emit_with_lines(
             match &inst.op {
                 MOp::Jump => {
                     let t = inst.target.ok_or(CompileError::Internal("jump without target".into()))?;
+                    let t = fwd.get(t as usize).copied().unwrap_or(t);
                     if t as usize != bi + 1 {
                         mark(&mut o, inst);
                         o.line(&format!("{jump} {}", label(t)));
@@ -205,6 +246,7 @@ pub fn emit_with_lines(
                 MOp::Branch(op) => {
                     mark(&mut o, inst);
                     let t = inst.target.ok_or(CompileError::Internal("branch without target".into()))?;
+                    let t = fwd.get(t as usize).copied().unwrap_or(t);
                     let rs1 = num(inst.rs1.unwrap_or(ZERO))?;
                     let rs2 = num(inst.rs2.unwrap_or(ZERO))?;
                     o.regext([0, rs1 >> 5, rs2 >> 5, 0]);
@@ -230,14 +272,7 @@ pub fn emit_with_lines(
                 MOp::I(op) => {
                     let r = |x: Option<Reg>| -> Result<u8, CompileError> { x.map(num).unwrap_or(Ok(0)) };
                     let (rd, rs1, rs2, rs3) = (r(inst.rd)?, r(inst.rs1)?, r(inst.rs2)?, r(inst.rs3)?);
-                    // Copies that register allocation made into no-ops (`mv a, a`,
-                    // `vadd.vx v, v, zero`) are dropped.
-                    let identity = match op {
-                        crate::isa::Op::Addi => rd == rs1 && inst.imm == 0,
-                        crate::isa::Op::VaddVx => rd == rs2 && rs1 == 0,
-                        _ => false,
-                    };
-                    if identity {
+                    if is_identity(inst) {
                         continue;
                     }
                     mark(&mut o, inst);

@@ -590,6 +590,28 @@ impl Sel<'_> {
             Op::Fma(a, b, c) => {
                 let d = self.reg(r.expect("fma result"));
                 if d.is_vector() {
+                    // Accumulate into a divergent multiplicand (`vfmadd`: d = a, d = b·d + c)
+                    // when it is loop-carried (a φ: the result can then take its register, and the
+                    // loop needs no copy back) or when the addend is uniform and already in a
+                    // vector register (the copy into d is then one the allocator can coalesce).
+                    let phi = |v: &Value| matches!(self.defs.get(v), Some(Op::Phi(_)));
+                    let c_ready = self.loop_v.contains_key(c) || self.bcast.contains_key(c);
+                    let into = |x: &Value| self.div(*x) && (phi(x) || (!self.div(*c) && c_ready));
+                    let acc = if self.div(*c) && phi(c) {
+                        None
+                    } else if into(a) {
+                        Some((*a, *b))
+                    } else if into(b) {
+                        Some((*b, *a))
+                    } else {
+                        None
+                    };
+                    if let Some((x, y)) = acc {
+                        let (vx, vy, vc) = (self.v(x)?, self.v(y)?, self.v(*c)?);
+                        self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
+                        self.emit_rr(I::VfmaddVv, d, vy, vc, 0);
+                        return Ok(());
+                    }
                     let (va, vb) = (self.v(*a)?, self.v(*b)?);
                     // d = c, then d += a·b (a uniform addend is broadcast straight into d).
                     if self.div(*c) || self.loop_v.contains_key(c) || self.bcast.contains_key(c) {
