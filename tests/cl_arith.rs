@@ -566,3 +566,29 @@ fn fma_in_every_operand_position_of_a_loop() {
         }
     }
 }
+
+/// Many uniform float operands live at once (some held above x31) in `.vf` arithmetic, whose
+/// scalar operand `regext` cannot extend: every result still matches the host.
+#[test]
+fn vf_forms_with_many_uniform_operands() {
+    let src = "__kernel void k(__global float *out, float u0, float u1, float u2, float u3, float u4, float u5, float u6, float u7, float u8, float u9, float u10, float u11, float u12, float u13, float u14, float u15, float u16, float u17, float u18, float u19, float u20, float u21, float u22, float u23, float u24, float u25, float u26, float u27, float u28, float u29, float u30, float u31, float u32, float u33, float u34, float u35) {
+        float a = (float)get_global_id(0) * 0.25f; a = a + u0; a = a + u1; a = a + u2; a = a + u3; a = a + u4; a = a + u5; a = a + u6; a = a + u7; a = a + u8; a = a + u9; a = a + u10; a = a + u11; a = a + u12; a = a + u13; a = a + u14; a = a + u15; a = a + u16; a = a + u17; a = a + u18; a = a + u19; a = a + u20; a = a + u21; a = a + u22; a = a + u23; a = a + u24; a = a + u25; a = a + u26; a = a + u27; a = a + u28; a = a + u29; a = a + u30; a = a + u31; a = a + u32; a = a + u33; a = a + u34; a = a + u35; a = a * u0; a = u0 - a; a = a * u1; a = u1 - a; a = a * u2; a = u2 - a; a = a * u3; a = u3 - a; a = a * u4; a = u4 - a; a = a * u5; a = u5 - a; a = a * u6; a = u6 - a; a = a * u7; a = u7 - a; a = a * u8; a = u8 - a; a = a * u9; a = u9 - a; a = a * u10; a = u10 - a; a = a * u11; a = u11 - a; a = a * u12; a = u12 - a; a = a * u13; a = u13 - a; a = a * u14; a = u14 - a; a = a * u15; a = u15 - a; a = a * u16; a = u16 - a; a = a * u17; a = u17 - a; a = a * u18; a = u18 - a; a = a * u19; a = u19 - a; a = a * u20; a = u20 - a; a = a * u21; a = u21 - a; a = a * u22; a = u22 - a; a = a * u23; a = u23 - a; a = a * u24; a = u24 - a; a = a * u25; a = u25 - a; a = a * u26; a = u26 - a; a = a * u27; a = u27 - a; a = a * u28; a = u28 - a; a = a * u29; a = u29 - a; a = a * u30; a = u30 - a; a = a * u31; a = u31 - a; a = a * u32; a = u32 - a; a = a * u33; a = u33 - a; a = a * u34; a = u34 - a; a = a * u35; a = u35 - a;
+        out[get_global_id(0)] = a;
+    }";
+    let us: Vec<f32> = (0..36).map(|k| 0.5 + k as f32 * 0.03125).collect();
+    let mut args = vec![zeros(4 * 64)];
+    args.extend(us.iter().map(|&u| val(u)));
+    let out = run_source(src, "", "k", &[64], Some(&[64]), None, &args);
+    let got: Vec<f32> = read(&out[0]);
+    for (i, g) in got.iter().enumerate() {
+        let mut a = i as f32 * 0.25;
+        for &u in &us {
+            a += u;
+        }
+        for &u in &us {
+            a *= u;
+            a = u - a;
+        }
+        assert_eq!(g.to_bits(), a.to_bits(), "item {i}: {g} vs {a}");
+    }
+}

@@ -42,6 +42,11 @@ fn is_identity(inst: &MInst) -> bool {
     }
 }
 
+/// The instruction reads its scalar FP operand (rs1) without `regext` (the `.vf` forms).
+fn unextended_rs1(op: crate::isa::Op) -> bool {
+    matches!(op.desc().roles.rs1, crate::isa::roles::Role::ReadUnextended(_))
+}
+
 /// Jump threading: for each block, where control really goes when a jump or branch targets
 /// it — past blocks that do nothing but jump (after dropping identity copies: split edges
 /// whose φ copies coalesced away). A reconvergence point is never forwarded (its `join` is an
@@ -136,6 +141,8 @@ fn upper_words(inst: &MInst) -> u32 {
         MOp::SetRpc => 2,
         MOp::Li | MOp::LaRodata => 2 + if wide(inst.rd) { 2 } else { 0 },
         MOp::Branch(_) => 4,
+        // A `.vf` operand above x31 goes through t1 first (regext + addi).
+        MOp::I(op) if unextended_rs1(op) => 4,
         MOp::I(_) => 2,
     }
 }
@@ -271,11 +278,18 @@ pub fn emit_with_lines(
                 }
                 MOp::I(op) => {
                     let r = |x: Option<Reg>| -> Result<u8, CompileError> { x.map(num).unwrap_or(Ok(0)) };
-                    let (rd, rs1, rs2, rs3) = (r(inst.rd)?, r(inst.rs1)?, r(inst.rs2)?, r(inst.rs3)?);
+                    let (rd, mut rs1, rs2, rs3) = (r(inst.rd)?, r(inst.rs1)?, r(inst.rs2)?, r(inst.rs3)?);
                     if is_identity(inst) {
                         continue;
                     }
                     mark(&mut o, inst);
+                    if rs1 >= 32 && unextended_rs1(*op) {
+                        // regext does not reach this operand: copy it to t1 (the reserved
+                        // scratch: it holds nothing outside a `SetRpc` and its branch).
+                        o.regext([0, rs1 >> 5, 0, 0]);
+                        o.line(&format!("addi t1, {}, 0", xname(rs1)));
+                        rs1 = num(T1)?;
+                    }
                     let fl = op.desc().fmt.fields();
                     // The csrr*i forms carry an immediate in the rs1 field.
                     let rs1_is_reg = fl.rs1 && op.desc().fmt != Fmt::CsrI;

@@ -38,12 +38,13 @@ fn forms(o: BinOp) -> BinForms {
         B::MinU => f(None, I::VminuVv, Some(I::VminuVx), None, Some(I::VminuVx)),
         B::MaxS => f(None, I::VmaxVv, Some(I::VmaxVx), None, Some(I::VmaxVx)),
         B::MaxU => f(None, I::VmaxuVv, Some(I::VmaxuVx), None, Some(I::VmaxuVx)),
-        B::FAdd => f(Some(I::FaddS), I::VfaddVv, None, None, None),
-        B::FSub => f(Some(I::FsubS), I::VfsubVv, None, None, None),
-        B::FMul => f(Some(I::FmulS), I::VfmulVv, None, None, None),
-        B::FDiv => f(Some(I::FdivS), I::VfdivVv, None, None, None),
-        B::FMin => f(Some(I::FminS), I::VfminVv, None, None, None),
-        B::FMax => f(Some(I::FmaxS), I::VfmaxVv, None, None, None),
+        // The .vf forms read the uniform operand from a scalar register (zfinx).
+        B::FAdd => f(Some(I::FaddS), I::VfaddVv, Some(I::VfaddVf), None, Some(I::VfaddVf)),
+        B::FSub => f(Some(I::FsubS), I::VfsubVv, Some(I::VfsubVf), None, Some(I::VfrsubVf)),
+        B::FMul => f(Some(I::FmulS), I::VfmulVv, Some(I::VfmulVf), None, Some(I::VfmulVf)),
+        B::FDiv => f(Some(I::FdivS), I::VfdivVv, Some(I::VfdivVf), None, Some(I::VfrdivVf)),
+        B::FMin => f(Some(I::FminS), I::VfminVv, Some(I::VfminVf), None, Some(I::VfminVf)),
+        B::FMax => f(Some(I::FmaxS), I::VfmaxVv, Some(I::VfmaxVf), None, Some(I::VfmaxVf)),
         B::FCopySign => f(Some(I::FsgnjS), I::VfsgnjVv, None, None, None),
     }
 }
