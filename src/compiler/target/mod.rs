@@ -2,6 +2,7 @@
 
 pub mod call;
 pub mod coalesce;
+pub mod dce;
 pub mod emit;
 pub mod isel;
 pub mod mir;

@@ -365,6 +365,7 @@ fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i6
 /// stack, vector slots above the IR's private data (`m.private_bytes`, which for a subroutine
 /// already starts above its callers' frames). Returns the frame's extent.
 pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
+    super::dce::remove_dead(m);
     super::coalesce::coalesce(m);
     let ints = intervals(m);
     let (mut smap, sspill) = scan(&ints, &scalar_pool_of(m), false);
