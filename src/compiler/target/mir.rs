@@ -31,7 +31,8 @@ pub const RA: Reg = Reg::X(1);
 pub const SP: Reg = Reg::X(2);
 pub const A0: Reg = Reg::X(10);
 pub const S0: Reg = Reg::X(8);
-/// Scratch for `la` + `setrpc` (clobbered by every divergent branch, as in Ventus LLVM).
+/// Scratch for `auipc` + `setrpc` (clobbered by every divergent branch, as in Ventus LLVM), and
+/// for a `.vf` operand above x31 (`emit`).
 pub const T1: Reg = Reg::X(6);
 /// The all-zero vector register (set at kernel entry).
 pub const VZERO: Reg = Reg::PV(0);
