@@ -1,6 +1,5 @@
 //! Dead machine instructions: instruction selection emits some values no instruction reads
-//! (an address `p + 4` whose load folded the offset into its immediate, a broadcast a `.vf`
-//! form made unnecessary). Before register allocation, every side-effect-free instruction whose
+//! (an address `p + 4` whose load folded the offset into its immediate). Before register allocation, every side-effect-free instruction whose
 //! result is a virtual register read nowhere in the function is removed, to a fixed point.
 //!
 //! Side-effect-free: `li`, `la` of .rodata, and the table's ALU formats (scalar integer and FP,
@@ -10,7 +9,7 @@
 use super::mir::{MFunc, MInst, MOp, Reg};
 use crate::isa::format::Fmt;
 use crate::isa::Op;
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 fn pure(i: &MInst) -> bool {
     match i.op {
@@ -51,23 +50,20 @@ fn pure(i: &MInst) -> bool {
 /// Removes the dead instructions of `m` (see the module doc).
 pub fn remove_dead(m: &mut MFunc) {
     loop {
-        let mut uses: HashMap<Reg, u32> = HashMap::new();
-        for i in m.blocks.iter().flat_map(|b| &b.insts) {
-            for r in i.uses() {
-                *uses.entry(r).or_default() += 1;
-            }
-        }
+        let read: HashSet<Reg> = m.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.uses()).collect();
         let dead = |i: &MInst| {
             pure(i) && {
                 let defs = i.defs();
-                !defs.is_empty() && defs.iter().all(|r| r.is_virtual() && !uses.contains_key(r))
+                !defs.is_empty() && defs.iter().all(|r| r.is_virtual() && !read.contains(r))
             }
         };
-        let before: usize = m.blocks.iter().map(|b| b.insts.len()).sum();
+        let mut changed = false;
         for b in &mut m.blocks {
+            let n = b.insts.len();
             b.insts.retain(|i| !dead(i));
+            changed |= b.insts.len() != n;
         }
-        if m.blocks.iter().map(|b| b.insts.len()).sum::<usize>() == before {
+        if !changed {
             return;
         }
     }

@@ -614,7 +614,7 @@ impl Sel<'_> {
                     }
                     let (va, vb) = (self.v(*a)?, self.v(*b)?);
                     // d = c, then d += a·b (a uniform addend is broadcast straight into d).
-                    if self.div(*c) || self.loop_v.contains_key(c) || self.bcast.contains_key(c) {
+                    if self.div(*c) || c_ready {
                         let vc = self.v(*c)?;
                         self.emit_rr(I::VaddVx, d, ZERO, vc, 0);
                     } else {
