@@ -10,10 +10,11 @@
 //! | `VENTUS_MEMCHECK` | `1`: check every access against byte-exact extents (see [`super::memcheck`]); `2`: also report loads of buffer bytes never written by the host or a kernel | `0` |
 //! | `NUM_THREAD` / `VENTUS_NUM_THREAD` | threads per warp, 1–32 (official stack's variable) | 32 |
 //! | `NUM_WARP` / `VENTUS_NUM_WARP` | warps per work-group slot, 1–32 (official stack's variable) | 8 |
-//!
-//! A value out of range or not a number is ignored with a warning (`RUST_LOG=warn`).
 //! | `VENTUS_PRINTF_BUFFER_SIZE` | bytes of printf records per launch (`CL_DEVICE_PRINTF_BUFFER_SIZE`), 64 B–256 MiB | 1 MiB |
 //! | `VENTUS_LEGACY_PRINTF` | `1`: the 2023 libclc `printf` in official binaries runs on the host (it prints); `0`: its code runs as compiled (and traps, as in the reference) | `1` |
+//! | `VENTUS_SIMD` | `0`: run the baseline x86-64 copy of the interpreter even when the host has AVX2/FMA (see [`super::simd`]; results are identical, only speed differs) | `1` |
+//!
+//! A value out of range or not a number is ignored with a warning (`RUST_LOG=warn`).
 
 use super::TrapMode;
 use crate::util::env::{bounded, var};
@@ -34,6 +35,8 @@ pub struct Config {
     pub memcheck: bool,
     /// `VENTUS_MEMCHECK=2`: buffers record which bytes were written.
     pub memcheck_uninit: bool,
+    /// `VENTUS_SIMD` (default on): use the interpreter copy compiled for the host's AVX2/FMA.
+    pub simd: bool,
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
@@ -84,6 +87,7 @@ impl Config {
             legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
             memcheck: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v != 0),
             memcheck_uninit: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v >= 2),
+            simd: var::<u8>(&["VENTUS_SIMD"]).is_none_or(|v| v != 0),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod memcheck;
 pub mod memory;
 pub mod program;
 mod scheduler;
+pub mod simd;
 pub mod trace;
 pub mod warp;
 mod workgroup;
@@ -128,11 +129,15 @@ pub struct RunOptions {
     /// Check every access against byte-exact extents (`VENTUS_MEMCHECK=1`); the launch
     /// describes them in [`LaunchParams::extents`].
     pub memcheck: bool,
+    /// Run the baseline x86-64 copy of the interpreter even when the host has AVX2/FMA
+    /// (`VENTUS_SIMD=0`; see [`simd`]). Results are identical either way.
+    pub baseline_interpreter: bool,
 }
 
 impl RunOptions {
     /// Options from the environment (`VENTUS_THREADS`, `VENTUS_WATCHDOG`,
-    /// `VENTUS_WATCHDOG_SECONDS`, `VENTUS_TIMEOUT`, `VENTUS_TRAP`, `VENTUS_MEMCHECK`).
+    /// `VENTUS_WATCHDOG_SECONDS`, `VENTUS_TIMEOUT`, `VENTUS_TRAP`, `VENTUS_MEMCHECK`,
+    /// `VENTUS_SIMD`).
     pub fn from_env() -> RunOptions {
         let c = config::Config::get();
         RunOptions {
@@ -142,6 +147,7 @@ impl RunOptions {
             timeout_seconds: c.timeout_seconds,
             trap_mode: c.trap_mode,
             memcheck: c.memcheck,
+            baseline_interpreter: !c.simd,
             ..RunOptions::default()
         }
     }

@@ -84,22 +84,37 @@ pub fn read_out(mem: &DeviceMemory, words: usize) -> Vec<u32> {
 
 /// Assembles `src` after the prologue and runs it.
 pub fn exec(src: &str, s: &Setup) -> Outcome {
+    exec_with(src, s, false)
+}
+
+/// [`exec`] in the chosen copy of the interpreter (`baseline`: the one compiled without AVX2).
+pub fn exec_with(src: &str, s: &Setup, baseline: bool) -> Outcome {
     let (prog, labels) = build(src);
     let mem = memory(s);
     let params = params(s);
-    let opts = RunOptions { threads: s.threads, watchdog: s.watchdog, ..RunOptions::default() };
+    let opts = RunOptions {
+        threads: s.threads,
+        watchdog: s.watchdog,
+        baseline_interpreter: baseline,
+        ..RunOptions::default()
+    };
     let result = run(&mem, &prog, &params, &opts);
     let out = read_out(&mem, s.out_words);
     Outcome { result, out, mem, prog, params, labels }
 }
 
-/// Runs with 1 and 2 host threads, asserts both succeed with identical output, returns it.
+/// Runs with 1 and 2 host threads and in the baseline copy of the interpreter (1 thread),
+/// asserts all succeed with identical output and statistics, returns the output.
 pub fn exec_ok(src: &str, s: Setup) -> Vec<u32> {
     let a = exec(src, &Setup { threads: 1, ..s });
-    a.result.as_ref().unwrap_or_else(|e| panic!("run failed: {e}"));
+    let stats = a.result.as_ref().unwrap_or_else(|e| panic!("run failed: {e}"));
     let b = exec(src, &Setup { threads: 2, ..s });
     b.result.as_ref().unwrap_or_else(|e| panic!("run failed with 2 threads: {e}"));
     assert_eq!(a.out, b.out, "results differ between 1 and 2 host threads");
+    let c = exec_with(src, &Setup { threads: 1, ..s }, true);
+    let base = c.result.as_ref().unwrap_or_else(|e| panic!("run failed in the baseline interpreter: {e}"));
+    assert_eq!(a.out, c.out, "results differ between the SIMD and the baseline interpreter");
+    assert_eq!(stats.instructions, base.instructions, "instruction counts differ between interpreters");
     a.out
 }
 

@@ -7,6 +7,17 @@ use super::super::warp::{Warp, MAX_LANES};
 
 pub type Lanes = [u32; MAX_LANES];
 
+/// `[f(0), f(1), …, f(31)]` as a plain loop the optimiser always inlines and vectorises
+/// (`std::array::from_fn` is not always inlined, which costs a call per lane in the hot loop).
+#[inline(always)]
+pub fn lanes(mut f: impl FnMut(usize) -> u32) -> Lanes {
+    let mut r = [0u32; MAX_LANES];
+    for (i, x) in r.iter_mut().enumerate() {
+        *x = f(i);
+    }
+    r
+}
+
 #[inline(always)]
 pub fn blend(dst: &mut Lanes, res: &Lanes, m: u32) {
     if m == u32::MAX {
@@ -33,7 +44,7 @@ pub fn trace_v<T: Tracer>(w: &Warp, t: &mut T, vd: u8) {
 pub fn vv<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, vs1: u8, f: impl Fn(u32, u32) -> u32) {
     let a = w.v[vs2 as usize];
     let b = w.v[vs1 as usize];
-    let r: Lanes = std::array::from_fn(|i| f(a[i], b[i]));
+    let r: Lanes = lanes(|i| f(a[i], b[i]));
     blend(&mut w.v[vd as usize], &r, m);
     trace_v(w, t, vd);
 }
@@ -42,7 +53,7 @@ pub fn vv<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, vs1: u8, 
 #[inline(always)]
 pub fn vs<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, s: u32, f: impl Fn(u32, u32) -> u32) {
     let a = w.v[vs2 as usize];
-    let r: Lanes = std::array::from_fn(|i| f(a[i], s));
+    let r: Lanes = lanes(|i| f(a[i], s));
     blend(&mut w.v[vd as usize], &r, m);
     trace_v(w, t, vd);
 }
@@ -59,7 +70,7 @@ pub fn vmac<T: Tracer>(
     f: impl Fn(u32, u32, u32) -> u32,
 ) {
     let d = w.v[vd as usize];
-    let r: Lanes = std::array::from_fn(|i| f(d[i], b[i], c[i]));
+    let r: Lanes = lanes(|i| f(d[i], b[i], c[i]));
     blend(&mut w.v[vd as usize], &r, m);
     trace_v(w, t, vd);
 }
@@ -68,7 +79,7 @@ pub fn vmac<T: Tracer>(
 #[inline(always)]
 pub fn vunary<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: impl Fn(u32) -> u32) {
     let a = w.v[vs2 as usize];
-    let r: Lanes = std::array::from_fn(|i| f(a[i]));
+    let r: Lanes = lanes(|i| f(a[i]));
     blend(&mut w.v[vd as usize], &r, m);
     trace_v(w, t, vd);
 }
@@ -76,7 +87,7 @@ pub fn vunary<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: im
 /// Broadcast-style writes: `vd[i] = f(i)`.
 #[inline(always)]
 pub fn vgen<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize) -> u32) {
-    let r: Lanes = std::array::from_fn(f);
+    let r: Lanes = lanes(f);
     blend(&mut w.v[vd as usize], &r, m);
     trace_v(w, t, vd);
 }
@@ -176,18 +187,26 @@ fn plain_or_flagged<T: Tracer>(
     full: impl Fn(usize) -> (u32, u32),
 ) -> u32 {
     if !T::ENABLED && (w.fflags_unread || w.csr.fflags & crate::isa::semantics::fflags::NX != 0) {
-        let mut ordinary = true;
-        let r: Lanes = std::array::from_fn(|i| {
-            let (v, ok) = plain(i);
-            ordinary &= ok | ((m >> i) & 1 == 0);
-            v
-        });
-        if ordinary {
+        if let Some(r) = plain_lanes(m, plain) {
             blend(&mut w.v[vd as usize], &r, m);
             return 0;
         }
     }
     flagged(w, t, m, vd, full)
+}
+
+/// The results of `plain` for every lane, or `None` when an active lane's result is not
+/// ordinary.
+#[inline(always)]
+fn plain_lanes(m: u32, plain: impl Fn(usize) -> (u32, bool)) -> Option<Lanes> {
+    let mut r = [0u32; MAX_LANES];
+    let mut odd = 0u32;
+    for (i, x) in r.iter_mut().enumerate() {
+        let (v, ok) = plain(i);
+        *x = v;
+        odd |= u32::from(!ok) << i;
+    }
+    (odd & m == 0).then_some(r)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -242,7 +261,7 @@ pub fn vmacf_fast<T: Tracer>(
 #[inline(always)]
 fn flagged<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize) -> (u32, u32)) -> u32 {
     let mut flags = 0;
-    let r: Lanes = std::array::from_fn(|i| {
+    let r: Lanes = lanes(|i| {
         let (v, fl) = f(i);
         if (m >> i) & 1 != 0 {
             flags |= fl;
