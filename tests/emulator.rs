@@ -1327,3 +1327,86 @@ fn both_interpreter_copies_compute_identical_float_results() {
         }
     }
 }
+
+/// Warp-wide accesses take a one-step path when every active lane's address is aligned and in
+/// one mapped region; traced runs and anything else go lane by lane. Both must leave the same
+/// memory and registers: partial masks (a divergent branch), byte and half-word widths with
+/// sign extension, several lanes storing to one word, global, `__local` (LDS) and private
+/// memory, and a warp whose lanes straddle the end of the output buffer (a fault at the first
+/// lane outside, the earlier lanes stored).
+#[test]
+fn warp_wide_memory_accesses_match_the_per_lane_path() {
+    let body = format!(
+        "
+    li t1, 0x70000000
+    vsll.vi v2, v1, 2
+    vadd.vx v3, v2, t1           # LDS word of each lane
+    vadd.vx v4, v2, a0           # output word of each lane
+    vadd.vi v5, v1, -9           # lane - 9: negative for the low lanes
+    vsw12.v v5, 0(v3)
+    li t2, 16
+    vmv.v.x v16, t2
+    la t1, J
+    setrpc zero, t1, 0
+    vblt v1, v16, LOW
+    vsh12.v v5, 1024(v4)         # high lanes: half-words at word offsets
+    vsb12.v v5, 1026(v4)
+    j J
+LOW:
+    vsrl.vi v6, v1, 2
+    vadd.vx v6, v6, a0
+    vsb12.v v5, 1152(v6)         # four lanes per word, byte by byte
+J:
+    join
+    vlw12.v v7, 0(v3)
+    vlh12.v v8, 1024(v4)
+    vlhu12.v v9, 1024(v4)
+    vlb12.v v10, 1152(v4)
+    vlbu12.v v11, 1153(v4)
+    vsw.v v5, 0(v2)              # private memory
+    vlw.v v12, 0(v2)
+    {}{}{}{}{}{}
+    endprg
+",
+        store_lanes(7, 2, 32),
+        store_lanes(8, 3, 32),
+        store_lanes(9, 4, 32),
+        store_lanes(10, 5, 32),
+        store_lanes(11, 6, 32),
+        store_lanes(12, 7, 32),
+    );
+    let s = Setup { out_words: 8 * 256, ..Setup::default() };
+    let fast = exec_ok(&body, Setup { ..s });
+    let (r, _, per_lane) = exec_traced(&body, &s);
+    r.unwrap();
+    assert_eq!(fast, per_lane, "the one-step and per-lane paths disagree");
+    for lane in 0..32usize {
+        let v = lane as i32 - 9;
+        assert_eq!(fast[512 + lane], v as u32, "LDS word, lane {lane}");
+        assert_eq!(fast[7 * 256 + lane], v as u32, "private word, lane {lane}");
+    }
+    // High lanes: the half-word at 1024 + 4·lane, its high byte replaced by the byte store.
+    for lane in 16..32usize {
+        let h = ((lane as i32 - 9) as u32 & 0xff) | ((lane as i32 - 9) as u32 & 0xff) << 16;
+        assert_eq!(fast[256 + lane] & 0x00ff_00ff, h & 0x00ff_00ff, "half/byte stores, lane {lane}");
+    }
+
+    // Straddling the end of the buffer: lanes 0..=23 are inside, 24 is the first outside.
+    let straddle = "
+    vsll.vi v2, v1, 2
+    li t1, 96
+    add t1, t1, a0
+    vadd.vx v2, v2, t1
+    vsw12.v v1, 0(v2)
+    endprg
+";
+    let s = Setup { out_words: 48, ..Setup::default() };
+    let o = exec(straddle, &s);
+    match o.result {
+        Err(LaunchError::Fault(f)) => {
+            assert_eq!((f.kind, f.lane, f.addr), (FaultKind::StoreAccess, Some(24), Some(OUT + 96 + 96)))
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+    assert_eq!(o.out[24..48], (0..24).collect::<Vec<u32>>()[..], "lanes before the fault stored");
+}

@@ -685,6 +685,95 @@ impl<'a> MemView<'a> {
         Ok((r, space))
     }
 
+    /// The region and space holding every address in `[lo, hi]`, when one region of one
+    /// address space maps them all and no checker watches the accesses; `None` otherwise (the
+    /// caller then accesses lane by lane, which also finds the exact fault). Program-window
+    /// addresses always take the per-lane path (their pages have permissions).
+    #[inline(always)]
+    fn span_region(&self, lo: u32, hi: u32, write: bool) -> Option<(&Region, Space)> {
+        if self.check.is_some() || lo > hi || lo >> 28 != hi >> 28 {
+            return None;
+        }
+        match lo >> 28 {
+            7 => {
+                let m = &self.lds_map;
+                let mapped = hi < m.low_end || lo >= m.high_start;
+                (mapped && self.lds.contains(lo) && self.lds.contains(hi)).then_some((self.lds, Space::Local))
+            }
+            8 => None,
+            _ => {
+                let (r, space) = self.region_in(lo, write).ok()?;
+                r.contains(hi).then_some((r, space))
+            }
+        }
+    }
+
+    /// The lowest and highest address of the lanes in `m` and the OR of all of them.
+    #[inline(always)]
+    fn span(addrs: &[u32; 32], m: u32) -> (u32, u32, u32) {
+        let (mut lo, mut hi, mut or) = (u32::MAX, 0u32, 0u32);
+        for (i, &a) in addrs.iter().enumerate() {
+            let on = (m >> i) & 1 != 0;
+            lo = lo.min(if on { a } else { u32::MAX });
+            hi = hi.max(if on { a } else { 0 });
+            or |= if on { a } else { 0 };
+        }
+        (lo, hi, or)
+    }
+
+    /// Loads of `bytes` (1, 2 or 4, zero-extended) for every lane in `m` at `addrs[lane]` in
+    /// one step, when all are aligned and lie in one mapped region ([`Self::span_region`]):
+    /// the same values and byte counts as lane-by-lane [`Self::load`]s. `None` when the warp
+    /// must take the per-lane path (nothing was loaded or counted).
+    #[inline(always)]
+    pub fn load_lanes(&self, addrs: &[u32; 32], m: u32, bytes: u32) -> Option<[u32; 32]> {
+        let (lo, hi, or) = Self::span(addrs, m);
+        if or & (bytes - 1) != 0 {
+            return None;
+        }
+        let (r, space) = self.span_region(lo, hi, false)?;
+        let mut out = [0u32; 32];
+        if m == u32::MAX && bytes == 4 {
+            for (o, &a) in out.iter_mut().zip(addrs) {
+                *o = r.load(a, 4);
+            }
+        } else {
+            for (i, (o, &a)) in out.iter_mut().zip(addrs).enumerate() {
+                if (m >> i) & 1 != 0 {
+                    *o = r.load(a, bytes);
+                }
+            }
+        }
+        let c = &self.moved[space as usize];
+        c.set(c.get() + u64::from(bytes) * u64::from(m.count_ones()));
+        Some(out)
+    }
+
+    /// Stores of `bytes` (1, 2 or 4) of `values[lane]` at `addrs[lane]` for every lane in `m`,
+    /// in lane order, in one step under the conditions of [`Self::load_lanes`]; the same memory
+    /// effects and counts as lane-by-lane [`Self::store`]s. `false` (nothing stored) when the
+    /// warp must take the per-lane path.
+    #[inline(always)]
+    pub fn store_lanes(&self, addrs: &[u32; 32], values: &[u32; 32], m: u32, bytes: u32) -> bool {
+        let (lo, hi, or) = Self::span(addrs, m);
+        if or & (bytes - 1) != 0 {
+            return false;
+        }
+        let Some((r, space)) = self.span_region(lo, hi, true) else { return false };
+        for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
+            if (m >> i) & 1 != 0 {
+                r.store(a, v, bytes);
+            }
+        }
+        let n = u64::from(m.count_ones());
+        let c = &self.moved[space as usize];
+        c.set(c.get() + u64::from(bytes) * n);
+        if space != Space::Private {
+            self.shared_writes.set(self.shared_writes.get() + n);
+        }
+        true
+    }
+
     /// Stores and atomic updates to global or local memory so far through this view.
     pub fn shared_writes(&self) -> u64 {
         self.shared_writes.get()

@@ -5,7 +5,7 @@ use super::super::fault::{FaultKind, Trap};
 use super::super::memory::{MemError, MemView};
 use super::super::trace::Tracer;
 use super::super::warp::Warp;
-use super::vector::{trace_v, vgen, Lanes};
+use super::vector::{blend, trace_v, vgen, Lanes};
 use crate::isa::semantics as s;
 use crate::isa::Op;
 
@@ -186,6 +186,14 @@ fn lane_loads<T: Tracer>(
     op: Op,
     addr: impl Fn(&Warp, u32) -> u32,
 ) -> Result<(), Trap> {
+    if !T::ENABLED {
+        let addrs = super::vector::lanes(|i| addr(w, i as u32));
+        if let Some(v) = mem.load_lanes(&addrs, m, bytes) {
+            let r = super::vector::lanes(|i| extend(v[i], op));
+            blend(&mut w.v[rd as usize], &r, m);
+            return Ok(());
+        }
+    }
     let mut result = Ok(());
     for i in lanes(m) {
         let a = addr(w, i);
@@ -216,6 +224,12 @@ fn lane_stores<T: Tracer>(
     bytes: u32,
     addr: impl Fn(&Warp, u32) -> u32,
 ) -> Result<(), Trap> {
+    if !T::ENABLED {
+        let addrs = super::vector::lanes(|i| addr(w, i as u32));
+        if mem.store_lanes(&addrs, &w.v[data as usize], m, bytes) {
+            return Ok(());
+        }
+    }
     for i in lanes(m) {
         let a = addr(w, i);
         let v = w.v[data as usize][i as usize];
@@ -229,6 +243,7 @@ fn lane_stores<T: Tracer>(
 }
 
 /// Flat loads `vl*12.v vd, imm(vs1)`.
+#[inline(always)]
 pub fn flat_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
     let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
     let m = w.vmask();
@@ -236,6 +251,7 @@ pub fn flat_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::D
 }
 
 /// Flat stores `vs*12.v vs2, imm(vs1)`.
+#[inline(always)]
 pub fn flat_store<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
     let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
     let m = w.vmask();
@@ -256,6 +272,7 @@ fn private_addr(w: &Warp, base_reg: usize, imm: u32, i: u32, word: bool) -> u32 
         .wrapping_add(4u32.wrapping_mul(w.csr.tid.wrapping_add(i)))
 }
 
+#[inline(always)]
 pub fn private_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::Decoded, op: Op) -> Result<(), Trap> {
     let (rs1, imm) = (d.rs1 as usize, d.imm as u32);
     let m = w.vmask();
@@ -263,6 +280,7 @@ pub fn private_load<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super
     lane_loads(w, mem, t, m, d.rd, bytes, op, |w, i| private_addr(w, rs1, imm, i, bytes == 4))
 }
 
+#[inline(always)]
 pub fn private_store<T: Tracer>(
     w: &mut Warp,
     mem: &MemView,
