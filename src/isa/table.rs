@@ -28,6 +28,20 @@ pub struct InstDesc {
     pub roles: Roles,
 }
 
+/// The sections of the table (marked `[Unit]` before their first row), which are also the
+/// emulator's execution units: one handler each ([`Op::unit`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// RV32I, Zicsr, M, A (including the per-lane vector AMOs) and F.
+    Scalar,
+    /// RVV configuration, memory and integer operations.
+    VectorInt,
+    /// RVV floating point.
+    VectorFp,
+    /// The Ventus custom instructions (SIMT control, private and flat memory, `regext`, …).
+    Ventus,
+}
+
 // Standard RVV encodings are built from funct6 and funct3; constants keep the rows readable.
 const OPIVV: u32 = 0;
 const OPFVV: u32 = 1;
@@ -51,22 +65,32 @@ const R: u32 = 0xfe00_707f;
 const I: u32 = 0x0000_707f;
 
 macro_rules! table {
-    ($( $variant:ident, $mnem:literal, $match:expr, $mask:expr, $fmt:ident $(, $roles:expr)?; )*) => {
+    ($( [$unit:ident] $( $variant:ident, $mnem:literal, $match:expr, $mask:expr, $fmt:ident $(, $roles:expr)?; )* )*) => {
         /// Every instruction of the table (variant names follow the mnemonic: `vadd.vv` → `VaddVv`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u16)]
-        pub enum Op { $($variant,)* }
+        pub enum Op { $($($variant,)*)* }
+
+        impl Op {
+            /// The execution unit (table section) of this instruction.
+            #[inline(always)]
+            pub fn unit(self) -> Unit {
+                match self {
+                    $($(Op::$variant)|* => Unit::$unit,)*
+                }
+            }
+        }
 
         /// The instruction table, in declaration order (`TABLE[op as usize].op == op`).
         pub static TABLE: &[InstDesc] = &[
-            $(InstDesc {
+            $($(InstDesc {
                 op: Op::$variant,
                 mnemonic: $mnem,
                 match_bits: $match,
                 mask: $mask,
                 fmt: Fmt::$fmt,
                 roles: table!(@roles $fmt $(, $roles)?),
-            },)*
+            },)*)*
         ];
     };
     (@roles $fmt:ident) => { Fmt::$fmt.roles() };
@@ -74,6 +98,7 @@ macro_rules! table {
 }
 
 table! {
+    [Scalar]
     // ---- RV32I -------------------------------------------------------------------------------
     Lui, "lui", 0x37, 0x7f, U;
     Auipc, "auipc", 0x17, 0x7f, U;
@@ -178,6 +203,7 @@ table! {
     FcvtSW, "fcvt.s.w", 0xd000_0053, 0xfff0_007f, F1Rm;
     FcvtSWu, "fcvt.s.wu", 0xd010_0053, 0xfff0_007f, F1Rm;
     FmvWX, "fmv.w.x", 0xf000_0053, 0xfff0_707f, F1;
+    [VectorInt]
     // ---- RVV configuration and memory (EEW = 32) --------------------------------------------------
     Vsetvli, "vsetvli", 0x7057, 0x8000_707f, Vsetvli;
     Vsetivli, "vsetivli", 0xc000_7057, 0xc000_707f, Vsetivli;
@@ -291,6 +317,7 @@ table! {
     VmaccVx, "vmacc.vx", v(0b101101, OPMVX), VM, VMacX;
     VnmsacVv, "vnmsac.vv", v(0b101111, OPMVV), VM, VMacV;
     VnmsacVx, "vnmsac.vx", v(0b101111, OPMVX), VM, VMacX;
+    [VectorFp]
     // ---- RVV floating point (SEW = 32) ------------------------------------------------------------
     VfaddVv, "vfadd.vv", v(0b000000, OPFVV), VM, VV;
     VfaddVf, "vfadd.vf", v(0b000000, OPFVF), VM, VF;
@@ -350,6 +377,7 @@ table! {
     VfmsacVf, "vfmsac.vf", v(0b101110, OPFVF), VM, VMacF;
     VfnmsacVv, "vfnmsac.vv", v(0b101111, OPFVV), VM, VMacV;
     VfnmsacVf, "vfnmsac.vf", v(0b101111, OPFVF), VM, VMacF;
+    [Ventus]
     // ---- Ventus custom-0 (0x0b) -------------------------------------------------------------------
     Vadd12Vi, "vadd12.vi", 0x0b, I, VI12;
     Vsub12Vi, "vsub12.vi", 0x100b, I, VI12;
