@@ -528,3 +528,27 @@ fn a_kernel_may_call_another_kernel() {
         assert_eq!(got[i], a[i] * 3 * if i % 3 == 0 { -1 } else { 1 }, "i={i}");
     }
 }
+
+/// Several `if`/`else if` arms that compute the same thing become one `switch` case list whose
+/// cases share a target; the φ after it lists the switch's block once per case (CTS
+/// `integer_ops` `unary_ops_*` failed to build with an internal error on this).
+#[test]
+fn switch_cases_sharing_a_target_give_one_phi_entry_per_block() {
+    let src = "__kernel void k(__global char *io, __global const char *control) {
+        size_t i = get_global_id(0);
+        char v = io[i];
+        if (control[i] == 0) v++;
+        else if (control[i] == 1) ++v;
+        else if (control[i] == 2) v--;
+        else --v;
+        io[i] = v;
+    }";
+    let io: Vec<i8> = (0..N).map(|i| (i as i32 * 37 - 128) as i8).collect();
+    let control: Vec<i8> = (0..N).map(|i| (i % 5) as i8).collect();
+    let out = run1(src, "k", N, 64, &[buf(&io), buf(&control)]);
+    let got: Vec<i8> = read(&out[0]);
+    for i in 0..N {
+        let want = if control[i] <= 1 { io[i].wrapping_add(1) } else { io[i].wrapping_sub(1) };
+        assert_eq!(got[i], want, "item {i}: control {}", control[i]);
+    }
+}

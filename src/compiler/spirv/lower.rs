@@ -665,7 +665,16 @@ impl<'m> Lowerer<'m> {
                     let vals = self.get(&fr, val)?;
                     let v = *vals.get(k).ok_or(invalid("phi operand has the wrong shape"))?;
                     for ir_pred in fr.edges.get(&(pred, p.label)).cloned().unwrap_or_default() {
-                        ins.push((ir_pred, v));
+                        // A switch whose cases share a target lists its block once per case
+                        // (LLVM keeps one φ entry per edge, with the same value); the IR has one
+                        // edge per block pair.
+                        match ins.iter().find(|(b, _)| *b == ir_pred) {
+                            Some(&(_, seen)) if seen != v => {
+                                return Err(invalid("a phi gives two values for one predecessor"));
+                            }
+                            Some(_) => {}
+                            None => ins.push((ir_pred, v)),
+                        }
                     }
                 }
                 let inst = self
