@@ -214,6 +214,14 @@ fn run_group_impl<T: Tracer>(
         instructions += 1;
         lane_instructions += w.mask.count_ones() as u64;
         w.csr.instret += 1;
+        if let Ok(Flow::Next) = result {
+            // The common case, first.
+            if T::ENABLED {
+                t.end();
+            }
+            cur += 1;
+            continue;
+        }
         // A host call runs here, with the hook and the work-group context at hand.
         let result = match result {
             Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
