@@ -857,6 +857,41 @@ fn work_item_masks_for_partial_warps_and_non_uniform_groups() {
     let m = wi.lane_mask([1, 1, 0], 0, 32);
     let want: u32 = (0..32).filter(|l| l % 8 < 4 && l / 8 < 2).map(|l| 1u32 << l).sum();
     assert_eq!(m, want);
+    // Every shape, full and partial groups, against the definition: lane l of warp w is the
+    // work-item with linear local id w·numt + l, real when inside the group's actual extent.
+    for (global, local) in [
+        ([64, 1, 1], [64, 1, 1]),
+        ([96, 1, 1], [48, 1, 1]),
+        ([16, 12, 1], [8, 4, 1]),
+        ([6, 6, 6], [3, 3, 3]),
+        ([7, 9, 1], [4, 4, 1]),
+        ([5, 4, 3], [2, 2, 2]),
+    ] {
+        let wi = WorkItems { global, local };
+        let groups: [u32; 3] = std::array::from_fn(|d| global[d].div_ceil(local[d]));
+        let ids = (0..groups[0] * groups[1] * groups[2])
+            .map(|n| [n % groups[0], n / groups[0] % groups[1], n / (groups[0] * groups[1])]);
+        for g in ids {
+            let items = local[0] * local[1] * local[2];
+            for numt in [4, 8, 32] {
+                for warp in 0..items.div_ceil(numt) + 1 {
+                    let want: u32 = (0..numt)
+                        .filter(|&l| {
+                            let lin = warp * numt + l;
+                            let (x, y, z) = (lin % local[0], lin / local[0] % local[1], lin / (local[0] * local[1]));
+                            z < local[2] && (0..3).all(|d| g[d] * local[d] + [x, y, z][d] < global[d])
+                        })
+                        .map(|l| 1u32 << l)
+                        .sum();
+                    assert_eq!(
+                        wi.lane_mask(g, warp, numt),
+                        want,
+                        "{global:?}/{local:?} group {g:?} warp {warp} numt {numt}"
+                    );
+                }
+            }
+        }
+    }
     // A kernel run with the mask: only real work-items store.
     let src = format!("vadd.vi v2, v1, 1\n{}\nendprg\n", store_lanes(2, 0, 48));
     let (prog, _) = build(&src);

@@ -76,6 +76,12 @@ impl WorkItems {
             let start = group_id[d] as u64 * self.local[d] as u64;
             (self.global[d] as u64).saturating_sub(start).min(self.local[d] as u64) as u32
         });
+        if actual == self.local && self.local.iter().all(|&v| v >= 1) {
+            // A full work-group: its first lx·ly·lz linear lanes are work-items.
+            let total = lx as u64 * ly as u64 * lz as u64;
+            let n = total.saturating_sub(warp as u64 * numt as u64).min(numt.min(32) as u64) as u32;
+            return if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+        }
         let mut m = 0u32;
         for lane in 0..numt.min(32) {
             let linear = warp * numt + lane;
