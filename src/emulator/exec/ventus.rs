@@ -13,18 +13,6 @@ pub(super) fn ventus<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
     let x1 = w.x[rs1 as usize];
     let imm = d.imm as u32;
     let mut flow = Flow::Next;
-    // Lanes the instruction operates on: active, below vl, and vm.
-    macro_rules! m {
-        () => {
-            vector_lanes(w, d)?
-        };
-    }
-    macro_rules! alu {
-        ($v:expr) => {{
-            let v = $v;
-            set_x(w, t, rd, v)
-        }};
-    }
     match op {
         // ---- Ventus custom ----------------------------------------------------------------------------
         Op::Vadd12Vi => {
@@ -42,11 +30,11 @@ pub(super) fn ventus<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
         Op::Barrier => flow = Flow::Barrier,
         Op::Barriersub => {}
         Op::VfttaVv => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             memops::vftta(w, t, m, rd, rs2, rs1);
         }
         Op::VfexpV => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vunary(w, t, m, rd, rs2, s::fexp)
         }
         Op::VlbV | Op::VlhV | Op::VlwV | Op::VlbuV | Op::VlhuV => {
@@ -111,7 +99,7 @@ pub(super) fn ventus<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
         Op::Setrpc => {
             let v = x1.wrapping_add(imm);
             w.csr.rpc = v;
-            alu!(v);
+            set_x(w, t, rd, v);
             if T::ENABLED {
                 t.csr_write(crate::isa::regs::csr::RPC, v);
             }

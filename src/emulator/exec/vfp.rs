@@ -8,27 +8,15 @@ use super::*;
 #[inline(always)]
 pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op) -> Result<(), Trap> {
     let (rd, rs1, rs2) = (d.rd, d.rs1, d.rs2);
-    // Lanes the instruction operates on: active, below vl, and vm.
-    macro_rules! m {
-        () => {
-            vector_lanes(w, d)?
-        };
-    }
-    macro_rules! alu {
-        ($v:expr) => {{
-            let v = $v;
-            set_x(w, t, rd, v)
-        }};
-    }
     macro_rules! vv {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vv(w, t, m, rd, rs2, rs1, $f)
         }};
     }
     macro_rules! vf {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let f1 = fx(w, rs1);
             vs(w, t, m, rd, rs2, f1, $f)
         }};
@@ -46,29 +34,29 @@ pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op)
     }
     macro_rules! fvv {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             raise!(vvf(w, t, m, rd, rs2, rs1, $f))
         }};
         ($p:expr, $f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             raise!(vvf_fast(w, t, m, rd, rs2, rs1, $p, $f))
         }};
     }
     macro_rules! fvf {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let f1 = fx(w, rs1);
             raise!(vsf(w, t, m, rd, rs2, f1, $f))
         }};
         ($p:expr, $f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let f1 = fx(w, rs1);
             raise!(vsf_fast(w, t, m, rd, rs2, f1, $p, $f))
         }};
     }
     macro_rules! fmac_v {
         ($p:expr, $f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let b = w.v[rs1 as usize];
             let c = w.v[rs2 as usize];
             raise!(vmacf_fast(w, t, m, rd, &b, &c, $p, $f))
@@ -76,7 +64,7 @@ pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op)
     }
     macro_rules! fmac_f {
         ($p:expr, $f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let b = [fx(w, rs1); 32];
             let c = w.v[rs2 as usize];
             raise!(vmacf_fast(w, t, m, rd, &b, &c, $p, $f))
@@ -84,7 +72,7 @@ pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op)
     }
     macro_rules! funary {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             raise!(vunaryf(w, t, m, rd, rs2, $f))
         }};
     }
@@ -108,7 +96,7 @@ pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op)
             need_v(w, d)?;
             need_fp(w, d)?;
             let v = w.v[rs2 as usize][0];
-            alu!(v);
+            set_x(w, t, rd, v);
         }
         Op::VfmvSF | Op::VfmvVF => {
             need_v(w, d)?;
@@ -143,7 +131,7 @@ pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op)
         Op::VfcvtRtzXFV => funary!(|a| s::fcvt_w_s(a, 1)),
         Op::VfsqrtV => funary!(s::fsqrt_f),
         Op::VfclassV => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vunary(w, t, m, rd, rs2, s::fclass)
         }
         Op::VmfeqVv => fvv!(|a, b| (s::feq(a, b), s::compare_flags(a, b, false))),

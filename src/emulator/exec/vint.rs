@@ -10,33 +10,21 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
     let x1 = w.x[rs1 as usize];
     let x2 = w.x[rs2 as usize];
     let imm = d.imm as u32;
-    // Lanes the instruction operates on: active, below vl, and vm.
-    macro_rules! m {
-        () => {
-            vector_lanes(w, d)?
-        };
-    }
-    macro_rules! alu {
-        ($v:expr) => {{
-            let v = $v;
-            set_x(w, t, rd, v)
-        }};
-    }
     macro_rules! vv {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vv(w, t, m, rd, rs2, rs1, $f)
         }};
     }
     macro_rules! vx {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vs(w, t, m, rd, rs2, x1, $f)
         }};
     }
     macro_rules! vi {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vs(w, t, m, rd, rs2, imm, $f)
         }};
     }
@@ -48,7 +36,7 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
     // Multiply-add: (vd, op1, op2) with op1 = vs1 / scalar, op2 = vs2.
     macro_rules! vmac_v {
         ($f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let b = w.v[rs1 as usize];
             let c = w.v[rs2 as usize];
             vmac(w, t, m, rd, &b, &c, $f)
@@ -56,7 +44,7 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
     }
     macro_rules! vmac_s {
         ($sv:expr, $f:expr) => {{
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let b = [$sv; 32];
             let c = w.v[rs2 as usize];
             vmac(w, t, m, rd, &b, &c, $f)
@@ -66,11 +54,11 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
         // ---- RVV configuration and memory ---------------------------------------------------------
         Op::Vsetvli | Op::Vsetivli | Op::Vsetvl => vsetvl(w, t, d, op, x1, x2),
         Op::Vle32V | Op::Vlse32V | Op::Vluxei32V | Op::Vloxei32V => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             memops::vector_load(w, ctx.mem, t, d, op, m)?;
         }
         Op::Vse32V | Op::Vsse32V | Op::Vsuxei32V | Op::Vsoxei32V => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             memops::vector_store(w, ctx.mem, t, d, op, m)?;
         }
         // ---- RVV integer ----------------------------------------------------------------------------
@@ -99,16 +87,16 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
         Op::VxorVx => vx!(|a, b| a ^ b),
         Op::VxorVi => vi!(|a, b| a ^ b),
         Op::VmvVV => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let src = w.v[rs1 as usize];
             vgen(w, t, m, rd, |i| src[i])
         }
         Op::VmvVX | Op::VmvSX => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vgen(w, t, m, rd, |_| x1)
         }
         Op::VmvVI => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vgen(w, t, m, rd, |_| imm)
         }
         // vmerge ignores the SIMT mask (§4.5) and selects with v0's bits.
@@ -170,11 +158,11 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
             let m = w.vmask();
             if m != 0 {
                 let v = w.v[rs2 as usize][31 - m.leading_zeros() as usize];
-                alu!(v);
+                set_x(w, t, rd, v);
             }
         }
         Op::VzextVf2 | Op::VsextVf2 | Op::VzextVf4 | Op::VsextVf4 => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             let src = w.v[rs2 as usize];
             let r: Lanes = std::array::from_fn(|i| {
                 let byte_of = |k: usize| (src[k / 4] >> ((k % 4) * 8)) & 0xff;
@@ -188,7 +176,7 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
             vgen(w, t, m, rd, |i| r[i])
         }
         Op::VidV => {
-            let m = m!();
+            let m = vector_lanes(w, d)?;
             vgen(w, t, m, rd, |i| i as u32)
         }
         Op::VdivuVv => vv!(s::divu),
