@@ -397,35 +397,36 @@ pub fn fadd_f(a: u32, b: u32) -> (u32, u32) {
     let (fin, nan, snan) = classify(&[a, b]);
     (canon(r), arith_flags(r, s, e, fin, nan, snan))
 }
-/// An "ordinary" result: finite inputs (`inputs_finite`) and a normal result above the smallest
-/// normal. Such an operation can raise no flag but NX (no NV, DZ, OF or UF), so once NX is set the
-/// flags need not be computed ([`fadd_plain`] and friends).
+/// An "ordinary" result of `fadd`/`fsub`/`fmul`/`fmadd`: a finite normal number above the
+/// smallest normal (one unsigned compare of its magnitude). Such an operation can raise no flag
+/// but NX: no NV or OF (an infinite or NaN input gives an infinite or NaN result in these four
+/// operations, so its inputs were finite too), no UF (tininess is detected after rounding and
+/// the result is above the smallest normal), no DZ. So once NX is set the flags need not be
+/// computed ([`fadd_plain`] and friends).
 #[inline(always)]
-fn ordinary(r: f32, inputs_finite: bool) -> bool {
-    inputs_finite && r.is_normal() && r.abs() > f32::MIN_POSITIVE
-}
-#[inline(always)]
-fn finite_bits(x: u32) -> bool {
-    x & 0x7f80_0000 != 0x7f80_0000
+fn ordinary(r: f32) -> bool {
+    const LOW: u32 = 0x0080_0001; // just above f32::MIN_POSITIVE
+    const HIGH: u32 = 0x7f7f_ffff; // f32::MAX
+    (r.to_bits() & 0x7fff_ffff).wrapping_sub(LOW) <= HIGH - LOW
 }
 /// `fadd` without flags: the result and whether it is [ordinary](ordinary) (when it is not, the
 /// caller uses [`fadd_f`]).
 #[inline(always)]
 pub fn fadd_plain(a: u32, b: u32) -> (u32, bool) {
     let r = f(a) + f(b);
-    (r.to_bits(), ordinary(r, finite_bits(a) & finite_bits(b)))
+    (r.to_bits(), ordinary(r))
 }
 /// `fmul` without flags (see [`fadd_plain`]).
 #[inline(always)]
 pub fn fmul_plain(a: u32, b: u32) -> (u32, bool) {
     let r = f(a) * f(b);
-    (r.to_bits(), ordinary(r, finite_bits(a) & finite_bits(b)))
+    (r.to_bits(), ordinary(r))
 }
 /// `fmadd` (`a·b + c`, one rounding) without flags (see [`fadd_plain`]).
 #[inline(always)]
 pub fn fmadd_plain(a: u32, b: u32, c: u32) -> (u32, bool) {
     let r = f(a).mul_add(f(b), f(c));
-    (r.to_bits(), ordinary(r, finite_bits(a) & finite_bits(b) & finite_bits(c)))
+    (r.to_bits(), ordinary(r))
 }
 /// `fsub` with flags.
 #[inline(always)]
@@ -502,6 +503,54 @@ pub fn int_to_float_flags(r: u32, exact: f64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whenever a flag-free operation calls its result ordinary, the flagged one gives the same
+    /// result and no flag but NX — over special values (zeros, subnormals, the smallest and
+    /// largest normals, infinities, quiet and signalling NaNs) and a spread of ordinary ones.
+    #[test]
+    fn ordinary_results_raise_no_flag_but_inexact() {
+        let mut vals: Vec<u32> = vec![
+            0,
+            0x8000_0000,
+            1,
+            0x007f_ffff,
+            0x0080_0000,
+            0x0080_0001,
+            0x0100_0000,
+            0x3f80_0000,
+            0x3f80_0001,
+            0x7f7f_ffff,
+            0x7f00_0000,
+            0x7f80_0000,
+            0x7fc0_0000,
+            0x7fa0_0000,
+            0x3400_0000,
+            0x4b80_0000,
+        ];
+        let mut x = 0x1234_5678u32;
+        for _ in 0..40 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            vals.push(x);
+        }
+        let signed: Vec<u32> = vals.iter().flat_map(|&v| [v, v ^ 0x8000_0000]).collect();
+        let check = |what: &str, plain: (u32, bool), full: (u32, u32)| {
+            if plain.1 {
+                assert_eq!(plain.0, full.0, "{what}: results differ");
+                assert_eq!(full.1 & !fflags::NX, 0, "{what}: ordinary result raised {:#x}", full.1);
+            }
+        };
+        for &a in &signed {
+            for &b in &signed {
+                check(&format!("add {a:#x} {b:#x}"), fadd_plain(a, b), fadd_f(a, b));
+                check(&format!("mul {a:#x} {b:#x}"), fmul_plain(a, b), fmul_f(a, b));
+                for &c in signed.iter().step_by(7) {
+                    check(&format!("fma {a:#x} {b:#x} {c:#x}"), fmadd_plain(a, b, c), fmadd_f(a, b, c));
+                }
+            }
+        }
+    }
     #[test]
     fn division_corner_cases() {
         assert_eq!(div(7, 0), u32::MAX);
