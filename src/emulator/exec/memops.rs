@@ -5,7 +5,7 @@ use super::super::fault::{FaultKind, Trap};
 use super::super::memory::{MemError, MemView};
 use super::super::trace::Tracer;
 use super::super::warp::Warp;
-use super::vector::{blend, trace_v, vgen, Lanes};
+use super::vector::{blend, lanes, trace_v, vgen, Lanes};
 use crate::isa::semantics as s;
 use crate::isa::Op;
 
@@ -59,7 +59,7 @@ pub fn vector_amo<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &super::
     let m = w.vmask();
     let (rd, rs1, rs2) = (d.rd as usize, d.rs1 as usize, d.rs2 as usize);
     let mut result = Ok(());
-    for i in lanes(m) {
+    for i in active_lanes(m) {
         let lane = i as usize;
         let (addr, val, expected) = (w.v[rs1][lane], w.v[rs2][lane], w.v[rd][lane]);
         let f = move |o: u32| match op {
@@ -110,7 +110,7 @@ pub fn vector_amocas_d<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &su
     }
     let m = w.vmask();
     let mut result = Ok(());
-    for i in lanes(m) {
+    for i in active_lanes(m) {
         let lane = i as usize;
         let addr = w.v[rs1][lane];
         let pair = |r: usize| u64::from(w.v[r][lane]) | u64::from(w.v[r + 1][lane]) << 32;
@@ -141,7 +141,7 @@ pub fn vector_amocas_d<T: Tracer>(w: &mut Warp, mem: &MemView, t: &mut T, d: &su
 
 /// Iterates the set bits of `m` in ascending order.
 #[inline(always)]
-fn lanes(mut m: u32) -> impl Iterator<Item = u32> {
+fn active_lanes(mut m: u32) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
         if m == 0 {
             None
@@ -187,15 +187,15 @@ fn lane_loads<T: Tracer>(
     addr: impl Fn(&Warp, u32) -> u32,
 ) -> Result<(), Trap> {
     if !T::ENABLED {
-        let addrs = super::vector::lanes(|i| addr(w, i as u32));
+        let addrs = lanes(|i| addr(w, i as u32));
         if let Some(v) = mem.load_lanes(&addrs, m, bytes) {
-            let r = super::vector::lanes(|i| extend(v[i], op));
+            let r = lanes(|i| extend(v[i], op));
             blend(&mut w.v[rd as usize], &r, m);
             return Ok(());
         }
     }
     let mut result = Ok(());
-    for i in lanes(m) {
+    for i in active_lanes(m) {
         let a = addr(w, i);
         match mem.load(a, bytes) {
             Ok(v) => {
@@ -225,12 +225,12 @@ fn lane_stores<T: Tracer>(
     addr: impl Fn(&Warp, u32) -> u32,
 ) -> Result<(), Trap> {
     if !T::ENABLED {
-        let addrs = super::vector::lanes(|i| addr(w, i as u32));
+        let addrs = lanes(|i| addr(w, i as u32));
         if mem.store_lanes(&addrs, &w.v[data as usize], m, bytes) {
             return Ok(());
         }
     }
-    for i in lanes(m) {
+    for i in active_lanes(m) {
         let a = addr(w, i);
         let v = w.v[data as usize][i as usize];
         mem.store(a, v, bytes).map_err(|e| store_trap(e, Some(i)))?;

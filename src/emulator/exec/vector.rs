@@ -199,13 +199,12 @@ fn plain_or_flagged<T: Tracer>(
 /// ordinary.
 #[inline(always)]
 fn plain_lanes(m: u32, plain: impl Fn(usize) -> (u32, bool)) -> Option<Lanes> {
-    let mut r = [0u32; MAX_LANES];
     let mut odd = 0u32;
-    for (i, x) in r.iter_mut().enumerate() {
+    let r = lanes(|i| {
         let (v, ok) = plain(i);
-        *x = v;
         odd |= u32::from(!ok) << i;
-    }
+        v
+    });
     (odd & m == 0).then_some(r)
 }
 
