@@ -14,6 +14,12 @@
 //! kernel code. Registers a kernel may rely on at entry: `a0`, `sp`, `tp`, `s0`, `gp`, `ra`,
 //! `vl = numt`, FP enabled; everything else is unspecified.
 //!
+//! The linker emits only the parts of that crt0 the user code can observe ([`Crt0Needs`]):
+//! `gp`, `sp`, `tp` and `s0` when some instruction reads that register, the `BUFFER_ADDR`/
+//! `BUFFER_SIZE` stores when the text names a data-layout symbol, the `.bss` loop when there
+//! is a `.bss`. Every warp runs crt0, so for a short kernel this is a third of its instructions:
+//! a kernel that reads none of them is called after 11 instructions instead of 35.
+//!
 //! Linker contract ([`link`], [`link_image`]):
 //! * The user assembly (our assembler's syntax, see [`crate::isa::asm`]) is placed right after
 //!   crt0. Kernels are the labels declared with `.globl`/`.global`; each becomes a `FUNC GLOBAL`
@@ -76,59 +82,128 @@ pub const RESERVED_SYMBOLS: [&str; 12] = [
 /// Symbol at the start of `.rodata` (program-scope constant data of compiled programs).
 pub const RODATA_SYMBOL: &str = "__ventus_rodata";
 
-/// The crt0 source (variant D), in our assembler's syntax. The layout symbols it uses are
-/// supplied by the linker as `.equ` lines appended after it.
+/// What the user code of an image needs crt0 to set up beyond the always-present part
+/// (`vsetvli`, FP on, `mtvec`, the metadata reads, `jalr`, `endprg`). Each item is set only
+/// when some instruction of the user code could observe it, so a kernel that reads none of
+/// them is called after 11 instructions instead of 35.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Crt0Needs {
+    /// `gp` (`x3`) is read.
+    pub gp: bool,
+    /// `sp` (`x2`) is read: the per-warp uniform stack.
+    pub sp: bool,
+    /// `tp` (`x4`) is read: the private stack offset.
+    pub tp: bool,
+    /// `s0` (`x8`) is read: the work-group local data.
+    pub s0: bool,
+    /// The text names `BUFFER_ADDR`/`BUFFER_SIZE` (or another layout symbol through which it
+    /// could reach them): crt0 stores the print buffer's address and size there.
+    pub print_words: bool,
+    /// `.bss` is not empty: crt0 clears it.
+    pub bss: bool,
+}
+
+impl Crt0Needs {
+    /// Everything (the full variant-D start-up).
+    pub const ALL: Crt0Needs = Crt0Needs { gp: true, sp: true, tp: true, s0: true, print_words: true, bss: true };
+
+    /// What `user` (assembled from `text`) needs. Conservative: a word that does not decode
+    /// (data in the text) needs everything; a register field counts whatever `regext` prefix
+    /// may extend it (an extended field is a higher register, never a lower one).
+    pub fn of(user: &Program, text: &str) -> Crt0Needs {
+        let mut n = Crt0Needs { gp: false, sp: false, tp: false, s0: false, print_words: false, bss: false };
+        for &word in &user.words {
+            let Some(d) = crate::isa::lookup(word) else { return Crt0Needs::ALL };
+            let Some(inst) = crate::isa::decode(word) else { return Crt0Needs::ALL };
+            let r = d.roles;
+            for (role, field) in [(r.rd, inst.rd), (r.rs1, inst.rs1), (r.rs2, inst.rs2), (r.rs3, inst.rs3)] {
+                if role.reads() && role.class() == Some(crate::isa::roles::Class::X) {
+                    match field {
+                        2 => n.sp = true,
+                        3 => n.gp = true,
+                        4 => n.tp = true,
+                        8 => n.s0 = true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        n.print_words =
+            ["BUFFER_ADDR", "BUFFER_SIZE", "_edata", "__bss_start", "_end"].iter().any(|s| text.contains(s));
+        n
+    }
+}
+
+/// The full crt0 source (variant D, [`Crt0Needs::ALL`]), in our assembler's syntax. The
+/// layout symbols it uses are supplied by the linker as `.equ` lines appended after it.
 pub fn crt0_source() -> String {
-    format!(
-        "\
-# crt0, variant D (driver-abi 4.2): every warp of every work-group starts here.
-_start:
-    la      gp, __global_pointer$
-    li      t4, 32
-    vsetvli t4, t4, e32, m1, ta, ma      # vl = min(32, numt)
-    lui     t4, 2
-    csrrs   t4, mstatus, t4              # mstatus.FS = Initial: FP on
-    li      t4, 0
-    csrr    t1, wid
-    csrr    t2, lds
-    li      t3, {stack}
-    mul     t1, t1, t3
-    add     sp, t1, t2                   # sp = LDS + wid * {stack}: this warp's uniform stack
-    li      tp, 0                        # private stack offset
-    csrr    t5, numw
-    mul     t5, t5, t3
-    add     s0, t2, t5                   # s0 = LDS + numw * {stack}: work-group local data
-    la      a0, _edata
-    la      a2, _end
-    bgeu    a0, a2, .Lcrt0_meta
-.Lcrt0_bss:
-    sw      zero, 0(a0)
-    addi    a0, a0, 4
-    bltu    a0, a2, .Lcrt0_bss
-.Lcrt0_meta:
-    csrr    t0, knl                      # kernel metadata buffer
-    lw      t1, 0(t0)                    # KNL_ENTRY
-    lw      a0, 4(t0)                    # KNL_ARG_BASE: the kernel's argument buffer
-    lw      t2, 48(t0)                   # KNL_PRINT_ADDR
-    lw      t3, 52(t0)                   # KNL_PRINT_SIZE
-    la      t4, BUFFER_ADDR
-    sw      t2, 0(t4)
-    la      t4, BUFFER_SIZE
-    sw      t3, 0(t4)
-    la      t6, spike_end
-    csrw    mtvec, t6                    # traps end the work-group (reference simulator)
-    jalr    t1                           # call the kernel; it returns with `ret`
-    endprg  x0, x0, x0
-    j       spike_end
-spike_end:
-    li      t1, 1
-    la      t0, tohost
-    sw      t1, 0(t0)                    # tell the host: work-group finished
-.Lcrt0_halt:
-    j       .Lcrt0_halt
-",
-        stack = COMPILED_WARP_STACK_BYTES
-    )
+    crt0_source_for(Crt0Needs::ALL)
+}
+
+/// The crt0 source that sets up what `needs` says (see the module documentation).
+pub fn crt0_source_for(needs: Crt0Needs) -> String {
+    let stack = COMPILED_WARP_STACK_BYTES;
+    let mut s =
+        String::from("# crt0, variant D (driver-abi 4.2): every warp of every work-group starts here.\n_start:\n");
+    if needs.gp {
+        s += "    la      gp, __global_pointer$\n";
+    }
+    s += "    li      t4, 32\n";
+    s += "    vsetvli t4, t4, e32, m1, ta, ma      # vl = min(32, numt)\n";
+    s += "    lui     t4, 2\n";
+    s += "    csrrs   t4, mstatus, t4              # mstatus.FS = Initial: FP on\n";
+    if needs.sp || needs.s0 {
+        s += "    csrr    t2, lds\n";
+        s += &format!("    li      t3, {stack}\n");
+    }
+    if needs.sp {
+        s += "    csrr    t1, wid\n";
+        s += "    mul     t1, t1, t3\n";
+        s += &format!(
+            "    add     sp, t1, t2                   # sp = LDS + wid * {stack}: this warp's uniform stack\n"
+        );
+    }
+    if needs.tp {
+        s += "    li      tp, 0                        # private stack offset\n";
+    }
+    if needs.s0 {
+        s += "    csrr    t5, numw\n";
+        s += "    mul     t5, t5, t3\n";
+        s += &format!("    add     s0, t2, t5                   # s0 = LDS + numw * {stack}: work-group local data\n");
+    }
+    if needs.bss {
+        s += "    la      a0, _edata\n";
+        s += "    la      a2, _end\n";
+        s += "    bgeu    a0, a2, .Lcrt0_meta\n";
+        s += ".Lcrt0_bss:\n";
+        s += "    sw      zero, 0(a0)\n";
+        s += "    addi    a0, a0, 4\n";
+        s += "    bltu    a0, a2, .Lcrt0_bss\n";
+        s += ".Lcrt0_meta:\n";
+    }
+    s += "    csrr    t0, knl                      # kernel metadata buffer\n";
+    s += "    lw      t1, 0(t0)                    # KNL_ENTRY\n";
+    s += "    lw      a0, 4(t0)                    # KNL_ARG_BASE: the kernel's argument buffer\n";
+    if needs.print_words {
+        s += "    lw      t2, 48(t0)                   # KNL_PRINT_ADDR\n";
+        s += "    lw      t3, 52(t0)                   # KNL_PRINT_SIZE\n";
+        s += "    la      t4, BUFFER_ADDR\n";
+        s += "    sw      t2, 0(t4)\n";
+        s += "    la      t4, BUFFER_SIZE\n";
+        s += "    sw      t3, 0(t4)\n";
+    }
+    s += "    la      t6, spike_end\n";
+    s += "    csrw    mtvec, t6                    # traps end the work-group (reference simulator)\n";
+    s += "    jalr    t1                           # call the kernel; it returns with `ret`\n";
+    s += "    endprg  x0, x0, x0\n";
+    s += "    j       spike_end\n";
+    s += "spike_end:\n";
+    s += "    li      t1, 1\n";
+    s += "    la      t0, tohost\n";
+    s += "    sw      t1, 0(t0)                    # tell the host: work-group finished\n";
+    s += ".Lcrt0_halt:\n";
+    s += "    j       .Lcrt0_halt\n";
+    s
 }
 
 /// Why assembly + linking failed.
@@ -191,14 +266,14 @@ fn layout_equs(layout: &Layout, start: u32, spike_end: u32) -> String {
 }
 
 /// Assembles crt0 for `layout`.
-fn assemble_crt0(layout: &Layout) -> Result<Program, LinkError> {
+fn assemble_crt0(layout: &Layout, needs: Crt0Needs) -> Result<Program, LinkError> {
     // `_start`/`spike_end` are crt0's own labels; only the other symbols come from outside.
     let equs: String = layout_equs(layout, 0, 0)
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with(".equ _start,") && !l.starts_with(".equ spike_end,"))
         .map(|l| format!("\n{l}"))
         .collect();
-    assemble(&(crt0_source() + &equs), PROGRAM_BASE).map_err(|e| LinkError::Internal(format!("crt0: {e}")))
+    assemble(&(crt0_source_for(needs) + &equs), PROGRAM_BASE).map_err(|e| LinkError::Internal(format!("crt0: {e}")))
 }
 
 /// Assembles the user text at `base`, mapping errors to user line numbers.
@@ -230,14 +305,18 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
         .map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: rodata.len() as u64 }))?;
     // Pass A: sizes (every layout-dependent expansion has a fixed size; see `assemble`).
     let provisional = Layout::new(4, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
-    let crt0 = assemble_crt0(&provisional)?;
+    // What the user code needs of crt0 does not depend on where it is placed.
+    let full = assemble_crt0(&provisional, Crt0Needs::ALL)?;
+    let probe = assemble_user(kernel_asm, PROGRAM_BASE + 4 * full.words.len() as u32, &provisional, &full)?;
+    let needs = Crt0Needs { bss: provisional.end > provisional.data_end, ..Crt0Needs::of(&probe, kernel_asm) };
+    let crt0 = assemble_crt0(&provisional, needs)?;
     let user_base = PROGRAM_BASE + 4 * crt0.words.len() as u32;
     let user = assemble_user(kernel_asm, user_base, &provisional, &crt0)?;
     let text_words = crt0.words.len() + user.words.len();
     let text_bytes = u32::try_from(text_words * 4).map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: 0 }))?;
     let layout = Layout::new(text_bytes, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
     // Pass B: final addresses.
-    let crt0_final = assemble_crt0(&layout)?;
+    let crt0_final = assemble_crt0(&layout, needs)?;
     let user_final = assemble_user(kernel_asm, user_base, &layout, &crt0_final)?;
     if crt0_final.words.len() != crt0.words.len() || user_final.words.len() != user.words.len() {
         return Err(LinkError::Internal("code size depends on the layout".into()));
@@ -743,7 +822,7 @@ mod tests {
     #[test]
     fn crt0_has_the_variant_d_shape() {
         let layout = Layout::new(0x100, 0, DATA_BYTES, 0).unwrap();
-        let p = assemble_crt0(&layout).unwrap();
+        let p = assemble_crt0(&layout, Crt0Needs::ALL).unwrap();
         assert_eq!(p.labels["_start"], PROGRAM_BASE);
         // gp, vsetvli, FS, sp, tp, s0, bss loop, metadata, mtvec, jalr, endprg, j, spike_end.
         let text: Vec<String> = p
@@ -763,12 +842,55 @@ mod tests {
         );
     }
 
+    /// The start-up part of the crt0 of a linked image, disassembled: up to the kernel call.
+    fn crt0_text(asm: &str) -> Vec<String> {
+        let img = link_image(asm, &[]).unwrap();
+        let elf = VentusElf::parse(&write_elf(&img).unwrap()).unwrap();
+        let entry = elf.kernel_entry("k").unwrap();
+        let n = ((entry - PROGRAM_BASE) / 4) as usize;
+        let text: Vec<String> = img.text[..n]
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| crate::isa::disasm::disassemble(w, PROGRAM_BASE + 4 * i as u32).unwrap())
+            .collect();
+        // Up to the call of the kernel (`spike_end` after it stores to `tohost`).
+        let call = text.iter().position(|t| t.starts_with("jalr")).unwrap();
+        text[..=call].to_vec()
+    }
+
+    #[test]
+    fn crt0_sets_up_only_what_the_code_reads() {
+        let writes = |text: &[String], reg: &str| text.iter().any(|t| t.contains(&format!("\t{reg},")));
+        let lean = crt0_text(".globl k\nk: lw t0, 0(a0)\n ret");
+        for reg in ["sp", "s0", "tp", "gp"] {
+            assert!(!writes(&lean, reg), "{reg} set up for code that never reads it: {lean:#?}");
+        }
+        assert!(!lean.iter().any(|t| t.starts_with("sw")), "print words stored: {lean:#?}");
+        assert!(lean.iter().any(|t| t.contains("vsetvli")) && lean.iter().any(|t| t.contains("mtvec")));
+        assert_eq!(lean.len(), 11, "{lean:#?}");
+        for (code, reg) in
+            [("addi sp, sp, -16", "sp"), ("lw t1, 0(s0)", "s0"), ("add t1, tp, a0", "tp"), ("mv t1, gp", "gp")]
+        {
+            let text = crt0_text(&format!(".globl k\nk: {code}\n ret"));
+            assert!(writes(&text, reg), "{reg} not set up for `{code}`: {text:#?}");
+        }
+        // A vector instruction reading a scalar register counts too.
+        assert!(writes(&crt0_text(".globl k\nk: vadd.vx v4, v4, s0\n ret"), "s0"));
+        let print = crt0_text(".globl k\nk: la t0, BUFFER_ADDR\n ret");
+        assert_eq!(print.iter().filter(|t| t.starts_with("sw")).count(), 2, "{print:#?}");
+        // Data in the text: the full variant D.
+        let data = crt0_text(".globl k\nk: ret\n .word 0x12345678");
+        assert_eq!(data.len(), 30, "{data:#?}");
+    }
+
     #[test]
     fn link_places_kernel_after_crt0_with_symbols() {
         let k = parse_kernel_decls("kernel vecadd(global float* a)").unwrap();
         let img = link_image(VECADD, &k).unwrap();
         let elf = VentusElf::parse(&write_elf(&img).unwrap()).unwrap();
-        let crt0_len = assemble_crt0(&Layout::new(4, 0, 8, 0).unwrap()).unwrap().words.len() as u32;
+        // `lw t0, 0(a0)` reads none of gp/sp/tp/s0: the lean crt0.
+        let lean = Crt0Needs { gp: false, sp: false, tp: false, s0: false, print_words: false, bss: false };
+        let crt0_len = assemble_crt0(&Layout::new(4, 0, 8, 0).unwrap(), lean).unwrap().words.len() as u32;
         assert_eq!(elf.kernel_entry("vecadd"), Some(PROGRAM_BASE + 4 * crt0_len));
         assert_eq!(elf.kernel_names(), vec!["vecadd".to_string()]);
         assert_eq!(elf.symbol("vecadd").unwrap().size, 8);

@@ -28,6 +28,8 @@ struct Sel<'a> {
     callres: HashMap<Value, Vec<(Value, u32)>>,
     /// Uniform values already broadcast to a vector register in the current block.
     bcast: HashMap<Value, Reg>,
+    /// The register holding `CSR_KNL` (the metadata buffer) in the current block, once read.
+    knl: Option<Reg>,
     /// Constants used inside loops, materialised once in the entry block (kernels only):
     /// the scalar register of wide constants ([`Sel::s`]) and the broadcast of float constants
     /// ([`Sel::v`]) that loop code would otherwise rebuild on every iteration.
@@ -68,6 +70,7 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
         argbase: Reg::S(0),
         cas_hi: HashMap::new(),
         bcast: HashMap::new(),
+        knl: None,
         callres: HashMap::new(),
         loop_s: HashMap::new(),
         loop_v: HashMap::new(),
@@ -99,6 +102,7 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
     for bi in 0..f.blocks.len() {
         s.out.clear();
         s.bcast.clear();
+        s.knl = None;
         // Block-start code (prologue, `join`, φ copies) belongs to the block's first located
         // instruction.
         // A block without located code (a loop's back-edge jump, a split edge) belongs to its
@@ -485,8 +489,15 @@ impl Sel<'_> {
             }
             Op::MetaWord { offset } => {
                 let d = self.reg(r.expect("meta result"));
-                let k = self.m.new_s();
-                self.emit_rr(I::Csrrs, k, ZERO, ZERO, csr::KNL as i64);
+                let k = match self.knl {
+                    Some(k) => k,
+                    None => {
+                        let k = self.m.new_s();
+                        self.emit_rr(I::Csrrs, k, ZERO, ZERO, csr::KNL as i64);
+                        self.knl = Some(k);
+                        k
+                    }
+                };
                 self.emit_rr(I::Lw, d, k, ZERO, *offset as i64);
                 Ok(())
             }

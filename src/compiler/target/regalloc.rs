@@ -466,6 +466,14 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
         }
         entry.insts.splice(0..0, init);
     }
+    // The kernel entry's `vmv.v.x v0, zero` is dead when nothing reads v0 (no private memory,
+    // no vector spill slot in the first window, no callee relying on it).
+    if m.level == 0 && !m.calls && !m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.uses().contains(&VZERO)) {
+        let zeroing = |i: &MInst| i.op == MOp::I(I::VmvVX) && i.defs() == [VZERO];
+        for b in &mut m.blocks {
+            b.insts.retain(|i| !zeroing(i));
+        }
+    }
     Ok(Frame { private: vslot.max(m.private_bytes as i64) as u32, stack: send as u32 })
 }
 
