@@ -1445,3 +1445,61 @@ J:
     }
     assert_eq!(o.out[24..48], (0..24).collect::<Vec<u32>>()[..], "lanes before the fault stored");
 }
+
+/// Local memory reads as zero at the start of every launch, whatever an earlier launch wrote and
+/// whichever part of the window it mapped (a reused host-thread slot zeroes only the part the
+/// previous launch could write: its `LdsMap`).
+#[test]
+fn local_memory_starts_zero_in_every_launch_whatever_the_previous_map() {
+    use ventus_icd::emulator::{LaunchParams, LdsMap};
+    // Lane addresses at the bottom, in the middle and at the top of the LDS window.
+    let addrs = [0x7000_0000u32, 0x7800_0000, 0x7fff_f000];
+    let lane_addr = |k: usize| format!("li t1, {:#x}\n vsll.vi v2, v1, 2\n vadd.vx v3, v2, t1\n", addrs[k]);
+    let write = |ks: &[usize]| {
+        let mut s = String::from("li t2, 0xdead\n vmv.v.x v4, t2\n");
+        for &k in ks {
+            s += &lane_addr(k);
+            s += "vsw12.v v4, 0(v3)\n";
+        }
+        s + "endprg\n"
+    };
+    let read = |ks: &[usize]| {
+        let mut s = String::new();
+        for (slot, &k) in ks.iter().enumerate() {
+            s += &lane_addr(k);
+            s += "vlw12.v v5, 0(v3)\n";
+            s += &store_lanes(5, slot as u32, 32);
+        }
+        s + "endprg\n"
+    };
+    let split = LdsMap::new(0x1000, 0x7fff_f000);
+    // One device memory; every launch below runs with exactly the map given.
+    let base = exec("endprg\n", &Setup::default());
+    let launch = |src: &str, map: LdsMap| -> Vec<u32> {
+        let (prog, _) = build(src);
+        let params = LaunchParams { lds_map: map, ..base.params.clone() };
+        run(&base.mem, &prog, &params, &RunOptions { threads: 1, ..RunOptions::default() }).unwrap();
+        read_out(&base.mem, 3 * 256)
+    };
+    for round in 0..3 {
+        // A split map writes bottom and top; the whole window writes all three.
+        launch(&write(&[0, 2]), split);
+        let after_split = launch(&read(&[0, 2]), split);
+        assert!(
+            after_split[..32].iter().chain(&after_split[256..288]).all(|&x| x == 0),
+            "round {round}: {after_split:x?}"
+        );
+        launch(&write(&[0, 1, 2]), LdsMap::WHOLE);
+        let after_whole = launch(&read(&[0, 2]), split);
+        assert!(after_whole[..32].iter().chain(&after_whole[256..288]).all(|&x| x == 0), "round {round}");
+        launch(&write(&[0, 1, 2]), LdsMap::WHOLE);
+        let all = launch(&read(&[0, 1, 2]), LdsMap::WHOLE);
+        assert!(all.iter().all(|&x| x == 0), "round {round}");
+    }
+    // The test can see a write: within one launch the value is there.
+    let mut both = write(&[0, 2]).replace("endprg\n", "");
+    both += &read(&[0, 2]);
+    let o = exec(&both, &Setup::default());
+    o.result.unwrap();
+    assert!(o.out[..32].iter().all(|&x| x == 0xdead), "{:x?}", &o.out[..32]);
+}

@@ -159,8 +159,10 @@ fn stage_and_run(
         let per_item = l.private_bytes.next_multiple_of(1024).max(PRIVATE_BYTES_PER_THREAD);
         let per_group = per_item as u64 * l.threads_per_warp as u64 * warps as u64;
         let private_size = (per_group * groups).clamp(per_group.min(PRIVATE_CAP as u64), PRIVATE_CAP as u64);
-        let private = mem.alloc(private_size as u32).map_err(DeviceError::Memory)?;
-        temps.push(private.base());
+        // Address space only: each host thread overlays the first `per_group` bytes, which are
+        // all a work-group addresses, with storage of its own.
+        let private_base = mem.reserve(private_size as u32).map_err(DeviceError::Memory)?;
+        temps.push(private_base);
         let md = mem.alloc(METADATA_SIZE).map_err(DeviceError::Memory)?;
         temps.push(md.base());
         let meta = Metadata {
@@ -179,7 +181,7 @@ fn stage_and_run(
             Some(_) => LdsMap::new(warps as u64 * bottom.0 as u64 + bottom.1 as u64, packed.local_floor),
             None => LdsMap::WHOLE,
         };
-        let mut extents = exact_extents(l, &packed, warps, bottom, private.base());
+        let mut extents = exact_extents(l, &packed, warps, bottom, private_base);
         extents.label(md.base(), Label::Metadata);
         if arg_base != 0 {
             extents.label(arg_base, Label::ArgumentBuffer);
@@ -189,7 +191,7 @@ fn stage_and_run(
             warps_per_group: warps,
             threads_per_warp: l.threads_per_warp,
             metadata_addr: md.base(),
-            pds_base: private.base(),
+            pds_base: private_base,
             private_bytes_per_thread: per_item,
             start_pc: crate::abi::PROGRAM_BASE,
             work_items: l.work_items,

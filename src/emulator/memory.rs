@@ -52,6 +52,9 @@ pub struct Region {
     /// asking which kind of storage it is).
     words: std::ptr::NonNull<[AtomicU32]>,
     _storage: Words,
+    /// Address space only, no storage ([`DeviceMemory::reserve`]): never in a snapshot, never
+    /// accessed.
+    reservation: bool,
 }
 
 // SAFETY: `words` points into `_storage`, which the region owns and never moves or frees while it
@@ -136,7 +139,7 @@ impl Region {
         let size = (size.max(4) + 3) & !3;
         let storage = Words::zeroed((size / 4) as usize);
         let words = std::ptr::NonNull::from(&*storage);
-        Region { base, size, len: size, written: None, words, _storage: storage }
+        Region { base, size, len: size, written: None, words, _storage: storage, reservation: false }
     }
 
     /// Starts recording which bytes get written ([`Region::all_written`]); until now none was.
@@ -326,8 +329,36 @@ impl Region {
         if let Some(bits) = &self.written {
             bits.iter().for_each(|w| w.store(0, Relaxed));
         }
+        self.zero_words(0, self.words().len());
+    }
+
+    /// Zeroes the bytes `[from, to)` (addresses, clamped to the region; word-aligned inward)
+    /// for reuse, as [`Region::reset`] does for all of them (the base stays).
+    pub fn reset_range(&mut self, from: u32, to: u32) {
+        let lo = (from.max(self.base) - self.base).div_ceil(4) as usize;
+        let end = (self.base as u64 + self.size as u64).min(to as u64);
+        let hi = (end.saturating_sub(self.base as u64) / 4) as usize;
+        if lo >= hi {
+            return;
+        }
+        if let Some(bits) = &self.written {
+            let (mut i, end) = (lo as u64 * 4, (hi as u64 * 4).min(bits.len() as u64 * 32));
+            while i < end {
+                let (w, b) = ((i / 32) as usize, (i % 32) as u32);
+                let take = (32 - b as u64).min(end - i) as u32;
+                let m = if take == 32 { u32::MAX } else { ((1u32 << take) - 1) << b };
+                bits[w].fetch_and(!m, Relaxed);
+                i += take as u64;
+            }
+        }
+        self.zero_words(lo, hi);
+    }
+
+    /// Zeroes words `[lo, hi)`: whole pages through the OS, the rest by stores. Takes `&mut self`
+    /// so that no thread is accessing the words.
+    fn zero_words(&mut self, lo: usize, hi: usize) {
         const PAGE: usize = 4096;
-        let words = self.words();
+        let words = &self.words()[lo..hi];
         let start = words.as_ptr() as usize;
         let end = start + words.len() * 4;
         let (inner_lo, inner_hi) = (start.next_multiple_of(PAGE), end & !(PAGE - 1));
@@ -339,10 +370,10 @@ impl Region {
         let n = words.len();
         words[..head].iter().chain(&words[n - tail..]).for_each(|w| w.store(0, Relaxed));
         // SAFETY: [inner_lo, inner_hi) is a page-aligned range inside this region's own
-        // allocation (anonymous memory from the global allocator), so no other object lives
-        // there; `&mut self` means no thread is accessing the words. MADV_DONTNEED on private
-        // anonymous memory makes the pages read as zero afterwards, which is a valid
-        // `AtomicU32` value for every word.
+        // allocation (anonymous memory from the global allocator or a private mapping), so no
+        // other object lives there; `&mut self` means no thread is accessing the words.
+        // MADV_DONTNEED on private anonymous memory makes the pages read as zero afterwards,
+        // which is a valid `AtomicU32` value for every word.
         let r = unsafe { libc::madvise(inner_lo as *mut libc::c_void, inner_hi - inner_lo, libc::MADV_DONTNEED) };
         if r != 0 {
             words[head..n - tail].iter().for_each(|w| w.store(0, Relaxed));
@@ -426,17 +457,8 @@ impl DeviceMemory {
     pub fn alloc(&self, size: u32) -> Result<Arc<Region>, MapError> {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
         let mut regions = self.regions.write();
-        let mut candidate = abi::HEAP_BASE as u64;
-        for r in regions.iter().filter(|r| r.base as u64 + r.size as u64 > abi::HEAP_BASE as u64) {
-            if r.base as u64 >= candidate + rounded {
-                break;
-            }
-            candidate = candidate.max(crate::util::align_up(r.base as u64 + r.size as u64, abi::PAGE_SIZE as u64));
-        }
-        if candidate + rounded > 1 << 32 {
-            return Err(MapError::OutOfMemory { size });
-        }
-        let mut r = Region::with_len(candidate as u32, rounded as u32, size.max(1));
+        let candidate = Self::heap_gap(&regions, rounded).ok_or(MapError::OutOfMemory { size })?;
+        let mut r = Region::with_len(candidate, rounded as u32, size.max(1));
         if self.track_writes {
             r.track_writes();
         }
@@ -444,6 +466,43 @@ impl DeviceMemory {
         let pos = regions.partition_point(|x| x.base < r.base);
         regions.insert(pos, r.clone());
         Ok(r)
+    }
+
+    /// Reserves `size` bytes of heap addresses, like [`DeviceMemory::alloc`] but without
+    /// storage: nothing can access them (a snapshot and host transfers leave reservations out),
+    /// and [`DeviceMemory::unmap`] releases them. A launch's private block is one: every
+    /// work-group addresses the same first bytes of it, which each host thread overlays with
+    /// its own storage ([`MemView::private`]), so the block itself would be mapped for nothing.
+    pub fn reserve(&self, size: u32) -> Result<u32, MapError> {
+        let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
+        let mut regions = self.regions.write();
+        let base = Self::heap_gap(&regions, rounded).ok_or(MapError::OutOfMemory { size })?;
+        let storage = Words::Heap(Box::new([]));
+        let words = std::ptr::NonNull::from(&*storage);
+        let r = Region {
+            base,
+            size: rounded as u32,
+            len: size.max(1),
+            written: None,
+            words,
+            _storage: storage,
+            reservation: true,
+        };
+        let pos = regions.partition_point(|x| x.base < base);
+        regions.insert(pos, Arc::new(r));
+        Ok(base)
+    }
+
+    /// The lowest page-aligned heap address with `rounded` free bytes after it.
+    fn heap_gap(regions: &[Arc<Region>], rounded: u64) -> Option<u32> {
+        let mut candidate = abi::HEAP_BASE as u64;
+        for r in regions.iter().filter(|r| r.base as u64 + r.size as u64 > abi::HEAP_BASE as u64) {
+            if r.base as u64 >= candidate + rounded {
+                break;
+            }
+            candidate = candidate.max(crate::util::align_up(r.base as u64 + r.size as u64, abi::PAGE_SIZE as u64));
+        }
+        (candidate + rounded <= 1 << 32).then_some(candidate as u32)
     }
 
     /// Bytes currently mapped in the heap.
@@ -461,14 +520,14 @@ impl DeviceMemory {
 
     /// A snapshot of the regions (sorted by base) for one launch.
     pub fn snapshot(&self) -> Vec<Arc<Region>> {
-        self.regions.read().clone()
+        self.regions.read().iter().filter(|r| !r.reservation).cloned().collect()
     }
 
     fn region_for(&self, addr: u32, len: usize) -> Result<Arc<Region>, MapError> {
         let regions = self.regions.read();
         regions
             .iter()
-            .find(|r| r.contains(addr) && (addr - r.base) as u64 + len as u64 <= r.size as u64)
+            .find(|r| !r.reservation && r.contains(addr) && (addr - r.base) as u64 + len as u64 <= r.size as u64)
             .cloned()
             .ok_or(MapError::OutOfBounds { addr, len })
     }
@@ -867,6 +926,58 @@ mod tests {
         assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_3000);
         assert_eq!(m.heap_bytes(), 0x4000);
         assert!(matches!(m.alloc(0x7000_0000), Err(MapError::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn reservations_take_addresses_but_no_access_reaches_them() {
+        let m = DeviceMemory::new();
+        let a = m.alloc(16).unwrap();
+        let r = m.reserve(0x3_0001).unwrap();
+        assert_eq!((a.base(), r), (0x9000_0000, 0x9000_1000));
+        // The next block goes after the whole (page-rounded) reservation.
+        assert_eq!(m.alloc(4).unwrap().base(), 0x9003_2000);
+        assert_eq!(m.read_u32(r), Err(MapError::OutOfBounds { addr: r, len: 4 }));
+        assert!(m.write(r + 8, &[1]).is_err());
+        let lds = Region::zeroed(abi::LDS_BASE, 16);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
+        let snap = m.snapshot();
+        assert_eq!(snap.len(), 2, "{snap:?}");
+        let v = MemView::new(&lds, &prog, None, &snap);
+        assert_eq!(v.load(r, 4), Err(MemError::Unmapped(r)));
+        assert_eq!(v.store(r + 0x2_fffc, 1, 4), Err(MemError::Unmapped(r + 0x2_fffc)));
+        // An overlay (a host thread's private storage) is what accesses there reach.
+        let private = Region::zeroed(r, 64);
+        let v = MemView::new(&lds, &prog, Some(&private), &snap);
+        v.store(r + 4, 7, 4).unwrap();
+        assert_eq!(private.load(r + 4, 4), 7);
+        // Released like any block, its addresses are reused.
+        assert!(m.unmap(r));
+        assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_1000);
+    }
+
+    #[test]
+    fn reset_range_zeroes_exactly_the_range() {
+        for size in [256u32, 1 << 20] {
+            let mut r = Region::zeroed(0x7000_0000, size);
+            r.track_writes();
+            for a in (0..size).step_by(4) {
+                r.store(0x7000_0000 + a, 0xffff_ffff, 4);
+            }
+            let (lo, hi) = (0x7000_0000 + size / 4 + 4, 0x7000_0000 + size - 8);
+            r.reset_range(lo, hi);
+            for a in (0..size).step_by(4) {
+                let addr = 0x7000_0000 + a;
+                let inside = (lo..hi).contains(&addr);
+                assert_eq!(r.load(addr, 4), if inside { 0 } else { 0xffff_ffff }, "size {size:#x} at {addr:#x}");
+                assert_eq!(r.all_written(addr, 4), !inside, "write bits, size {size:#x} at {addr:#x}");
+            }
+            // Clamped to the region; an empty or outside range is nothing.
+            r.reset_range(0x7000_0000 + size - 4, u32::MAX);
+            assert_eq!(r.load(0x7000_0000 + size - 4, 4), 0);
+            r.reset_range(0x6000_0000, 0x6000_1000);
+            r.reset_range(lo + 8, lo);
+            assert_eq!(r.load(0x7000_0000, 4), 0xffff_ffff);
+        }
     }
 
     #[test]

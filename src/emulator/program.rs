@@ -13,6 +13,7 @@
 
 use super::hostcall::HostCall;
 use super::memory::ProgramPage;
+use super::warp::RegBounds;
 use crate::abi::{self, elf::VentusElf, image::LaunchImage};
 use crate::isa::regs::csr;
 use crate::isa::{self, Fmt, Op};
@@ -94,8 +95,8 @@ pub struct Program {
     ext: Vec<Decoded>,
     segments: Vec<LoadSegment>,
     host_calls: Vec<HostCall>,
-    /// No instruction writes a vector register at or above this (see [`Program::vreg_bound`]).
-    vreg_bound: usize,
+    /// No instruction writes a register at or above these (see [`Program::reg_bounds`]).
+    reg_bounds: RegBounds,
     /// Some instruction accesses `fflags` or `fcsr` (see [`Program::reads_fflags`]).
     reads_fflags: bool,
     /// Unique per built program (clones share it): the scheduler's slots keep the read-only
@@ -191,16 +192,21 @@ impl Program {
         for (idx, op) in ops.iter_mut().enumerate() {
             Self::link_prefix(&words, op, idx, Ext::default(), &mut ext);
         }
-        // Destination registers (extension applied) + 8: room for register pairs and groups
-        // (64-bit AMOs write rd and rd+1); v0..v31 always, for host calls (they write v0).
-        let vreg_bound = ops
-            .iter()
-            .chain(&ext)
-            .filter(|d| d.op.is_some())
-            .map(|d| d.rd as usize + 8)
-            .max()
-            .unwrap_or(0)
-            .clamp(32, 256);
+        // Per register file: the written destination registers (extension applied) + 8, room
+        // for register pairs and groups (64-bit AMOs write rd and rd+1, LMUL > 1 groups).
+        let bound_of = |class: crate::isa::roles::Class| {
+            ops.iter()
+                .chain(&ext)
+                .filter_map(|d| {
+                    let roles = d.op?.desc().roles;
+                    (roles.rd.writes() && roles.rd.class() == Some(class)).then_some(d.rd as usize + 8)
+                })
+                .max()
+                .unwrap_or(0)
+                .min(256)
+        };
+        let reg_bounds =
+            RegBounds { x: bound_of(crate::isa::roles::Class::X), v: bound_of(crate::isa::roles::Class::V) };
         let reads_fflags = ops.iter().chain(&ext).any(|d| {
             matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci))
                 && matches!(d.imm as u16 & 0xfff, csr::FFLAGS | csr::FCSR)
@@ -214,7 +220,7 @@ impl Program {
             ext,
             segments,
             host_calls: Vec::new(),
-            vreg_bound,
+            reg_bounds,
             reads_fflags,
             id,
             pages,
@@ -303,12 +309,14 @@ impl Program {
     pub fn text_base(&self) -> u32 {
         self.text_base
     }
-    /// An upper bound of the vector registers the program can write: every destination
-    /// register number of its predecoded instructions is below it (at least 32, at most 256).
-    /// Warps are reset by clearing only the registers below the bound of the program they ran.
+    /// Upper bounds of the scalar and vector registers the program can write: every written
+    /// destination register of its predecoded instructions is below them (a host call writes
+    /// `v0`, so with one installed the vector bound is at least 1). Warps are reset by clearing
+    /// only the registers below the bounds of the program they ran.
     #[inline]
-    pub fn vreg_bound(&self) -> usize {
-        self.vreg_bound
+    pub fn reg_bounds(&self) -> RegBounds {
+        let host_call = usize::from(!self.host_calls.is_empty());
+        RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.max(host_call) }
     }
     /// Whether any instruction reads or writes the accrued FP flags (`fflags`, `fcsr`). When
     /// none does, the flags are unobservable and untraced runs need not compute them.
@@ -418,13 +426,22 @@ mod tests {
         assert_eq!(p.fetch(0x8000_0004).unwrap().imm, -1);
     }
     #[test]
-    fn vector_register_bound_covers_every_destination() {
-        // vadd.vi v1, v2, -1
-        assert_eq!(prog(&[0x022fb0d7]).vreg_bound(), 32, "at least v0..v31");
+    fn register_bounds_cover_every_written_destination_per_file() {
+        // vadd.vi v1, v2, -1: v1 + 8; no scalar destination.
+        assert_eq!(prog(&[0x022fb0d7]).reg_bounds(), RegBounds { x: 0, v: 9 });
         // regext (rd + 3·32) ; vadd.vi v1, v2, -1 → v97; plain successor v1
         let p = prog(&[0x0030200b, 0x022fb0d7]);
         assert_eq!(p.extended(p.fetch(0x8000_0000).unwrap().next_ext).rd, 97);
-        assert_eq!(p.vreg_bound(), 97 + 8);
+        assert_eq!(p.reg_bounds().v, 97 + 8);
+        // addi t6, zero, 1 (x31) and vmv.x.s a0, v3: scalar destinations only.
+        assert_eq!(prog(&[0x00100f93, 0x42302557]).reg_bounds(), RegBounds { x: 31 + 8, v: 0 });
+        // A store writes nothing: sw a0, 0(sp).
+        assert_eq!(prog(&[0x00a12023]).reg_bounds(), RegBounds { x: 0, v: 0 });
+        // A host call writes v0.
+        let mut p = prog(&[0x00000013, 0x00008067]);
+        assert_eq!(p.reg_bounds(), RegBounds { x: 8, v: 0 });
+        assert!(p.install_host_call(0x8000_0000, HostCall::LegacyPrintf));
+        assert_eq!(p.reg_bounds().v, 1);
     }
     #[test]
     fn rejects_segments_outside_window() {

@@ -7,7 +7,7 @@
 
 use super::exec::Ctx;
 use super::fault::Fault;
-use super::memory::{DeviceMemory, MemView, Region, Space};
+use super::memory::{DeviceMemory, LdsMap, MemView, Region, Space};
 use super::program::Program;
 use super::trace::{NoTrace, Recorder, Tracer};
 use super::workgroup::{run_group, WarpPool};
@@ -46,6 +46,9 @@ pub struct RunStats {
 /// so a small launch does not map, fault in and unmap 512 MiB of windows per host thread.
 struct Slot {
     lds: Region,
+    /// The part of the LDS window the last launch on this slot could write (accesses outside
+    /// its map fault), which is all a reuse has to zero.
+    lds_used: LdsMap,
     program: Region,
     /// [`Program::id`] of the program whose read-only pages the program window holds (0: none).
     program_id: u64,
@@ -66,11 +69,14 @@ impl Slot {
         let idle = SLOTS.lock().pop();
         let mut slot = match idle {
             Some(mut slot) => {
-                slot.lds.reset(abi::LDS_BASE);
+                let used = slot.lds_used;
+                slot.lds.reset_range(abi::LDS_BASE, used.low_end);
+                slot.lds.reset_range(used.high_start, u32::MAX);
                 slot
             }
             None => Slot {
                 lds: Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE),
+                lds_used: LdsMap::WHOLE,
                 program: Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE),
                 program_id: 0,
                 private: None,
@@ -90,6 +96,7 @@ impl Slot {
             }
             slot.program_id = prog.id();
         }
+        slot.lds_used = p.lds_map;
         slot.private = match (slot.private.take(), private_size) {
             (Some(mut r), Some(n)) if r.size() == (n.max(4) + 3) & !3 => {
                 r.reset(p.pds_base);

@@ -60,6 +60,24 @@ pub enum CsrEffect {
     Print(u32),
 }
 
+/// Bounds of the registers a program can write, per register file ([`Program::reg_bounds`]):
+/// it writes no `x` register at or above `x` and no `v` register at or above `v`.
+///
+/// [`Program::reg_bounds`]: super::program::Program::reg_bounds
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegBounds {
+    pub x: usize,
+    pub v: usize,
+}
+
+impl RegBounds {
+    /// Every register (a program nothing is known about).
+    pub const ALL: RegBounds = RegBounds { x: 256, v: 256 };
+}
+
+/// Scalar registers the boot state sets (t0 = x5, a0 = x10, a1 = x11): always cleared.
+const BOOT_XREGS: usize = 12;
+
 /// The state of one warp.
 pub struct Warp {
     pub pc: u32,
@@ -77,10 +95,12 @@ pub struct Warp {
     /// Vector branches of this warp that split its active lanes (statistics).
     pub divergent_branches: u64,
     /// Vector registers `v[0..dirty_vregs]` may be non-zero; the rest are zero. A reset zeroes
-    /// only those, then assumes the next program writes below its [`Program::vreg_bound`].
+    /// only those, then assumes the next program writes below its [`Program::reg_bounds`].
     ///
-    /// [`Program::vreg_bound`]: super::program::Program::vreg_bound
+    /// [`Program::reg_bounds`]: super::program::Program::reg_bounds
     dirty_vregs: usize,
+    /// Scalar registers `x[0..dirty_xregs]` may be non-zero; the rest are zero.
+    dirty_xregs: usize,
     /// No instruction of the program reads the accrued FP flags, so untraced vector FP may
     /// skip computing them (set by the work-group runner from [`Program::reads_fflags`]).
     ///
@@ -92,8 +112,8 @@ impl Warp {
     /// A warp in the state the boot ROM leaves it in when it jumps to `pc`
     /// (ventus-isa.md §10.1): registers zero but t0 = pc, a0 = warp index, a1 = 0x1020; all lanes
     /// active; SIMT stack empty; vtype.vill set; FS off, VS initial.
-    /// `vreg_bound`: the program writes no vector register at or above it.
-    pub fn new(pc: u32, numt: u32, csrs: Csrs, vreg_bound: usize) -> Warp {
+    /// `bounds`: the program writes no register at or above them.
+    pub fn new(pc: u32, numt: u32, csrs: Csrs, bounds: RegBounds) -> Warp {
         let mut w = Warp {
             pc,
             x: [0; 256],
@@ -106,25 +126,27 @@ impl Warp {
             done: false,
             divergent_branches: 0,
             dirty_vregs: 0,
+            dirty_xregs: 256,
             fflags_unread: false,
         };
-        w.reset(pc, numt, csrs, vreg_bound);
+        w.reset(pc, numt, csrs, bounds);
         w
     }
 
     /// Puts the warp back into its start state (reusing its allocations) for a program that
-    /// writes no vector register at or above `vreg_bound`. Every vector register reads zero
-    /// afterwards; only those the previous program could have written are cleared (a work-group
-    /// of a small kernel does not clear 32 KiB per warp).
-    pub fn reset(&mut self, pc: u32, numt: u32, csrs: Csrs, vreg_bound: usize) {
+    /// writes no register at or above `bounds`. Every register reads zero afterwards (but the
+    /// boot values of t0, a0, a1); only those the previous program could have written are
+    /// cleared (a work-group of a small kernel does not clear 33 KiB per warp).
+    pub fn reset(&mut self, pc: u32, numt: u32, csrs: Csrs, bounds: RegBounds) {
         let width_mask = if numt >= 32 { u32::MAX } else { (1u32 << numt) - 1 };
         self.pc = pc;
-        self.x = [0; 256];
+        self.x[..self.dirty_xregs].fill(0);
+        self.dirty_xregs = bounds.x.clamp(BOOT_XREGS, self.x.len());
         self.x[5] = pc;
         self.x[10] = csrs.wid;
         self.x[11] = 0x1020;
         self.v[..self.dirty_vregs].iter_mut().for_each(|r| *r = [0; MAX_LANES]);
-        self.dirty_vregs = vreg_bound.min(self.v.len());
+        self.dirty_vregs = bounds.v.min(self.v.len());
         self.mask = width_mask;
         self.width_mask = width_mask;
         self.stack.clear();
@@ -265,17 +287,24 @@ mod tests {
     /// read zero for the next program, whatever bound that one has.
     #[test]
     fn reset_clears_what_the_previous_program_could_write() {
-        let mut w = Warp::new(0x8000_0000, 32, Csrs::default(), 256);
+        let b = |x: usize, v: usize| RegBounds { x, v };
+        let mut w = Warp::new(0x8000_0000, 32, Csrs::default(), RegBounds::ALL);
         w.v[200][3] = 7;
         w.v[5][0] = 1;
-        w.reset(0x8000_0000, 32, Csrs::default(), 32);
+        w.x[200] = 3;
+        w.x[7] = 4;
+        w.reset(0x8000_0000, 32, Csrs::default(), b(20, 32));
         assert!(w.v.iter().all(|r| r.iter().all(|&x| x == 0)), "all registers zero after the first reset");
+        assert!(w.x.iter().enumerate().all(|(i, &x)| x == 0 || [5, 10, 11].contains(&i)));
         w.v[31][31] = 9;
-        w.reset(0x8000_0000, 32, Csrs::default(), 64);
-        assert_eq!(w.v[31][31], 0);
+        w.x[19] = 9;
+        w.reset(0x8000_0000, 32, Csrs::default(), b(0, 64));
+        assert_eq!((w.v[31][31], w.x[19]), (0, 0));
         w.v[63][1] = 5;
-        w.reset(0x8000_0000, 32, Csrs::default(), 32);
+        w.x[9] = 5;
+        w.reset(0x8000_0000, 32, Csrs::default(), b(0, 0));
         assert_eq!(w.v[63][1], 0, "a register below the previous bound is cleared");
+        assert_eq!(w.x[9], 0, "the boot registers' range is always cleared");
         assert_eq!((w.x[5], w.x[11], w.mask), (0x8000_0000, 0x1020, u32::MAX));
     }
 }

@@ -112,9 +112,9 @@ fn run_group_impl<T: Tracer>(
     for w in 0..numw {
         let c = csrs(p, g, w as u32);
         if let Some(warp) = pool.warps.get_mut(w) {
-            warp.reset(p.start_pc, p.threads_per_warp, c, ctx.prog.vreg_bound());
+            warp.reset(p.start_pc, p.threads_per_warp, c, ctx.prog.reg_bounds());
         } else {
-            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c, ctx.prog.vreg_bound()));
+            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c, ctx.prog.reg_bounds()));
         }
         pool.warps[w].fflags_unread = !ctx.prog.reads_fflags();
     }

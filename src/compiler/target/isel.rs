@@ -617,10 +617,41 @@ impl Sel<'_> {
                     } else {
                         None
                     };
+                    // A uniform multiplicand not yet in a vector register is read from its
+                    // scalar register (the `.vf` forms) instead of being broadcast.
+                    let scalar =
+                        |s: &Self, x: &Value| !s.div(*x) && !s.loop_v.contains_key(x) && !s.bcast.contains_key(x);
                     if let Some((x, y)) = acc {
-                        let (vx, vy, vc) = (self.v(x)?, self.v(y)?, self.v(*c)?);
-                        self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
-                        self.emit_rr(I::VfmaddVv, d, vy, vc, 0);
+                        let y_scalar = scalar(self, &y);
+                        let vx = self.v(x)?;
+                        if y_scalar {
+                            let (sy, vc) = (self.s(y)?, self.v(*c)?);
+                            self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
+                            self.emit_rr(I::VfmaddVf, d, sy, vc, 0);
+                        } else {
+                            let (vy, vc) = (self.v(y)?, self.v(*c)?);
+                            self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
+                            self.emit_rr(I::VfmaddVv, d, vy, vc, 0);
+                        }
+                        return Ok(());
+                    }
+                    let uniform_factor = if scalar(self, a) {
+                        Some((*a, *b))
+                    } else if scalar(self, b) {
+                        Some((*b, *a))
+                    } else {
+                        None
+                    };
+                    if let Some((u, w)) = uniform_factor {
+                        let (su, vw) = (self.s(u)?, self.v(w)?);
+                        if self.div(*c) || c_ready {
+                            let vc = self.v(*c)?;
+                            self.emit_rr(I::VaddVx, d, ZERO, vc, 0);
+                        } else {
+                            let sc = self.s(*c)?;
+                            self.emit_rr(I::VmvVX, d, sc, ZERO, 0);
+                        }
+                        self.emit_rr(I::VfmaccVf, d, su, vw, 0);
                         return Ok(());
                     }
                     let (va, vb) = (self.v(*a)?, self.v(*b)?);
