@@ -75,6 +75,9 @@ fn pass(f: &mut Func, name: &str) -> Result<(), String> {
         "cse" => {
             pass::cse::run(f);
         }
+        "reassoc" => {
+            pass::reassoc::run(f);
+        }
         other => return Err(format!("unknown pass `{other}`")),
     }
     Ok(())

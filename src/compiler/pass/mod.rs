@@ -1,12 +1,13 @@
 //! IR passes, one concept per file. The pipeline (see [`run`]): simplify the CFG, lower work-item
-//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), merge common
-//! subexpressions ([`cse`]), then the SIMT analyses the back end needs (uniformity,
+//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), reassociate address
+//! arithmetic ([`reassoc`]), merge common subexpressions ([`cse`]), then the SIMT analyses the back end needs (uniformity,
 //! reconvergence points).
 
 pub mod cfg;
 pub mod cse;
 pub mod legalize64;
 pub mod mem2reg;
+pub mod reassoc;
 pub mod simplify;
 pub mod split_edges;
 pub mod uniformity;
@@ -27,6 +28,10 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
         simplify::dce(f);
     }
     simplify::merge_blocks(f);
+    if reassoc::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+    }
     if cse::run(f) {
         simplify::fold(f);
         simplify::dce(f);
