@@ -142,68 +142,72 @@ pub fn crt0_source() -> String {
 
 /// The crt0 source that sets up what `needs` says (see the module documentation).
 pub fn crt0_source_for(needs: Crt0Needs) -> String {
-    let stack = COMPILED_WARP_STACK_BYTES;
-    let mut s =
-        String::from("# crt0, variant D (driver-abi 4.2): every warp of every work-group starts here.\n_start:\n");
-    if needs.gp {
-        s += "    la      gp, __global_pointer$\n";
-    }
-    s += "    li      t4, 32\n";
-    s += "    vsetvli t4, t4, e32, m1, ta, ma      # vl = min(32, numt)\n";
-    s += "    lui     t4, 2\n";
-    s += "    csrrs   t4, mstatus, t4              # mstatus.FS = Initial: FP on\n";
-    if needs.sp || needs.s0 {
-        s += "    csrr    t2, lds\n";
-        s += &format!("    li      t3, {stack}\n");
-    }
-    if needs.sp {
-        s += "    csrr    t1, wid\n";
-        s += "    mul     t1, t1, t3\n";
-        s += &format!(
-            "    add     sp, t1, t2                   # sp = LDS + wid * {stack}: this warp's uniform stack\n"
-        );
-    }
-    if needs.tp {
-        s += "    li      tp, 0                        # private stack offset\n";
-    }
-    if needs.s0 {
-        s += "    csrr    t5, numw\n";
-        s += "    mul     t5, t5, t3\n";
-        s += &format!("    add     s0, t2, t5                   # s0 = LDS + numw * {stack}: work-group local data\n");
-    }
-    if needs.bss {
-        s += "    la      a0, _edata\n";
-        s += "    la      a2, _end\n";
-        s += "    bgeu    a0, a2, .Lcrt0_meta\n";
-        s += ".Lcrt0_bss:\n";
-        s += "    sw      zero, 0(a0)\n";
-        s += "    addi    a0, a0, 4\n";
-        s += "    bltu    a0, a2, .Lcrt0_bss\n";
-        s += ".Lcrt0_meta:\n";
-    }
-    s += "    csrr    t0, knl                      # kernel metadata buffer\n";
-    s += "    lw      t1, 0(t0)                    # KNL_ENTRY\n";
-    s += "    lw      a0, 4(t0)                    # KNL_ARG_BASE: the kernel's argument buffer\n";
-    if needs.print_words {
-        s += "    lw      t2, 48(t0)                   # KNL_PRINT_ADDR\n";
-        s += "    lw      t3, 52(t0)                   # KNL_PRINT_SIZE\n";
-        s += "    la      t4, BUFFER_ADDR\n";
-        s += "    sw      t2, 0(t4)\n";
-        s += "    la      t4, BUFFER_SIZE\n";
-        s += "    sw      t3, 0(t4)\n";
-    }
-    s += "    la      t6, spike_end\n";
-    s += "    csrw    mtvec, t6                    # traps end the work-group (reference simulator)\n";
-    s += "    jalr    t1                           # call the kernel; it returns with `ret`\n";
-    s += "    endprg  x0, x0, x0\n";
-    s += "    j       spike_end\n";
-    s += "spike_end:\n";
-    s += "    li      t1, 1\n";
-    s += "    la      t0, tohost\n";
-    s += "    sw      t1, 0(t0)                    # tell the host: work-group finished\n";
-    s += ".Lcrt0_halt:\n";
-    s += "    j       .Lcrt0_halt\n";
-    s
+    // (included?, text); `{stack}` is the warp stack size.
+    let parts: [(bool, &str); 10] = [
+        (true, "# crt0, variant D (driver-abi 4.2): every warp of every work-group starts here.\n_start:\n"),
+        (needs.gp, "    la      gp, __global_pointer$\n"),
+        (
+            true,
+            "    li      t4, 32
+    vsetvli t4, t4, e32, m1, ta, ma      # vl = min(32, numt)
+    lui     t4, 2
+    csrrs   t4, mstatus, t4              # mstatus.FS = Initial: FP on\n",
+        ),
+        (needs.sp || needs.s0, "    csrr    t2, lds\n    li      t3, {stack}\n"),
+        (
+            needs.sp,
+            "    csrr    t1, wid
+    mul     t1, t1, t3
+    add     sp, t1, t2                   # sp = LDS + wid * {stack}: this warp's uniform stack\n",
+        ),
+        (needs.tp, "    li      tp, 0                        # private stack offset\n"),
+        (
+            needs.s0,
+            "    csrr    t5, numw
+    mul     t5, t5, t3
+    add     s0, t2, t5                   # s0 = LDS + numw * {stack}: work-group local data\n",
+        ),
+        (
+            needs.bss,
+            "    la      a0, _edata
+    la      a2, _end
+    bgeu    a0, a2, .Lcrt0_meta
+.Lcrt0_bss:
+    sw      zero, 0(a0)
+    addi    a0, a0, 4
+    bltu    a0, a2, .Lcrt0_bss
+.Lcrt0_meta:\n",
+        ),
+        (
+            true,
+            "    csrr    t0, knl                      # kernel metadata buffer
+    lw      t1, 0(t0)                    # KNL_ENTRY
+    lw      a0, 4(t0)                    # KNL_ARG_BASE: the kernel's argument buffer\n",
+        ),
+        (
+            needs.print_words,
+            "    lw      t2, 48(t0)                   # KNL_PRINT_ADDR
+    lw      t3, 52(t0)                   # KNL_PRINT_SIZE
+    la      t4, BUFFER_ADDR
+    sw      t2, 0(t4)
+    la      t4, BUFFER_SIZE
+    sw      t3, 0(t4)\n",
+        ),
+    ];
+    let tail = "    la      t6, spike_end
+    csrw    mtvec, t6                    # traps end the work-group (reference simulator)
+    jalr    t1                           # call the kernel; it returns with `ret`
+    endprg  x0, x0, x0
+    j       spike_end
+spike_end:
+    li      t1, 1
+    la      t0, tohost
+    sw      t1, 0(t0)                    # tell the host: work-group finished
+.Lcrt0_halt:
+    j       .Lcrt0_halt
+";
+    let body: String = parts.iter().filter(|(on, _)| *on).map(|(_, text)| *text).collect();
+    (body + tail).replace("{stack}", &COMPILED_WARP_STACK_BYTES.to_string())
 }
 
 /// Why assembly + linking failed.

@@ -52,6 +52,26 @@ pub struct Csrs {
     pub instret: u64,
 }
 
+impl Csrs {
+    /// The work-group CSRs (`tid` … `gidz`, 0x800–0x80a, read-only); `num` must be one.
+    #[inline(always)]
+    pub fn workgroup_csr(&self, num: u16) -> u32 {
+        match num {
+            csr::TID => self.tid,
+            csr::NUMW => self.numw,
+            csr::NUMT => self.numt,
+            csr::KNL => self.knl,
+            csr::WGID => self.wgid,
+            csr::WID => self.wid,
+            csr::LDS => self.lds,
+            csr::PDS => self.pds,
+            csr::GIDX => self.gid[0],
+            csr::GIDY => self.gid[1],
+            _ => self.gid[2],
+        }
+    }
+}
+
 /// Outcome of a CSR write that the work-group or host must see.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CsrEffect {
@@ -173,17 +193,7 @@ impl Warp {
     pub fn read_csr(&self, num: u16) -> Option<u32> {
         let c = &self.csr;
         Some(match num {
-            csr::TID => c.tid,
-            csr::NUMW => c.numw,
-            csr::NUMT => c.numt,
-            csr::KNL => c.knl,
-            csr::WGID => c.wgid,
-            csr::WID => c.wid,
-            csr::LDS => c.lds,
-            csr::PDS => c.pds,
-            csr::GIDX => c.gid[0],
-            csr::GIDY => c.gid[1],
-            csr::GIDZ => c.gid[2],
+            csr::TID..=csr::GIDZ => c.workgroup_csr(num),
             csr::PRINT => c.print,
             csr::RPC => c.rpc,
             csr::FFLAGS => c.fflags,

@@ -642,19 +642,10 @@ impl Sel<'_> {
                     } else {
                         None
                     };
-                    if let Some((u, w)) = uniform_factor {
-                        let (su, vw) = (self.s(u)?, self.v(w)?);
-                        if self.div(*c) || c_ready {
-                            let vc = self.v(*c)?;
-                            self.emit_rr(I::VaddVx, d, ZERO, vc, 0);
-                        } else {
-                            let sc = self.s(*c)?;
-                            self.emit_rr(I::VmvVX, d, sc, ZERO, 0);
-                        }
-                        self.emit_rr(I::VfmaccVf, d, su, vw, 0);
-                        return Ok(());
-                    }
-                    let (va, vb) = (self.v(*a)?, self.v(*b)?);
+                    let (op, r1, r2) = match uniform_factor {
+                        Some((u, w)) => (I::VfmaccVf, self.s(u)?, self.v(w)?),
+                        None => (I::VfmaccVv, self.v(*a)?, self.v(*b)?),
+                    };
                     // d = c, then d += a·b (a uniform addend is broadcast straight into d).
                     if self.div(*c) || c_ready {
                         let vc = self.v(*c)?;
@@ -663,7 +654,7 @@ impl Sel<'_> {
                         let sc = self.s(*c)?;
                         self.emit_rr(I::VmvVX, d, sc, ZERO, 0);
                     }
-                    self.emit_rr(I::VfmaccVv, d, va, vb, 0);
+                    self.emit_rr(op, d, r1, r2, 0);
                 } else {
                     let (sa, sb, sc) = (self.s(*a)?, self.s(*b)?, self.s(*c)?);
                     let mut m = MInst::new(MOp::I(I::FmaddS));

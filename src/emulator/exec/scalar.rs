@@ -83,20 +83,7 @@ pub(super) fn scalar<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
         Op::Mret => next = w.csr.mepc,
         // The common case inline: reading a work-group CSR (`csrr rd, tid` and friends).
         Op::Csrrs if d.rs1 == 0 && (csr_num::TID..=csr_num::GIDZ).contains(&(d.imm as u16)) => {
-            let c = &w.csr;
-            alu!(match d.imm as u16 {
-                csr_num::TID => c.tid,
-                csr_num::NUMW => c.numw,
-                csr_num::NUMT => c.numt,
-                csr_num::KNL => c.knl,
-                csr_num::WGID => c.wgid,
-                csr_num::WID => c.wid,
-                csr_num::LDS => c.lds,
-                csr_num::PDS => c.pds,
-                csr_num::GIDX => c.gid[0],
-                csr_num::GIDY => c.gid[1],
-                _ => c.gid[2],
-            })
+            alu!(w.csr.workgroup_csr(d.imm as u16))
         }
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             flow = csr::csr_op(w, ctx, t, d, op)?;
