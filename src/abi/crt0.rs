@@ -113,9 +113,8 @@ impl Crt0Needs {
     pub fn of(user: &Program, text: &str) -> Crt0Needs {
         let mut n = Crt0Needs { gp: false, sp: false, tp: false, s0: false, print_words: false, bss: false };
         for &word in &user.words {
-            let Some(d) = crate::isa::lookup(word) else { return Crt0Needs::ALL };
             let Some(inst) = crate::isa::decode(word) else { return Crt0Needs::ALL };
-            let r = d.roles;
+            let r = inst.op.desc().roles;
             for (role, field) in [(r.rd, inst.rd), (r.rs1, inst.rs1), (r.rs2, inst.rs2), (r.rs3, inst.rs3)] {
                 if role.reads() && role.class() == Some(crate::isa::roles::Class::X) {
                     match field {
@@ -309,13 +308,13 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
         .map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: rodata.len() as u64 }))?;
     // Pass A: sizes (every layout-dependent expansion has a fixed size; see `assemble`).
     let provisional = Layout::new(4, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
-    // What the user code needs of crt0 does not depend on where it is placed.
+    // The user code behind the full crt0: its size and what it needs of crt0 do not depend on
+    // where it is placed.
     let full = assemble_crt0(&provisional, Crt0Needs::ALL)?;
-    let probe = assemble_user(kernel_asm, PROGRAM_BASE + 4 * full.words.len() as u32, &provisional, &full)?;
-    let needs = Crt0Needs { bss: provisional.end > provisional.data_end, ..Crt0Needs::of(&probe, kernel_asm) };
+    let user = assemble_user(kernel_asm, PROGRAM_BASE + 4 * full.words.len() as u32, &provisional, &full)?;
+    let needs = Crt0Needs { bss: provisional.end > provisional.data_end, ..Crt0Needs::of(&user, kernel_asm) };
     let crt0 = assemble_crt0(&provisional, needs)?;
     let user_base = PROGRAM_BASE + 4 * crt0.words.len() as u32;
-    let user = assemble_user(kernel_asm, user_base, &provisional, &crt0)?;
     let text_words = crt0.words.len() + user.words.len();
     let text_bytes = u32::try_from(text_words * 4).map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: 0 }))?;
     let layout = Layout::new(text_bytes, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;

@@ -151,18 +151,23 @@ impl Region {
     #[inline(always)]
     fn mark(&self, addr: u32, n: u32) {
         if let Some(bits) = &self.written {
-            Self::mark_bits(bits, addr.wrapping_sub(self.base), n);
+            Self::set_bits(bits, addr.wrapping_sub(self.base) as u64, n as u64, true);
         }
     }
 
+    /// Sets (`on`) or clears the write bits of bytes `[off, off + n)` (offsets in the region).
     #[cold]
-    fn mark_bits(bits: &[AtomicU32], off: u32, n: u32) {
-        let (mut i, end) = (off as u64, (off as u64 + n as u64).min(bits.len() as u64 * 32));
+    fn set_bits(bits: &[AtomicU32], off: u64, n: u64, on: bool) {
+        let (mut i, end) = (off, (off + n).min(bits.len() as u64 * 32));
         while i < end {
             let (w, b) = ((i / 32) as usize, (i % 32) as u32);
             let take = (32 - b as u64).min(end - i) as u32;
             let m = if take == 32 { u32::MAX } else { ((1u32 << take) - 1) << b };
-            bits[w].fetch_or(m, Relaxed);
+            if on {
+                bits[w].fetch_or(m, Relaxed);
+            } else {
+                bits[w].fetch_and(!m, Relaxed);
+            }
             i += take as u64;
         }
     }
@@ -326,9 +331,6 @@ impl Region {
     /// a 256 MiB window costs only the pages a launch touched — not a fresh mapping each time.
     pub fn reset(&mut self, base: u32) {
         self.base = base;
-        if let Some(bits) = &self.written {
-            bits.iter().for_each(|w| w.store(0, Relaxed));
-        }
         self.zero_words(0, self.words().len());
     }
 
@@ -338,25 +340,17 @@ impl Region {
         let lo = (from.max(self.base) - self.base).div_ceil(4) as usize;
         let end = (self.base as u64 + self.size as u64).min(to as u64);
         let hi = (end.saturating_sub(self.base as u64) / 4) as usize;
-        if lo >= hi {
-            return;
+        if lo < hi {
+            self.zero_words(lo, hi);
         }
-        if let Some(bits) = &self.written {
-            let (mut i, end) = (lo as u64 * 4, (hi as u64 * 4).min(bits.len() as u64 * 32));
-            while i < end {
-                let (w, b) = ((i / 32) as usize, (i % 32) as u32);
-                let take = (32 - b as u64).min(end - i) as u32;
-                let m = if take == 32 { u32::MAX } else { ((1u32 << take) - 1) << b };
-                bits[w].fetch_and(!m, Relaxed);
-                i += take as u64;
-            }
-        }
-        self.zero_words(lo, hi);
     }
 
-    /// Zeroes words `[lo, hi)`: whole pages through the OS, the rest by stores. Takes `&mut self`
-    /// so that no thread is accessing the words.
+    /// Zeroes words `[lo, hi)` and clears their write bits: whole pages through the OS, the
+    /// rest by stores. Takes `&mut self` so that no thread is accessing the words.
     fn zero_words(&mut self, lo: usize, hi: usize) {
+        if let Some(bits) = &self.written {
+            Self::set_bits(bits, lo as u64 * 4, (hi - lo) as u64 * 4, false);
+        }
         const PAGE: usize = 4096;
         let words = &self.words()[lo..hi];
         let start = words.as_ptr() as usize;

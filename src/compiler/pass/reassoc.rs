@@ -124,16 +124,17 @@ fn rewrite(
     let Op::Bin(o, x, y) = *op else { return None };
     match o {
         // (d + u)·m → d·m + u·m;  (d + u) << k → (d << k) + (u << k).
-        BinOp::Mul | BinOp::Shl if ty == Ty::I32 && facts.uni(y) => {
-            let (d, u) = facts.split_add(x)?;
-            let dm = new(f, facts, Op::Bin(o, d, y), ty, loc);
-            let um = new(f, facts, Op::Bin(o, u, y), ty, loc);
-            Some(Op::Bin(BinOp::Add, dm, um))
-        }
-        BinOp::Mul if ty == Ty::I32 && facts.uni(x) => {
-            let (d, u) = facts.split_add(y)?;
-            let dm = new(f, facts, Op::Bin(o, d, x), ty, loc);
-            let um = new(f, facts, Op::Bin(o, u, x), ty, loc);
+        BinOp::Mul | BinOp::Shl if ty == Ty::I32 => {
+            let (sum, m) = if facts.uni(y) {
+                (x, y)
+            } else if o == BinOp::Mul && facts.uni(x) {
+                (y, x)
+            } else {
+                return None;
+            };
+            let (d, u) = facts.split_add(sum)?;
+            let dm = new(f, facts, Op::Bin(o, d, m), ty, loc);
+            let um = new(f, facts, Op::Bin(o, u, m), ty, loc);
             Some(Op::Bin(BinOp::Add, dm, um))
         }
         BinOp::Add => {

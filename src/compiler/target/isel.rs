@@ -624,15 +624,10 @@ impl Sel<'_> {
                     if let Some((x, y)) = acc {
                         let y_scalar = scalar(self, &y);
                         let vx = self.v(x)?;
-                        if y_scalar {
-                            let (sy, vc) = (self.s(y)?, self.v(*c)?);
-                            self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
-                            self.emit_rr(I::VfmaddVf, d, sy, vc, 0);
-                        } else {
-                            let (vy, vc) = (self.v(y)?, self.v(*c)?);
-                            self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
-                            self.emit_rr(I::VfmaddVv, d, vy, vc, 0);
-                        }
+                        let (op, ry) = if y_scalar { (I::VfmaddVf, self.s(y)?) } else { (I::VfmaddVv, self.v(y)?) };
+                        let vc = self.v(*c)?;
+                        self.emit_rr(I::VaddVx, d, ZERO, vx, 0);
+                        self.emit_rr(op, d, ry, vc, 0);
                         return Ok(());
                     }
                     let uniform_factor = if scalar(self, a) {
