@@ -83,7 +83,7 @@ fn vecadd_riscv_adds_then_faults_in_its_printf_exactly_like_the_reference() {
         // private-looking flat address (tval 0x18) that the simulator does not map.
         match r {
             Err(DeviceError::Launch(LaunchError::Fault(f))) => {
-                assert_eq!(f.kind, FaultKind::StoreAccess);
+                assert_eq!(f.kind, FaultKind::StoreAccess, "{f}");
                 assert_eq!(f.pc, 0x8000_519c);
                 assert_eq!(f.addr, Some(0x18));
                 // (Which warp gets there first depends on the barrier interleaving; the 2023 log was

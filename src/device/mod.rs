@@ -151,7 +151,7 @@ fn stage_and_run(
         let arg_base = if packed.bytes.is_empty() {
             0
         } else {
-            let r = mem.alloc(packed.bytes.len() as u32).map_err(DeviceError::Memory)?;
+            let r = mem.alloc_read_only(packed.bytes.len() as u32).map_err(DeviceError::Memory)?;
             r.write_bytes(r.base(), &packed.bytes);
             temps.push(r.base());
             r.base()
@@ -163,7 +163,7 @@ fn stage_and_run(
         // all a work-group addresses, with storage of its own.
         let private_base = mem.reserve(private_size as u32).map_err(DeviceError::Memory)?;
         temps.push(private_base);
-        let md = mem.alloc(METADATA_SIZE).map_err(DeviceError::Memory)?;
+        let md = mem.alloc_read_only(METADATA_SIZE).map_err(DeviceError::Memory)?;
         temps.push(md.base());
         let meta = Metadata {
             entry: l.entry,

@@ -55,6 +55,11 @@ pub struct Region {
     /// Address space only, no storage ([`DeviceMemory::reserve`]): never in a snapshot, never
     /// accessed.
     reservation: bool,
+    /// Kernels may only load from its first `len` bytes (the host writes them before the
+    /// launch): a kernel store or atomic there faults ([`DeviceMemory::alloc_read_only`]). The
+    /// rest of its last page stays writable, as in the reference (the 2023 printf library of
+    /// the official toolchain stores into such padding).
+    read_only: bool,
 }
 
 // SAFETY: `words` points into `_storage`, which the region owns and never moves or frees while it
@@ -139,7 +144,7 @@ impl Region {
         let size = (size.max(4) + 3) & !3;
         let storage = Words::zeroed((size / 4) as usize);
         let words = std::ptr::NonNull::from(&*storage);
-        Region { base, size, len: size, written: None, words, _storage: storage, reservation: false }
+        Region { base, size, len: size, written: None, words, _storage: storage, reservation: false, read_only: false }
     }
 
     /// Starts recording which bytes get written ([`Region::all_written`]); until now none was.
@@ -216,6 +221,15 @@ impl Region {
     #[inline(always)]
     fn word(&self, addr: u32) -> &AtomicU32 {
         &self.words()[(addr.wrapping_sub(self.base) >> 2) as usize]
+    }
+    /// The word holding `addr`, without the bounds check of [`Self::word`].
+    ///
+    /// # Safety
+    /// `addr` must lie inside the region ([`Self::contains`]).
+    #[inline(always)]
+    unsafe fn word_unchecked(&self, addr: u32) -> &AtomicU32 {
+        // SAFETY: `addr - base < size` (the caller's contract) and `words` holds `size / 4` words.
+        unsafe { self.words().get_unchecked((addr.wrapping_sub(self.base) >> 2) as usize) }
     }
     /// Loads a naturally aligned value of 1, 2 or 4 bytes (zero-extended). `addr` must be inside.
     #[inline(always)]
@@ -449,10 +463,25 @@ impl DeviceMemory {
     /// that fits. While nothing is freed this is the official bump allocator (each block right
     /// after the previous one), so addresses match official traces; freed space is reused.
     pub fn alloc(&self, size: u32) -> Result<Arc<Region>, MapError> {
+        self.alloc_with(size, false)
+    }
+
+    /// As [`Self::alloc`], for a block kernels may only read (the host fills it through
+    /// [`Region::write_bytes`] before the launch): a kernel store or atomic to its `size`
+    /// bytes faults (the page padding after them stays writable), so
+    /// what a kernel loads from it cannot depend on the order in which warps run
+    /// ([`MemView::is_read_only`]). The driver allocates each launch's metadata and argument
+    /// buffers this way.
+    pub fn alloc_read_only(&self, size: u32) -> Result<Arc<Region>, MapError> {
+        self.alloc_with(size, true)
+    }
+
+    fn alloc_with(&self, size: u32, read_only: bool) -> Result<Arc<Region>, MapError> {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
         let mut regions = self.regions.write();
         let candidate = Self::heap_gap(&regions, rounded).ok_or(MapError::OutOfMemory { size })?;
         let mut r = Region::with_len(candidate, rounded as u32, size.max(1));
+        r.read_only = read_only;
         if self.track_writes {
             r.track_writes();
         }
@@ -481,6 +510,7 @@ impl DeviceMemory {
             words,
             _storage: storage,
             reservation: true,
+            read_only: false,
         };
         let pos = regions.partition_point(|x| x.base < base);
         regions.insert(pos, Arc::new(r));
@@ -696,12 +726,32 @@ impl<'a> MemView<'a> {
                     }
                 }
                 let last = self.last.get();
-                if let Some(r) = self.global.get(last) {
-                    if r.contains(addr) {
-                        return Ok((r, Space::Global));
-                    }
+                let r = match self.global.get(last) {
+                    Some(r) if r.contains(addr) => r,
+                    _ => self.find_global(addr).ok_or(MemError::Unmapped(addr))?,
+                };
+                if write && r.read_only && addr.wrapping_sub(r.base) < r.len {
+                    return Err(MemError::ReadOnly(addr));
                 }
-                self.find_global(addr).map(|r| (r, Space::Global)).ok_or(MemError::Unmapped(addr))
+                Ok((r, Space::Global))
+            }
+        }
+    }
+
+    /// True when no kernel store can change the word at `addr`: it lies in a read-only block
+    /// ([`DeviceMemory::alloc_read_only`]) or a read-only page of the program window. A load
+    /// from there returns the same value whichever warps ran before it.
+    #[inline(always)]
+    pub fn is_read_only(&self, addr: u32) -> bool {
+        match addr >> 28 {
+            7 => false,
+            8 => !self.program_pages.is_empty() && self.program_page(addr, true) == Err(MemError::ReadOnly(addr)),
+            _ => {
+                let ro = |r: &Region| r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len);
+                match self.global.get(self.last.get()) {
+                    Some(r) if r.contains(addr) => ro(r),
+                    _ => self.find_global(addr).is_some_and(ro),
+                }
             }
         }
     }
@@ -774,6 +824,22 @@ impl<'a> MemView<'a> {
         (lo, hi, or)
     }
 
+    /// The 32 words lanes 0..32 address when all are active, access 4 bytes and address
+    /// consecutive words from `lo` upward (lane i at `lo + 4i`, the unit-stride pattern of
+    /// `a[get_global_id(0)]`), all inside `r`; `None` otherwise.
+    #[inline(always)]
+    fn contiguous<'r>(r: &'r Region, addrs: &[u32; 32], lo: u32, m: u32, bytes: u32) -> Option<&'r [AtomicU32]> {
+        if m != u32::MAX || bytes != 4 {
+            return None;
+        }
+        let step = addrs.iter().enumerate().fold(0u32, |d, (i, &a)| d | (a ^ lo.wrapping_add(4 * i as u32)));
+        if step != 0 {
+            return None;
+        }
+        let first = (lo.wrapping_sub(r.base) >> 2) as usize;
+        r.words().get(first..first + 32)
+    }
+
     /// Loads of `bytes` (1, 2 or 4, zero-extended) for every lane in `m` at `addrs[lane]` in
     /// one step, when all are aligned and lie in one mapped region ([`Self::span_region`]):
     /// the same values and byte counts as lane-by-lane [`Self::load`]s. `None` when the warp
@@ -786,9 +852,15 @@ impl<'a> MemView<'a> {
         }
         let (r, space) = self.span_region(lo, hi, false)?;
         let mut out = [0u32; 32];
-        if m == u32::MAX && bytes == 4 {
+        if let Some(words) = Self::contiguous(r, addrs, lo, m, bytes) {
+            for (o, w) in out.iter_mut().zip(words) {
+                *o = w.load(Relaxed);
+            }
+        } else if m == u32::MAX && bytes == 4 {
             for (o, &a) in out.iter_mut().zip(addrs) {
-                *o = r.load(a, 4);
+                // SAFETY: every lane is active, so `lo <= a <= hi`, and `span_region` found one
+                // region containing both `lo` and `hi`.
+                *o = unsafe { r.word_unchecked(a) }.load(Relaxed);
             }
         } else {
             for (i, (o, &a)) in out.iter_mut().zip(addrs).enumerate() {
@@ -813,9 +885,23 @@ impl<'a> MemView<'a> {
             return false;
         }
         let Some((r, space)) = self.span_region(lo, hi, true) else { return false };
-        for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
-            if (m >> i) & 1 != 0 {
-                r.store(a, v, bytes);
+        if let Some(words) = Self::contiguous(r, addrs, lo, m, bytes).filter(|_| r.written.is_none()) {
+            for (w, &v) in words.iter().zip(values) {
+                w.store(v, Relaxed);
+            }
+        } else if bytes == 4 && r.written.is_none() {
+            for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
+                if (m >> i) & 1 != 0 {
+                    // SAFETY: an active lane's address lies in `[lo, hi]`, and `span_region`
+                    // found one region containing both ends.
+                    unsafe { r.word_unchecked(a) }.store(v, Relaxed);
+                }
+            }
+        } else {
+            for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
+                if (m >> i) & 1 != 0 {
+                    r.store(a, v, bytes);
+                }
             }
         }
         let n = u64::from(m.count_ones());

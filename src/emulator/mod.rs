@@ -19,6 +19,7 @@ pub mod program;
 mod scheduler;
 pub mod simd;
 pub mod trace;
+mod turn;
 pub mod warp;
 mod workgroup;
 

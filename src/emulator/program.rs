@@ -40,6 +40,56 @@ pub struct Decoded {
     /// A host call installed here: index + 1 into the program's host calls (0 = none). Such an
     /// entry has `op == None`, so only the illegal-instruction path looks at it.
     pub host_call: u8,
+    /// Whether what this instruction does can be seen by, or depends on, other warps or the
+    /// host ([`Sharing`]); the work-group runner may run a warp's private instructions ahead of
+    /// the other warps' turns ([`super::turn`]).
+    pub sharing: Sharing,
+}
+
+/// How an instruction relates to other warps and the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sharing {
+    /// It changes only its own warp's registers, pc, CSRs and SIMT stack.
+    Private,
+    /// It accesses memory (loads too: their values depend on other warps' stores), is an
+    /// atomic, a fence, a barrier or `endprg`, writes `CSR_PRINT`, reads a per-lane CSR (from
+    /// the metadata buffer), is a host call or is illegal.
+    Shared,
+    /// A scalar load: shared, unless its address is one no kernel store can change
+    /// ([`super::memory::MemView::is_read_only`]: the argument and metadata buffers,
+    /// read-only program data).
+    ScalarLoad,
+}
+
+/// [`Decoded::sharing`] of an instruction.
+fn sharing(op: Op, imm: i32) -> Sharing {
+    let shared = match op.desc().fmt {
+        Fmt::Load => return Sharing::ScalarLoad,
+        Fmt::Csr | Fmt::CsrI => {
+            let num = imm as u16;
+            num == csr::PRINT || (csr::GL_ID_X..=csr::LC_ID_Z).contains(&num)
+        }
+        Fmt::Store
+        | Fmt::Lr
+        | Fmt::Amo
+        | Fmt::Fence
+        | Fmt::Bare
+        | Fmt::X3
+        | Fmt::Barrier
+        | Fmt::VLoad
+        | Fmt::VLoadStride
+        | Fmt::VLoadIndex
+        | Fmt::PLoad
+        | Fmt::PStore
+        | Fmt::VLoad12
+        | Fmt::VStore12 => true,
+        _ => false,
+    };
+    if shared {
+        Sharing::Shared
+    } else {
+        Sharing::Private
+    }
 }
 
 /// Accumulated prefix state.
@@ -109,7 +159,20 @@ pub struct Program {
 }
 
 fn illegal(word: u32) -> Decoded {
-    Decoded { op: None, rd: 0, rs1: 0, rs2: 0, rs3: 0, imm: 0, vm: true, aux: 0, word, next_ext: NO_EXT, host_call: 0 }
+    Decoded {
+        op: None,
+        rd: 0,
+        rs1: 0,
+        rs2: 0,
+        rs3: 0,
+        imm: 0,
+        vm: true,
+        aux: 0,
+        word,
+        next_ext: NO_EXT,
+        host_call: 0,
+        sharing: Sharing::Shared,
+    }
 }
 
 /// Decodes `word` under prefix state `e`.
@@ -130,6 +193,7 @@ fn decode_with(word: u32, e: Ext) -> Decoded {
         word,
         next_ext: NO_EXT,
         host_call: 0,
+        sharing: sharing(i.op, i.imm),
     };
     if e == Ext::default() {
         return d;

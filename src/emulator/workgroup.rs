@@ -1,9 +1,21 @@
-//! Runs one work-group: its warps round-robin, one instruction per warp per turn, exactly like the
-//! reference simulator (ventus-isa.md §9): barrier flags and counter, `endprg`, traps.
+//! Runs one work-group in the reference simulator's order (ventus-isa.md §9): round-robin,
+//! instruction k of every warp in round k, warps in index order; barrier flags and counter,
+//! `endprg`, traps.
+//!
+//! A warp's turn ([`super::turn`]) may run more than one instruction: after the first, the
+//! warp's private instructions (untraced; see [`Sharing`](super::program::Sharing)), which no
+//! other warp can observe. Turns are taken by round — each pass runs the warps whose round is
+//! the lowest, in index order — so every shared instruction runs exactly in its round-robin
+//! place. A trap of a later instruction of a turn is held (`pending`) until every earlier place
+//! has run: an earlier trap of another warp is reported instead, and in spike-compatible mode
+//! exactly the shared instructions before it have run.
 
-use super::exec::{self, Ctx, Flow};
+use super::exec::{Ctx, Flow};
 use super::fault::{Fault, FaultKind, Trap};
 use super::trace::Tracer;
+#[cfg(target_arch = "x86_64")]
+use super::turn::turn_avx2;
+use super::turn::turn_baseline;
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
 use std::sync::atomic::Ordering;
@@ -11,6 +23,8 @@ use std::time::{Duration, Instant};
 
 /// How often (in scheduler rounds) the watchdog and cancellation are checked.
 const CHECK_EVERY: u64 = 4096;
+/// The most instructions one warp runs in one turn (untraced; see `run_group_impl`).
+const TURN: u64 = 256;
 
 /// Result of one work-group.
 pub struct GroupStats {
@@ -24,6 +38,9 @@ pub struct GroupStats {
 #[derive(Default)]
 pub struct WarpPool {
     warps: Vec<Warp>,
+    run: Vec<usize>,
+    rounds: Vec<u64>,
+    flags: Vec<u8>,
 }
 
 /// Initial CSRs of warp `w` of work-group `g` (driver-abi §2.3).
@@ -72,33 +89,14 @@ pub fn run_group<T: Tracer>(
 ) -> Result<GroupStats, Fault> {
     #[cfg(target_arch = "x86_64")]
     if !opts.baseline_interpreter && super::simd::host_has_avx2() {
-        // SAFETY: the host CPU has every feature `run_group_avx2` is compiled for (checked by
-        // `host_has_avx2`), the only requirement of calling it.
-        return unsafe { run_group_avx2(g, p, opts, launch_start, ctx, pool, t) };
+        return run_group_impl::<T, true>(g, p, opts, launch_start, ctx, pool, t);
     }
-    run_group_impl(g, p, opts, launch_start, ctx, pool, t)
+    run_group_impl::<T, false>(g, p, opts, launch_start, ctx, pool, t)
 }
 
-/// [`run_group_impl`] with the interpreter inlined and compiled for AVX2, FMA and the bit
-/// instructions (`popcnt`, `lzcnt`, BMI): 32-lane loops use 256-bit vectors, `f32::mul_add`
-/// is one instruction instead of a library call per lane, mask counts are one instruction.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
-fn run_group_avx2<T: Tracer>(
-    g: u32,
-    p: &LaunchParams,
-    opts: &RunOptions,
-    launch_start: Instant,
-    ctx: &Ctx,
-    pool: &mut WarpPool,
-    t: &mut T,
-) -> Result<GroupStats, Fault> {
-    run_group_impl(g, p, opts, launch_start, ctx, pool, t)
-}
-
-/// The work-group runner behind [`run_group`].
-#[inline(always)]
-fn run_group_impl<T: Tracer>(
+/// The work-group runner behind [`run_group`]; `AVX2`: turns run in [`turn_avx2`] (only
+/// chosen when the host has the features).
+fn run_group_impl<T: Tracer, const AVX2: bool>(
     g: u32,
     p: &LaunchParams,
     opts: &RunOptions,
@@ -126,16 +124,23 @@ fn run_group_impl<T: Tracer>(
         }
     }
     let warps = &mut pool.warps;
-    let mut run: Vec<usize> = (0..numw).collect();
+    // Warps still running, in index order, and the round each one is at: round-robin runs
+    // instruction k of every warp in round k, warps in index order (finished warps drop out).
+    let run = &mut pool.run;
+    run.clear();
+    run.extend(0..numw);
+    let rounds = &mut pool.rounds;
+    rounds.clear();
+    rounds.resize(numw, 0);
     // Barrier state: 0 = not arrived, 1 = arrived, 2 = finished.
-    let mut flags = vec![0u8; numw];
+    let flags = &mut pool.flags;
+    flags.clear();
+    flags.resize(numw, 0);
     let mut nonzero = 0usize;
     let mut counter = 0usize;
     let mut instructions = 0u64;
     let mut lane_instructions = 0u64;
     let mut barriers = 0u64;
-    let mut rounds = 0u64;
-    let mut cur = 0usize;
     let fault = |w: &Warp, wi: usize, trap: Trap| Fault {
         kind: trap.kind,
         work_group: g,
@@ -164,130 +169,159 @@ fn run_group_impl<T: Tracer>(
         let kind = FaultKind::Timeout { seconds: opts.timeout_seconds };
         return Err(fault(&warps[0], 0, Trap::new(kind)));
     }
-    while !run.is_empty() {
-        if cur >= run.len() {
-            cur = 0;
-            rounds += 1;
-            if rounds % CHECK_EVERY == 0 {
-                let now = Instant::now();
-                let writes = ctx.mem.shared_writes();
-                if writes != writes_seen {
-                    writes_seen = writes;
-                    progress_at = now;
-                }
-                let time_kind = if over(progress_at, now, opts.watchdog_seconds) {
-                    Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
-                } else if over(launch_start, now, opts.timeout_seconds) {
-                    Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
-                } else {
-                    None
-                };
-                if let Some(kind) = time_kind {
-                    let wi = run[0];
-                    return Err(fault(&warps[wi], wi, Trap::new(kind)));
-                }
-                if opts.watchdog != 0 && instructions > opts.watchdog {
-                    let wi = run[0];
-                    let kind = FaultKind::Watchdog { instructions: opts.watchdog };
-                    return Err(fault(&warps[wi], wi, Trap::new(kind)));
-                }
-                if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
-                    let wi = run[0];
-                    return Err(fault(&warps[wi], wi, Trap::new(FaultKind::Cancelled)));
-                }
+    // A turn runs one instruction, then (untraced) the warp's following instructions up to the
+    // next one that is `shared` with other warps or the host (see `Decoded::shared`), at most
+    // `TURN` in all: those change only the warp's own state, so running them ahead of the other
+    // warps' turns is invisible, while every shared instruction still runs in its round-robin
+    // place. A trap ahead of its place waits (`pending`) until every earlier place has run: an
+    // earlier trap of another warp wins, and the same shared instructions have run.
+    let turn = if T::ENABLED { 1 } else { TURN };
+    let mut pending: Option<(u64, usize, Fault)> = None;
+    let mut next_check = CHECK_EVERY;
+    let report =
+        |f: Fault, instructions: u64, lane_instructions: u64, barriers: u64, warps: &[Warp]| match opts.trap_mode {
+            TrapMode::Fault => Err(f),
+            TrapMode::EndWorkGroup => {
+                log::warn!("work-group ended by a trap (spike-compatible mode): {f}");
+                let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
+                Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
+            }
+        };
+    // Each pass runs the round furthest behind.
+    while let Some(r) = run.iter().map(|&wi| rounds[wi]).min() {
+        if r >= next_check {
+            next_check = r + CHECK_EVERY;
+            let now = Instant::now();
+            let writes = ctx.mem.shared_writes();
+            if writes != writes_seen {
+                writes_seen = writes;
+                progress_at = now;
+            }
+            let kind = if over(progress_at, now, opts.watchdog_seconds) {
+                Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
+            } else if over(launch_start, now, opts.timeout_seconds) {
+                Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
+            } else if opts.watchdog != 0 && instructions > opts.watchdog {
+                Some(FaultKind::Watchdog { instructions: opts.watchdog })
+            } else if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                Some(FaultKind::Cancelled)
+            } else {
+                None
+            };
+            if let Some(kind) = kind {
+                let wi = run[0];
+                return Err(fault(&warps[wi], wi, Trap::new(kind)));
             }
         }
-        let wi = run[cur];
-        let w = &mut warps[wi];
-        let pc = w.pc;
-        // (A `match`, not a closure: a closure would be compiled once, outside the
-        // AVX2 copy of this function.)
-        let result = match exec::fetch(w, ctx.prog) {
-            Ok(d) => {
-                if T::ENABLED {
-                    t.begin(wi as u32, pc, d.word);
-                }
-                exec::step(w, d, ctx, t)
+        let mut ran = false;
+        let mut ci = 0;
+        while ci < run.len() {
+            let wi = run[ci];
+            if rounds[wi] != r {
+                ci += 1;
+                continue;
             }
-            Err(e) => Err(e),
-        };
-        instructions += 1;
-        lane_instructions += w.mask.count_ones() as u64;
-        w.csr.instret += 1;
-        if let Ok(Flow::Next) = result {
-            // The common case, first.
+            let most = match &pending {
+                None => turn,
+                // Only places before a pending trap's may run.
+                Some((at, pw, _)) => match if wi < *pw { Some(*at) } else { at.checked_sub(1) } {
+                    Some(last) if r <= last => (last - r).saturating_add(1).min(turn),
+                    _ => {
+                        ci += 1;
+                        continue;
+                    }
+                },
+            };
+            ran = true;
+            let w = &mut warps[wi];
+            let end = match AVX2 {
+                // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
+                #[cfg(target_arch = "x86_64")]
+                true => unsafe { turn_avx2(w, wi, most, ctx, t) },
+                _ => turn_baseline(w, wi, most, ctx, t),
+            };
+            let (n, pc) = (end.executed, end.pc);
+            lane_instructions += end.lanes;
+            instructions += n;
+            rounds[wi] += n;
+            if let Ok(Flow::Next) = end.result {
+                // The common case, first.
+                ci += 1;
+                continue;
+            }
+            // A host call runs here, with the hook and the work-group context at hand.
+            let result = match end.result {
+                Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
+                    Some(call) => {
+                        let hook = opts.print_hook.as_deref();
+                        super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32).map(|()| Flow::Next)
+                    }
+                    None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
+                },
+                r => r,
+            };
+            match result {
+                Ok(Flow::Next) | Ok(Flow::HostCall(_)) => {}
+                Ok(Flow::Barrier) => {
+                    if flags[wi] == 0 {
+                        nonzero += 1;
+                    }
+                    flags[wi] = 1;
+                    if nonzero == numw {
+                        if counter < numw - 1 {
+                            counter += 1;
+                        } else {
+                            barriers += 1;
+                            for f in flags.iter_mut().filter(|f| **f == 1) {
+                                *f = 0;
+                                nonzero -= 1;
+                            }
+                            counter = 0;
+                        }
+                    } else {
+                        w.pc = pc; // spin: the barrier re-executes on the warp's next turn
+                    }
+                }
+                Ok(Flow::Endprg) => {
+                    if flags[wi] == 0 {
+                        nonzero += 1;
+                    }
+                    flags[wi] = 2;
+                    w.done = true;
+                    if T::ENABLED {
+                        t.end();
+                    }
+                    run.remove(ci);
+                    continue;
+                }
+                Ok(Flow::Print(v)) => {
+                    if let Some(h) = &opts.print_hook {
+                        h.on_print(g, wi as u32, v);
+                    }
+                }
+                Err(trap) => {
+                    let f = fault(w, wi, trap);
+                    if n == 1 {
+                        // At its place: every earlier place has run and none trapped.
+                        return report(f, instructions, lane_instructions, barriers, warps);
+                    }
+                    pending = Some((r + n - 1, wi, f));
+                    run.remove(ci);
+                    continue;
+                }
+            }
             if T::ENABLED {
                 t.end();
             }
-            cur += 1;
-            continue;
+            ci += 1;
         }
-        // A host call runs here, with the hook and the work-group context at hand.
-        let result = match result {
-            Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
-                Some(call) => {
-                    let hook = opts.print_hook.as_deref();
-                    super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32).map(|()| Flow::Next)
-                }
-                None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
-            },
-            r => r,
-        };
-        match result {
-            Ok(Flow::Next) | Ok(Flow::HostCall(_)) => {}
-            Ok(Flow::Barrier) => {
-                if flags[wi] == 0 {
-                    nonzero += 1;
-                }
-                flags[wi] = 1;
-                if nonzero == numw {
-                    if counter < numw - 1 {
-                        counter += 1;
-                    } else {
-                        barriers += 1;
-                        for f in flags.iter_mut().filter(|f| **f == 1) {
-                            *f = 0;
-                            nonzero -= 1;
-                        }
-                        counter = 0;
-                    }
-                } else {
-                    w.pc = pc; // spin: the barrier re-executes on the warp's next turn
-                }
-            }
-            Ok(Flow::Endprg) => {
-                if flags[wi] == 0 {
-                    nonzero += 1;
-                }
-                flags[wi] = 2;
-                w.done = true;
-                if T::ENABLED {
-                    t.end();
-                }
-                run.remove(cur);
-                continue;
-            }
-            Ok(Flow::Print(v)) => {
-                if let Some(h) = &opts.print_hook {
-                    h.on_print(g, wi as u32, v);
-                }
-            }
-            Err(trap) => {
-                let f = fault(w, wi, trap);
-                return match opts.trap_mode {
-                    TrapMode::Fault => Err(f),
-                    TrapMode::EndWorkGroup => {
-                        log::warn!("work-group ended by a trap (spike-compatible mode): {f}");
-                        let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
-                        Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
-                    }
-                };
-            }
+        if !ran {
+            // Only places after the pending trap's are left.
+            break;
         }
-        if T::ENABLED {
-            t.end();
-        }
-        cur += 1;
+    }
+    if let Some((_, _, f)) = pending {
+        return report(f, instructions, lane_instructions, barriers, warps);
     }
     let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
     Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })

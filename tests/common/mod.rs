@@ -23,6 +23,7 @@ pub const PROLOGUE: &str = "
     li a0, 0x90000000
 ";
 
+#[derive(Clone, Copy)]
 pub struct Setup {
     pub groups: u32,
     pub warps: u32,

@@ -71,13 +71,20 @@ fn fx(w: &Warp, r: u8) -> u32 {
     }
 }
 
-/// Fetches the entry for the warp's pc (or its pending prefixed variant).
+/// Fetches the entry for the warp's pc (or its pending prefixed variant), consuming the prefix.
 #[inline(always)]
 pub fn fetch<'p>(w: &mut Warp, prog: &'p Program) -> Result<&'p Decoded, Trap> {
+    let d = peek(w, prog);
+    w.ext = NO_EXT;
+    d
+}
+
+/// The entry the warp executes next — its pending prefixed variant, else the one at its pc —
+/// leaving the prefix state in place (the work-group runner looks before it steps).
+#[inline(always)]
+pub fn peek<'p>(w: &Warp, prog: &'p Program) -> Result<&'p Decoded, Trap> {
     if w.ext != NO_EXT {
-        let d = prog.extended(w.ext);
-        w.ext = NO_EXT;
-        return Ok(d);
+        return Ok(prog.extended(w.ext));
     }
     prog.fetch(w.pc).ok_or_else(|| {
         let kind = if w.pc & 3 != 0 { FaultKind::FetchMisaligned } else { FaultKind::FetchAccess };

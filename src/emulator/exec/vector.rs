@@ -271,3 +271,71 @@ fn flagged<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize)
     trace_v(w, t, vd);
     flags
 }
+
+/// Unsigned division of every lane by one divisor (`vdivu.vx`/`vremu.vx`): the same results as
+/// [`s::divu`](crate::isa::semantics::divu)/[`s::remu`](crate::isa::semantics::remu) per lane,
+/// without a hardware division per lane. When every lane is below the divisor (a 1-D local id
+/// `flat % size`, say) the quotient is 0 and the remainder the lane itself; otherwise the
+/// divisor's 64-bit reciprocal `M = ⌊(2⁶⁴ − 1) / d⌋ + 1` gives both exactly for every 32-bit
+/// dividend (Lemire, Kaser, Kurz, "Faster Remainder by Direct Computation", 2019): quotient
+/// `⌊M·n / 2⁶⁴⌋`, remainder `⌊(M·n mod 2⁶⁴)·d / 2⁶⁴⌋`. Divisors 0 and 1 keep the plain form.
+#[inline(always)]
+pub fn divu_by(a: &Lanes, d: u32, rem: bool) -> Lanes {
+    use crate::isa::semantics as s;
+    let below = a.iter().fold(0u32, |m, &x| m.max(x)) < d;
+    if below {
+        return if rem { *a } else { [0; MAX_LANES] };
+    }
+    if d <= 1 {
+        return lanes(|i| if rem { s::remu(a[i], d) } else { s::divu(a[i], d) });
+    }
+    let m = u64::MAX / u64::from(d) + 1;
+    if rem {
+        lanes(|i| ((u128::from(m.wrapping_mul(u64::from(a[i]))) * u128::from(d)) >> 64) as u32)
+    } else {
+        lanes(|i| ((u128::from(m) * u128::from(a[i])) >> 64) as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::semantics as s;
+
+    #[test]
+    fn division_by_one_divisor_matches_the_per_lane_semantics() {
+        // Edge dividends and divisors (0, 1, powers of two and their neighbours, the extremes)
+        // and a deterministic pseudo-random sweep.
+        let mut edge: Vec<u32> = vec![0, 1, 2, 3, 5, 7, 255, 256, 257, 1000, 65535, 65536, 65537];
+        for k in 0..32 {
+            edge.extend([1u32 << k, (1u32 << k).wrapping_sub(1), (1u32 << k).wrapping_add(1)]);
+        }
+        edge.extend([u32::MAX, u32::MAX - 1, i32::MAX as u32, 0x8000_0001]);
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 16) as u32
+        };
+        let mut divisors = edge.clone();
+        divisors.extend((0..2000).map(|_| next()));
+        divisors.extend((0..2000).map(|_| next() >> (next() % 32)));
+        for &d in &divisors {
+            for chunk in 0..4 {
+                let a: Lanes = lanes(|i| match chunk {
+                    0 => edge[i % edge.len()],
+                    1 => edge[(i + 32) % edge.len()],
+                    2 => next(),
+                    _ => next() % d.max(1), // every lane below the divisor
+                });
+                let q = divu_by(&a, d, false);
+                let r = divu_by(&a, d, true);
+                for i in 0..MAX_LANES {
+                    assert_eq!(q[i], s::divu(a[i], d), "{} / {d}", a[i]);
+                    assert_eq!(r[i], s::remu(a[i], d), "{} % {d}", a[i]);
+                }
+            }
+        }
+    }
+}

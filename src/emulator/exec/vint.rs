@@ -180,11 +180,14 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
             vgen(w, t, m, rd, |i| i as u32)
         }
         Op::VdivuVv => vv!(s::divu),
-        Op::VdivuVx => vx!(s::divu),
+        Op::VdivuVx | Op::VremuVx => {
+            let m = vector_lanes(w, d)?;
+            let r = divu_by(&w.v[rs2 as usize], x1, op == Op::VremuVx);
+            vgen(w, t, m, rd, |i| r[i])
+        }
         Op::VdivVv => vv!(s::div),
         Op::VdivVx => vx!(s::div),
         Op::VremuVv => vv!(s::remu),
-        Op::VremuVx => vx!(s::remu),
         Op::VremVv => vv!(s::rem),
         Op::VremVx => vx!(s::rem),
         Op::VmulhuVv => vv!(s::mulhu),

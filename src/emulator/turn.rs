@@ -1,0 +1,95 @@
+//! One warp's turn: the instructions a warp runs before the work-group runner
+//! ([`super::workgroup`]) moves on to the next warp. A turn runs one instruction, then — when
+//! allowed more than one — the warp's following instructions up to (not including) the next one
+//! that is shared with other warps or the host ([`Sharing`]), or one that
+//! changes the flow of the work-group (barrier, `endprg`, print, host call) or traps.
+//!
+//! This is the interpreter's hot loop. It is compiled twice: once for the baseline target and
+//! once for AVX2/FMA/BMI ([`turn_avx2`]: 32-lane loops in 256-bit vectors, `f32::mul_add` one
+//! instruction instead of a library call per lane, mask counts one instruction); the runner
+//! picks one per launch. Keeping it out of the runner keeps the scheduler's state out of its
+//! registers.
+
+use super::exec::{self, Ctx, Flow};
+use super::fault::Trap;
+use super::program::{Decoded, Sharing, NO_EXT};
+use super::trace::Tracer;
+use super::warp::Warp;
+
+/// How a turn ended.
+pub struct TurnEnd {
+    /// Instructions executed (at least one).
+    pub executed: u64,
+    /// Σ active lanes over them.
+    pub lanes: u64,
+    /// The pc of the last one executed.
+    pub pc: u32,
+    /// Its outcome: `Ok(Flow::Next)` when the turn ended before an instruction it may not run.
+    pub result: Result<Flow, Trap>,
+}
+
+/// Runs one turn of warp `wi` of at most `most` (≥ 1) instructions. A trap of the first
+/// instruction, a fetch fault included, ends the turn with it; a later instruction that cannot
+/// be fetched is left for the next turn, so its fault is reported in its round-robin place.
+#[inline(always)]
+pub fn turn_impl<T: Tracer>(w: &mut Warp, wi: usize, most: u64, ctx: &Ctx, t: &mut T) -> TurnEnd {
+    let mut executed = 0u64;
+    let mut lanes = 0u64;
+    loop {
+        // An opaque copy of the pointer per instruction: otherwise the optimiser computes the
+        // address of every warp field any handler uses before the loop and keeps them on the
+        // stack (tens of instructions per turn, and turns are often a few instructions long).
+        let w: &mut Warp = std::hint::black_box(&mut *w);
+        let pc = w.pc;
+        let result = match exec::peek(w, ctx.prog) {
+            Ok(d) if executed == 0 || (executed < most && private(w, d, ctx)) => {
+                w.ext = NO_EXT;
+                if T::ENABLED {
+                    t.begin(wi as u32, pc, d.word);
+                }
+                exec::step(w, d, ctx, t)
+            }
+            Err(e) if executed == 0 => Err(e),
+            _ => return TurnEnd { executed, lanes, pc, result: Ok(Flow::Next) },
+        };
+        executed += 1;
+        lanes += u64::from(w.mask.count_ones());
+        w.csr.instret += 1;
+        match result {
+            Ok(Flow::Next) => {
+                if T::ENABLED {
+                    t.end();
+                }
+            }
+            result => return TurnEnd { executed, lanes, pc, result },
+        }
+    }
+}
+
+/// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no
+/// kernel store can change.
+#[inline(always)]
+fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
+    match d.sharing {
+        Sharing::Private => true,
+        Sharing::Shared => false,
+        Sharing::ScalarLoad => ctx.mem.is_read_only(w.x[d.rs1 as usize].wrapping_add(d.imm as u32)),
+    }
+}
+
+/// [`turn_impl`] compiled for the baseline target.
+#[inline(never)]
+pub fn turn_baseline<T: Tracer>(w: &mut Warp, wi: usize, most: u64, ctx: &Ctx, t: &mut T) -> TurnEnd {
+    turn_impl(w, wi, most, ctx, t)
+}
+
+/// [`turn_impl`] compiled for AVX2, FMA and the bit instructions (`popcnt`, `lzcnt`, BMI).
+///
+/// # Safety
+/// The host CPU must have those features ([`super::simd::host_has_avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
+#[inline(never)]
+pub unsafe fn turn_avx2<T: Tracer>(w: &mut Warp, wi: usize, most: u64, ctx: &Ctx, t: &mut T) -> TurnEnd {
+    turn_impl(w, wi, most, ctx, t)
+}

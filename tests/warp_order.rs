@@ -1,0 +1,263 @@
+//! Warps of a work-group run in turns (a warp runs ahead through instructions no other warp or
+//! the host can observe, up to its next shared one), yet every shared instruction must still
+//! run in its round-robin place (instruction k of every warp in round k, warps in index order),
+//! exactly as when each turn is one instruction — which is how a traced run executes. Racy
+//! kernels make the order visible: their results, statistics and faults must equal the traced
+//! run's, on 1 and 2 host threads.
+
+mod common;
+use common::*;
+use ventus_icd::emulator::{run, DeviceMemory, FaultKind, LaunchError, LaunchParams, Program, RunOptions, TrapMode};
+
+/// A warp-dependent delay: warp w spins `(base - w * step)` (or `base + w * step`) iterations
+/// of a two-instruction loop. Clobbers t5, t6.
+/// `tag` names its loop label.
+fn delay(tag: &str, base: i32, step: i32) -> String {
+    format!(
+        "
+    csrr t5, wid
+    li t6, {step}
+    mul t5, t5, t6
+    addi t5, t5, {base}
+DELAY_{tag}:
+    addi t5, t5, -1
+    bgtz t5, DELAY_{tag}
+"
+    )
+}
+
+/// Runs `src` untraced on 1 and 2 host threads and traced (one instruction per turn), asserts
+/// identical output and outcome, returns the output.
+fn same_as_traced(src: &str, s: Setup) -> Vec<u32> {
+    let (traced, _, want) = exec_traced(src, &Setup { threads: 1, ..s });
+    for threads in [1, 2] {
+        let got = exec(src, &Setup { threads, ..s });
+        assert_eq!(got.out, want, "{threads} thread(s): memory differs from the round-robin run");
+        match (&got.result, &traced) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!((a.instructions, a.lane_instructions), (b.instructions, b.lane_instructions));
+                assert_eq!((a.barriers, a.divergent_branches), (b.barriers, b.divergent_branches));
+            }
+            (Err(LaunchError::Fault(a)), Err(LaunchError::Fault(b))) => {
+                assert_eq!((a.kind, a.work_group, a.warp, a.pc, a.lane), (b.kind, b.work_group, b.warp, b.pc, b.lane));
+            }
+            (a, b) => panic!("outcomes differ: {a:?} vs traced {b:?}"),
+        }
+    }
+    want
+}
+
+#[test]
+fn stores_and_loads_of_different_warps_keep_their_round_robin_order() {
+    // Every warp stores its id into one word after a delay that shrinks with the warp id, then
+    // records what that word holds right after, and again after a second delay. The last
+    // writer is the warp whose store comes last in round-robin order: warp 0 (longest delay).
+    let src = format!(
+        "
+    {d1}
+    csrr t1, wid
+    sw t1, 0(a0)             # out[0] = wid (scalar: once per warp)
+    lw t2, 0(a0)
+    slli t3, t1, 2
+    add t3, t3, a0
+    sw t2, 64(t3)            # out[16 + wid] = what it saw
+    {d2}
+    lw t2, 0(a0)
+    sw t2, 128(t3)           # out[32 + wid]
+    endprg
+",
+        d1 = delay("a", 40, -9),
+        d2 = delay("b", 3, 5)
+    );
+    let s = Setup { warps: 4, ..Setup::default() };
+    let out = same_as_traced(&src, s);
+    assert_eq!(out[0], 0, "warp 0 stores last");
+    // Each warp sees its own store (nobody stores between its store and load in the round
+    // after it), so the order really is interleaved, not warp after warp.
+    assert_eq!(&out[16..20], &[0, 1, 2, 3]);
+}
+
+#[test]
+fn a_shared_counter_sees_every_increment_in_round_robin_order() {
+    // Each warp, in a loop of warp-dependent length, loads a shared word, adds its id + 1 and
+    // stores it back (a racy read-modify-write), logging every value it loaded.
+    let src = format!(
+        "
+    csrr t1, wid
+    addi t4, t1, 3           # iterations: 3 + wid
+    slli t3, t1, 6
+    add t3, t3, a0           # log at out[16 * wid + 16 ..]
+AGAIN:
+    {d}
+    lw t2, 0(a0)
+    sw t2, 64(t3)
+    addi t3, t3, 4
+    add t2, t2, t1
+    addi t2, t2, 1
+    sw t2, 0(a0)
+    addi t4, t4, -1
+    bgtz t4, AGAIN
+    endprg
+",
+        d = delay("a", 2, 3)
+    );
+    let out = same_as_traced(&src, Setup { warps: 4, ..Setup::default() });
+    let total: u32 = (0..4).map(|w| (w + 3) * (w + 1)).sum();
+    assert!(out[0] < total, "the race loses updates in round-robin order ({} of {total})", out[0]);
+}
+
+#[test]
+fn local_memory_exchange_through_barriers_and_divergence() {
+    // Lanes write to local memory after divergent, lane-dependent work, meet at a barrier,
+    // read a neighbour warp's values and overwrite them racily without a second barrier.
+    let src = format!(
+        "
+    li t3, 0x70010000
+    vsll.vi v5, v1, 2
+    vadd.vx v5, v5, t3
+    vand.vi v6, v1, 3
+    la t1, JOIN
+    setrpc zero, t1, 0
+    vbeq v6, v0, ELSE
+    vmul.vv v7, v1, v1
+    vadd.vi v7, v7, 5
+    j JOIN
+ELSE:
+    vadd.vi v7, v1, 1
+JOIN:
+    join
+    vsw12.v v7, 0(v5)
+    barrier x0, x0, 1
+    {d}
+    li t4, 32
+    vadd.vx v8, v1, t4
+    li t4, 127
+    vand.vx v8, v8, t4
+    vsll.vi v8, v8, 2
+    vadd.vx v8, v8, t3
+    vlw12.v v9, 0(v8)
+    vsw12.v v1, 0(v8)
+    vlw12.v v10, 0(v5)
+{}
+{}
+    endprg
+",
+        store_lanes(9, 0, 128),
+        store_lanes(10, 1, 128),
+        d = delay("a", 4, 6)
+    );
+    same_as_traced(&src, Setup { groups: 3, warps: 4, ..Setup::default() });
+}
+
+#[test]
+fn a_trap_ahead_of_its_turn_waits_for_earlier_places() {
+    // `csrr` of an unknown CSR traps; it is private (no memory), so it can run ahead of the
+    // other warps. Warp w reaches it after a delay; the reported fault is the one earliest in
+    // round-robin order, and the stores before it in that order (and only those) happened.
+    for (base, step) in [(30i32, -7i32), (5, 0), (5, 4), (12, -3)] {
+        let src = format!(
+            "
+    csrr t1, wid
+    slli t3, t1, 2
+    add t3, t3, a0
+    {d1}
+    sw t1, 0(t3)             # out[wid] = wid before trapping
+    {d2}
+    csrr t0, 0x7c0
+    sw t1, 64(t3)            # never reached
+    endprg
+",
+            d1 = delay("a", base, step),
+            d2 = delay("b", base, step)
+        );
+        let s = Setup { warps: 4, ..Setup::default() };
+        let out = same_as_traced(&src, s);
+        let f = match exec(&src, &s).result {
+            Err(LaunchError::Fault(f)) => f,
+            r => panic!("expected a fault, got {r:?}"),
+        };
+        assert!(matches!(f.kind, FaultKind::IllegalInstruction { .. }), "{f}");
+        assert!(out[16..20].iter().all(|&v| v == 0));
+    }
+}
+
+#[test]
+fn spike_compatible_traps_end_the_group_after_exactly_the_earlier_places() {
+    // In spike-compatible mode a trap ends the work-group: memory then shows which shared
+    // instructions ran before it. Warp 3 traps early (shortest delay); the others keep storing
+    // a counter until then.
+    let src = format!(
+        "
+    csrr t1, wid
+    slli t3, t1, 2
+    add t3, t3, a0
+    li t2, 0
+    li t4, 3
+    bne t1, t4, LOOP
+    {d}
+    csrr t0, 0x7c0
+LOOP:
+    addi t2, t2, 1
+    sw t2, 0(t3)
+    j LOOP
+",
+        d = delay("a", 20, 0)
+    );
+    let (prog, _) = build(&src);
+    let mut outs = Vec::new();
+    for traced in [false, true] {
+        let mem = DeviceMemory::new();
+        mem.map(OUT, 4096).unwrap();
+        let p = LaunchParams { warps_per_group: 4, ..params_one_group() };
+        let opts = RunOptions { threads: 1, trap_mode: TrapMode::EndWorkGroup, ..RunOptions::default() };
+        let r = if traced {
+            ventus_icd::emulator::run_traced(&mem, &prog, &p, &opts).0
+        } else {
+            run(&mem, &prog, &p, &opts)
+        };
+        r.unwrap();
+        outs.push(read_out(&mem, 8));
+    }
+    assert_eq!(outs[0], outs[1], "memory when the trap ended the group");
+    assert!(outs[0][..3].iter().all(|&n| n > 5), "{:?}", outs[0]);
+}
+
+fn params_one_group() -> LaunchParams {
+    LaunchParams {
+        num_groups: [1, 1, 1],
+        warps_per_group: 1,
+        threads_per_warp: 32,
+        metadata_addr: 0,
+        pds_base: 0,
+        private_bytes_per_thread: 0,
+        start_pc: 0x8000_0000,
+        work_items: None,
+        lds_map: ventus_icd::emulator::LdsMap::WHOLE,
+        extents: None,
+    }
+}
+
+#[test]
+fn read_only_blocks_can_be_loaded_but_not_stored_to() {
+    // The driver's metadata and argument buffers are read-only for kernels: loads from them
+    // may run ahead of the other warps (no store can change them), so stores must fault.
+    let mem = DeviceMemory::new();
+    mem.map(OUT, 4096).unwrap();
+    let ro = mem.alloc_read_only(64).unwrap();
+    ro.write_bytes(ro.base(), &1234u32.to_le_bytes());
+    let load = format!("li t0, {:#x}\nlw t1, 0(t0)\nsw t1, 0(a0)\nendprg\n", ro.base());
+    let store = format!("li t0, {:#x}\nF: sw t0, 4(t0)\nendprg\n", ro.base());
+    let p = LaunchParams { warps_per_group: 2, ..params_one_group() };
+    let (prog, _) = build(&load);
+    run(&mem, &prog, &p, &RunOptions::default()).unwrap();
+    assert_eq!(read_out(&mem, 1), vec![1234]);
+    let (prog, labels): (Program, _) = build(&store);
+    match run(&mem, &prog, &p, &RunOptions::default()) {
+        Err(LaunchError::Fault(f)) => {
+            assert_eq!((f.kind, f.pc, f.addr), (FaultKind::StoreReadOnly, labels["F"], Some(ro.base() + 4)), "{f}");
+        }
+        r => panic!("a store to a read-only block must fault, got {r:?}"),
+    }
+    // The host still writes it.
+    mem.write(ro.base() + 4, &[1, 2, 3, 4]).unwrap();
+}
