@@ -348,6 +348,12 @@ impl Region {
         self.zero_words(0, self.words().len());
     }
 
+    /// Moves a region that holds only zeros to `base` (what [`Region::reset`] does, without
+    /// the zeroing).
+    pub fn rebase(&mut self, base: u32) {
+        self.base = base;
+    }
+
     /// Zeroes the bytes `[from, to)` (addresses, clamped to the region; word-aligned inward)
     /// for reuse, as [`Region::reset`] does for all of them (the base stays).
     pub fn reset_range(&mut self, from: u32, to: u32) {
@@ -634,6 +640,9 @@ pub struct MemView<'a> {
     moved: [std::cell::Cell<u64>; 3],
     /// Stores and atomic updates to global or local memory (the watchdog's sign of progress).
     shared_writes: std::cell::Cell<u64>,
+    /// Some access through this view wrote to the private overlay / the LDS window.
+    private_written: std::cell::Cell<bool>,
+    lds_written: std::cell::Cell<bool>,
 }
 
 /// The address spaces the statistics distinguish.
@@ -668,6 +677,8 @@ impl<'a> MemView<'a> {
             last: std::cell::Cell::new(0),
             moved: Default::default(),
             shared_writes: Default::default(),
+            private_written: Default::default(),
+            lds_written: Default::default(),
         }
     }
 
@@ -716,12 +727,20 @@ impl<'a> MemView<'a> {
     #[inline(always)]
     fn region_in(&self, addr: u32, write: bool) -> Result<(&Region, Space), MemError> {
         match addr >> 28 {
-            7 if self.lds_map.maps(addr) => Ok((self.lds, Space::Local)),
+            7 if self.lds_map.maps(addr) => {
+                if write {
+                    self.lds_written.set(true);
+                }
+                Ok((self.lds, Space::Local))
+            }
             7 => Err(MemError::Unmapped(addr)),
             8 => self.program_page(addr, write).map(|()| (self.program, Space::Global)),
             _ => {
                 if let Some(p) = self.private {
                     if p.contains(addr) {
+                        if write {
+                            self.private_written.set(true);
+                        }
                         return Ok((p, Space::Private));
                     }
                 }
@@ -801,7 +820,11 @@ impl<'a> MemView<'a> {
             7 => {
                 let m = &self.lds_map;
                 let mapped = hi < m.low_end || lo >= m.high_start;
-                (mapped && self.lds.contains(lo) && self.lds.contains(hi)).then_some((self.lds, Space::Local))
+                let ok = mapped && self.lds.contains(lo) && self.lds.contains(hi);
+                if ok && write {
+                    self.lds_written.set(true);
+                }
+                ok.then_some((self.lds, Space::Local))
             }
             8 => None,
             _ => {
@@ -916,6 +939,17 @@ impl<'a> MemView<'a> {
     /// Stores and atomic updates to global or local memory so far through this view.
     pub fn shared_writes(&self) -> u64 {
         self.shared_writes.get()
+    }
+
+    /// Whether any access through this view has written to the private overlay (if not, the
+    /// overlay still holds the zeros it started with).
+    pub fn private_written(&self) -> bool {
+        self.private_written.get()
+    }
+
+    /// Whether any access through this view has written to the LDS window.
+    pub fn lds_written(&self) -> bool {
+        self.lds_written.get()
     }
 
     #[cold]

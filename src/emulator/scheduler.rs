@@ -53,6 +53,10 @@ struct Slot {
     /// [`Program::id`] of the program whose read-only pages the program window holds (0: none).
     program_id: u64,
     private: Option<Region>,
+    /// The last launch on this slot wrote to `lds` / `private` (otherwise they still hold
+    /// only zeros and need no clearing).
+    lds_dirty: bool,
+    private_dirty: bool,
     pool: WarpPool,
 }
 
@@ -69,9 +73,11 @@ impl Slot {
         let idle = SLOTS.lock().pop();
         let mut slot = match idle {
             Some(mut slot) => {
-                let used = slot.lds_used;
-                slot.lds.reset_range(abi::LDS_BASE, used.low_end);
-                slot.lds.reset_range(used.high_start, u32::MAX);
+                if slot.lds_dirty {
+                    let used = slot.lds_used;
+                    slot.lds.reset_range(abi::LDS_BASE, used.low_end);
+                    slot.lds.reset_range(used.high_start, u32::MAX);
+                }
                 slot
             }
             None => Slot {
@@ -80,6 +86,8 @@ impl Slot {
                 program: Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE),
                 program_id: 0,
                 private: None,
+                lds_dirty: false,
+                private_dirty: false,
                 pool: WarpPool::default(),
             },
         };
@@ -99,7 +107,11 @@ impl Slot {
         slot.lds_used = p.lds_map;
         slot.private = match (slot.private.take(), private_size) {
             (Some(mut r), Some(n)) if r.size() == (n.max(4) + 3) & !3 => {
-                r.reset(p.pds_base);
+                if slot.private_dirty {
+                    r.reset(p.pds_base);
+                } else {
+                    r.rebase(p.pds_base);
+                }
                 Some(r)
             }
             (_, n) => n.map(|n| Region::zeroed(p.pds_base, n)),
@@ -231,6 +243,8 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         t.local_bytes += view.bytes_moved(Space::Local);
         t.private_bytes += view.bytes_moved(Space::Private);
         drop(t);
+        slot.lds_dirty = view.lds_written();
+        slot.private_dirty = view.private_written();
         slot.pool = pool;
         slot.give_back();
     };

@@ -43,9 +43,8 @@ pub struct WarpPool {
     flags: Vec<u8>,
 }
 
-/// Initial CSRs of warp `w` of work-group `g` (driver-abi §2.3).
-fn csrs(p: &LaunchParams, g: u32, w: u32) -> Csrs {
-    let [nx, ny, _] = p.num_groups;
+/// Initial CSRs of warp `w` of work-group `g` (driver-abi §2.3), whose id is `gid`.
+fn csrs(p: &LaunchParams, g: u32, gid: [u32; 3], w: u32) -> Csrs {
     Csrs {
         tid: w * p.threads_per_warp,
         numw: p.warps_per_group,
@@ -55,7 +54,7 @@ fn csrs(p: &LaunchParams, g: u32, w: u32) -> Csrs {
         wid: w,
         lds: crate::abi::LDS_BASE,
         pds: p.pds_base,
-        gid: [g % nx, (g / nx) % ny, g / (nx * ny)],
+        gid,
         ..Csrs::default()
     }
 }
@@ -106,9 +105,11 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     t: &mut T,
 ) -> Result<GroupStats, Fault> {
     let numw = p.warps_per_group as usize;
+    let [nx, ny, _] = p.num_groups;
+    let gid = [g % nx, (g / nx) % ny, g / (nx * ny)];
     pool.warps.truncate(numw);
     for w in 0..numw {
-        let c = csrs(p, g, w as u32);
+        let c = csrs(p, g, gid, w as u32);
         if let Some(warp) = pool.warps.get_mut(w) {
             warp.reset(p.start_pc, p.threads_per_warp, c, ctx.prog.reg_bounds());
         } else {
@@ -117,8 +118,6 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         pool.warps[w].fflags_unread = !ctx.prog.reads_fflags();
     }
     if let Some(wi) = &p.work_items {
-        let gid =
-            [g % p.num_groups[0], (g / p.num_groups[0]) % p.num_groups[1], g / (p.num_groups[0] * p.num_groups[1])];
         for (w, warp) in pool.warps.iter_mut().enumerate() {
             warp.mask = wi.lane_mask(gid, w as u32, p.threads_per_warp);
         }
@@ -144,11 +143,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     let fault = |w: &Warp, wi: usize, trap: Trap| Fault {
         kind: trap.kind,
         work_group: g,
-        group_id: [
-            g % p.num_groups[0],
-            (g / p.num_groups[0]) % p.num_groups[1],
-            g / (p.num_groups[0] * p.num_groups[1]),
-        ],
+        group_id: gid,
         warp: wi as u32,
         lane: trap.lane,
         pc: w.pc,
