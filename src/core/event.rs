@@ -163,6 +163,8 @@ impl Event {
     /// Blocks until the event is complete or failed; returns the final status.
     pub fn wait(&self) -> cl_int {
         let mut s = self.state.lock();
+        // Short commands complete within the polling window: no sleep and OS wake-up.
+        super::queue::spin_until(&mut s, |s| s.status <= CL_COMPLETE);
         while s.status > CL_COMPLETE {
             self.cv.wait(&mut s);
         }

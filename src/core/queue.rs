@@ -193,6 +193,24 @@ fn pick(st: &QState, in_order: bool) -> Option<usize> {
     st.pending.iter().position(Command::ready)
 }
 
+/// How long a thread polls for a state change before it blocks (see [`spin_until`]).
+pub(crate) const SPIN: Duration = Duration::from_micros(100);
+
+/// Releases and re-takes the lock behind `guard` until `ready` holds or [`SPIN`] has passed
+/// (yielding the CPU between looks); true when `ready` holds.
+pub(crate) fn spin_until<T>(guard: &mut parking_lot::MutexGuard<'_, T>, ready: impl Fn(&T) -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if ready(guard) {
+            return true;
+        }
+        if start.elapsed() >= SPIN {
+            return false;
+        }
+        parking_lot::MutexGuard::unlocked(guard, std::thread::yield_now);
+    }
+}
+
 fn worker(shared: Arc<Shared>) {
     loop {
         let cmd = {
@@ -207,7 +225,12 @@ fn worker(shared: Arc<Shared>) {
                     return;
                 }
                 if shared.in_order || st.pending.is_empty() {
-                    shared.cv.wait(&mut st);
+                    // Poll briefly before sleeping: a program enqueueing its next command right
+                    // after the last one completes (a launch loop, enqueue-then-wait) finds this
+                    // thread awake instead of paying an OS wake-up (tens of µs on a VM).
+                    if !st.pending.is_empty() || !spin_until(&mut st, |st| !st.pending.is_empty() || st.shutdown) {
+                        shared.cv.wait(&mut st);
+                    }
                 } else {
                     // Out of order and blocked on dependencies: wait for any event to change (the
                     // timeout is only a safety net).
