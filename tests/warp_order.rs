@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use ventus_icd::emulator::{run, DeviceMemory, FaultKind, LaunchError, LaunchParams, Program, RunOptions, TrapMode};
+use ventus_icd::emulator::{run, DeviceMemory, FaultKind, LaunchError, Program, RunOptions, TrapMode};
 
 /// A warp-dependent delay: warp w spins `(base - w * step)` (or `base + w * step`) iterations
 /// of a two-instruction loop. Clobbers t5, t6.
@@ -208,7 +208,7 @@ LOOP:
     for traced in [false, true] {
         let mem = DeviceMemory::new();
         mem.map(OUT, 4096).unwrap();
-        let p = LaunchParams { warps_per_group: 4, ..params_one_group() };
+        let p = params(&Setup { warps: 4, ..Setup::default() });
         let opts = RunOptions { threads: 1, trap_mode: TrapMode::EndWorkGroup, ..RunOptions::default() };
         let r = if traced {
             ventus_icd::emulator::run_traced(&mem, &prog, &p, &opts).0
@@ -222,21 +222,6 @@ LOOP:
     assert!(outs[0][..3].iter().all(|&n| n > 5), "{:?}", outs[0]);
 }
 
-fn params_one_group() -> LaunchParams {
-    LaunchParams {
-        num_groups: [1, 1, 1],
-        warps_per_group: 1,
-        threads_per_warp: 32,
-        metadata_addr: 0,
-        pds_base: 0,
-        private_bytes_per_thread: 0,
-        start_pc: 0x8000_0000,
-        work_items: None,
-        lds_map: ventus_icd::emulator::LdsMap::WHOLE,
-        extents: None,
-    }
-}
-
 #[test]
 fn read_only_blocks_can_be_loaded_but_not_stored_to() {
     // The driver's metadata and argument buffers are read-only for kernels: loads from them
@@ -247,7 +232,7 @@ fn read_only_blocks_can_be_loaded_but_not_stored_to() {
     ro.write_bytes(ro.base(), &1234u32.to_le_bytes());
     let load = format!("li t0, {:#x}\nlw t1, 0(t0)\nsw t1, 0(a0)\nendprg\n", ro.base());
     let store = format!("li t0, {:#x}\nF: sw t0, 4(t0)\nendprg\n", ro.base());
-    let p = LaunchParams { warps_per_group: 2, ..params_one_group() };
+    let p = params(&Setup { warps: 2, ..Setup::default() });
     let (prog, _) = build(&load);
     run(&mem, &prog, &p, &RunOptions::default()).unwrap();
     assert_eq!(read_out(&mem, 1), vec![1234]);

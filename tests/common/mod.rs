@@ -54,7 +54,8 @@ pub fn build(src: &str) -> (Program, std::collections::BTreeMap<String, u32>) {
     (Program::from_words(0x8000_0000, &asm.words).unwrap(), asm.labels)
 }
 
-fn params(s: &Setup) -> LaunchParams {
+/// Launch parameters for `s` (one-dimensional, private memory at 0x9100_0000).
+pub fn params(s: &Setup) -> LaunchParams {
     LaunchParams {
         num_groups: [s.groups, 1, 1],
         warps_per_group: s.warps,
