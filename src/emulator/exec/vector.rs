@@ -275,8 +275,8 @@ fn flagged<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize)
 /// Unsigned division of every lane by one divisor (`vdivu.vx`/`vremu.vx`): the same results as
 /// [`s::divu`](crate::isa::semantics::divu)/[`s::remu`](crate::isa::semantics::remu) per lane,
 /// without a hardware division per lane. When every lane is below the divisor (a 1-D local id
-/// `flat % size`, say) the quotient is 0 and the remainder the lane itself; otherwise the
-/// divisor's 64-bit reciprocal `M = ⌊(2⁶⁴ − 1) / d⌋ + 1` gives both exactly for every 32-bit
+/// `flat % size`, say) the quotient is 0 and the remainder the lane itself; a power-of-two
+/// divisor is a shift and a mask; otherwise the divisor's 64-bit reciprocal `M = ⌊(2⁶⁴ − 1) / d⌋ + 1` gives both exactly for every 32-bit
 /// dividend (Lemire, Kaser, Kurz, "Faster Remainder by Direct Computation", 2019): quotient
 /// `⌊M·n / 2⁶⁴⌋`, remainder `⌊(M·n mod 2⁶⁴)·d / 2⁶⁴⌋`. Divisors 0 and 1 keep the plain form.
 #[inline(always)]
@@ -288,6 +288,11 @@ pub fn divu_by(a: &Lanes, d: u32, rem: bool) -> Lanes {
     }
     if d <= 1 {
         return lanes(|i| if rem { s::remu(a[i], d) } else { s::divu(a[i], d) });
+    }
+    if d.is_power_of_two() {
+        // Work-group sizes usually are: a shift and a mask.
+        let k = d.trailing_zeros();
+        return lanes(|i| if rem { a[i] & (d - 1) } else { a[i] >> k });
     }
     let m = u64::MAX / u64::from(d) + 1;
     if rem {

@@ -144,7 +144,7 @@ impl Sel<'_> {
         if t == Ty::I64 || at == Ty::I64 {
             return Err(CompileError::unsupported("64-bit integer arithmetic (long/ulong)"));
         }
-        if self.power_of_two(d, t, o, a, b)? {
+        if self.power_of_two(d, t, o, a, b)? || self.times_minus_one(d, t, o, a, b)? {
             return Ok(());
         }
         let signed_narrow = matches!(o, BinOp::ShrA | BinOp::DivS | BinOp::RemS | BinOp::MinS | BinOp::MaxS)
@@ -225,6 +225,30 @@ impl Sel<'_> {
             self.norm(d, t);
         }
         Ok(())
+    }
+
+    /// Strength reduction: an integer multiply by the constant −1 (all ones) is a negation
+    /// (`a * -1` is how SPIR-V spells `(y - 1) * w` after reassociation). Returns whether it
+    /// emitted code.
+    fn times_minus_one(&mut self, d: Reg, t: Ty, o: BinOp, a: Value, b: Value) -> Result<bool, CompileError> {
+        if o != BinOp::Mul || t.is_float() || t.bits() > 32 {
+            return Ok(false);
+        }
+        let all_ones = |s: &Self, v: Value| s.consts.get(&v).is_some_and(|&c| c & s.f.ty(v).mask() == s.f.ty(v).mask());
+        let x = match (all_ones(self, b), all_ones(self, a)) {
+            (true, _) => a,
+            (_, true) => b,
+            _ => return Ok(false),
+        };
+        if d.is_vector() {
+            let r = self.v(x)?;
+            self.vxop(d, I::VrsubVx, r, Some(ZERO), 0);
+        } else {
+            let r = self.s(x)?;
+            self.sbin(d, I::Sub, ZERO, r);
+        }
+        self.norm(d, t);
+        Ok(true)
     }
 
     /// Strength reduction: an unsigned multiply, divide or remainder by a constant power of two
