@@ -744,11 +744,7 @@ impl<'a> MemView<'a> {
                         return Ok((p, Space::Private));
                     }
                 }
-                let last = self.last.get();
-                let r = match self.global.get(last) {
-                    Some(r) if r.contains(addr) => r,
-                    _ => self.find_global(addr).ok_or(MemError::Unmapped(addr))?,
-                };
+                let r = self.global_at(addr).ok_or(MemError::Unmapped(addr))?;
                 if write && r.read_only && addr.wrapping_sub(r.base) < r.len {
                     return Err(MemError::ReadOnly(addr));
                 }
@@ -765,13 +761,9 @@ impl<'a> MemView<'a> {
         match addr >> 28 {
             7 => false,
             8 => !self.program_pages.is_empty() && self.program_page(addr, true) == Err(MemError::ReadOnly(addr)),
-            _ => {
-                let ro = |r: &Region| r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len);
-                match self.global.get(self.last.get()) {
-                    Some(r) if r.contains(addr) => ro(r),
-                    _ => self.find_global(addr).is_some_and(ro),
-                }
-            }
+            _ => self
+                .global_at(addr)
+                .is_some_and(|r| r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len)),
         }
     }
 
@@ -950,6 +942,15 @@ impl<'a> MemView<'a> {
     /// Whether any access through this view has written to the LDS window.
     pub fn lds_written(&self) -> bool {
         self.lds_written.get()
+    }
+
+    /// The global region holding `addr`: the one the last access found, else a search.
+    #[inline(always)]
+    fn global_at(&self, addr: u32) -> Option<&Region> {
+        match self.global.get(self.last.get()) {
+            Some(r) if r.contains(addr) => Some(r),
+            _ => self.find_global(addr),
+        }
     }
 
     #[cold]

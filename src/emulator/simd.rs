@@ -1,9 +1,9 @@
 //! Host vector extensions the interpreter is specialised for.
 //!
-//! The work-group runner exists in two compiled copies: the baseline x86-64 one and one built
-//! with AVX2, FMA and the bit-manipulation extensions (`workgroup::run_group_avx2`), chosen per
-//! work-group by [`host_has_avx2`] unless [`RunOptions::baseline_interpreter`] (`VENTUS_SIMD=0`)
-//! asks for the baseline. Both copies compute identical results — every lane operation is an
+//! The interpreter (a warp's turn loop) exists in two compiled copies: the baseline x86-64
+//! one and one built with AVX2, FMA and the bit-manipulation extensions (`turn::turn_avx2`),
+//! chosen per work-group by [`host_has_avx2`] unless
+//! [`RunOptions::baseline_interpreter`] (`VENTUS_SIMD=0`) asks for the baseline. Both copies compute identical results — every lane operation is an
 //! integer operation or an exactly rounded IEEE-754 one — so the choice changes speed only; the
 //! emulator tests run every program through both and compare.
 //!

@@ -22,7 +22,8 @@ pub struct TurnEnd {
     pub executed: u64,
     /// Σ active lanes over them.
     pub lanes: u64,
-    /// The pc of the last one executed.
+    /// The pc of the last one executed (when the turn stopped before an instruction it may
+    /// not run: that one's).
     pub pc: u32,
     /// Its outcome: `Ok(Flow::Next)` when the turn ended before an instruction it may not run.
     pub result: Result<Flow, Trap>,

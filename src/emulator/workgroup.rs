@@ -165,7 +165,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         return Err(fault(&warps[0], 0, Trap::new(kind)));
     }
     // A turn runs one instruction, then (untraced) the warp's following instructions up to the
-    // next one that is `shared` with other warps or the host (see `Decoded::shared`), at most
+    // next one shared with other warps or the host (see `Decoded::sharing`), at most
     // `TURN` in all: those change only the warp's own state, so running them ahead of the other
     // warps' turns is invisible, while every shared instruction still runs in its round-robin
     // place. A trap ahead of its place waits (`pending`) until every earlier place has run: an

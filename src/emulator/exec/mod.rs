@@ -9,7 +9,7 @@
 //! and integer), `vfp` (RVV floating point) and `ventus` (the custom instructions: SIMT control,
 //! private and flat memory). Each handler is one `match` over its instructions, one line per
 //! instruction where the operation is a lane function (`vv!(u32::wrapping_add)`); all are
-//! inlined into the work-group runner, so a dispatch is two jumps. Longer bodies live beside
+//! inlined into a warp's turn loop ([`super::turn`]), so a dispatch is two jumps. Longer bodies live beside
 //! them: [`memops`] (memory and AMOs), `csr` (CSR instructions), `fp` (scalar FP), [`vector`]
 //! (lane loops) and [`vsetvl`].
 

@@ -144,7 +144,7 @@ impl Sel<'_> {
         if t == Ty::I64 || at == Ty::I64 {
             return Err(CompileError::unsupported("64-bit integer arithmetic (long/ulong)"));
         }
-        if self.power_of_two(d, t, o, a, b)? || self.times_minus_one(d, t, o, a, b)? {
+        if self.power_of_two(d, t, o, a, b)? || self.times_minus_one(r, o, a, b)? {
             return Ok(());
         }
         let signed_narrow = matches!(o, BinOp::ShrA | BinOp::DivS | BinOp::RemS | BinOp::MinS | BinOp::MaxS)
@@ -230,7 +230,8 @@ impl Sel<'_> {
     /// Strength reduction: an integer multiply by the constant −1 (all ones) is a negation
     /// (`a * -1` is how SPIR-V spells `(y - 1) * w` after reassociation). Returns whether it
     /// emitted code.
-    fn times_minus_one(&mut self, d: Reg, t: Ty, o: BinOp, a: Value, b: Value) -> Result<bool, CompileError> {
+    fn times_minus_one(&mut self, r: Value, o: BinOp, a: Value, b: Value) -> Result<bool, CompileError> {
+        let t = self.f.ty(r);
         if o != BinOp::Mul || t.is_float() || t.bits() > 32 {
             return Ok(false);
         }
@@ -240,14 +241,7 @@ impl Sel<'_> {
             (_, true) => b,
             _ => return Ok(false),
         };
-        if d.is_vector() {
-            let r = self.v(x)?;
-            self.vxop(d, I::VrsubVx, r, Some(ZERO), 0);
-        } else {
-            let r = self.s(x)?;
-            self.sbin(d, I::Sub, ZERO, r);
-        }
-        self.norm(d, t);
+        self.unary(r, UnOp::Neg, x)?;
         Ok(true)
     }
 
