@@ -84,6 +84,7 @@ fn measure(name: &str, src: &str, mem: &DeviceMemory, groups: u32, warps: u32) -
         work_items: None,
         lds_map: ventus_icd::emulator::LdsMap::WHOLE,
         extents: None,
+        reg_bounds: None,
     };
     let mut rates = Vec::new();
     for threads in [1usize, 2] {

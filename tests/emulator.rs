@@ -1311,6 +1311,7 @@ fn one_warp(
         work_items: None,
         lds_map,
         extents,
+        reg_bounds: None,
     }
 }
 

@@ -142,8 +142,10 @@ JOIN:
 {}
     endprg
 ",
+        // 3 groups × 128 lanes: slot 2 (word 512 on) keeps the second store clear of the first
+        // (slots are 256 words apart; overlapping stores of different groups would race).
         store_lanes(9, 0, 128),
-        store_lanes(10, 1, 128),
+        store_lanes(10, 2, 128),
         d = delay("a", 4, 6)
     );
     same_as_traced(&src, Setup { groups: 3, warps: 4, ..Setup::default() });

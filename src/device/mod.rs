@@ -197,6 +197,7 @@ fn stage_and_run(
             work_items: l.work_items,
             lds_map,
             extents: Some(Arc::new(extents)),
+            reg_bounds: Some(l.program.launch_reg_bounds(crate::abi::PROGRAM_BASE, l.entry)),
         };
         runner(&params).map_err(DeviceError::Launch)
     })();

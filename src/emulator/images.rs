@@ -73,6 +73,7 @@ pub fn stage(mem: &DeviceMemory, img: &LaunchImage) -> Result<(Program, LaunchPa
         work_items: None,
         lds_map: crate::emulator::LdsMap::WHOLE,
         extents: None,
+        reg_bounds: None,
     };
     Ok((prog, params))
 }

@@ -16,6 +16,7 @@ pub mod images;
 pub mod memcheck;
 pub mod memory;
 pub mod program;
+mod reach;
 mod scheduler;
 pub mod simd;
 pub mod trace;
@@ -58,6 +59,9 @@ pub struct LaunchParams {
     /// The launch's exact extents: fault reports name the nearest one (and its label), and with
     /// [`RunOptions::memcheck`] every access is checked against them.
     pub extents: Option<Arc<memcheck::MemCheck>>,
+    /// The registers the launch's code can write ([`program::Program::launch_reg_bounds`]);
+    /// `None` = the whole program's ([`program::Program::reg_bounds`]).
+    pub reg_bounds: Option<warp::RegBounds>,
 }
 
 /// The OpenCL view of a launch, used to mask lanes that are not work-items.

@@ -137,6 +137,21 @@ impl std::fmt::Display for ProgramError {
 }
 impl std::error::Error for ProgramError {}
 
+/// [`Program::launch_reg_bounds`] results by (start, entry). A clone starts empty (host calls
+/// installed on it change what its code writes).
+#[derive(Default)]
+struct LaunchBoundsCache(parking_lot::Mutex<Vec<(u32, u32, RegBounds)>>);
+impl Clone for LaunchBoundsCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+impl std::fmt::Debug for LaunchBoundsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LaunchBoundsCache")
+    }
+}
+
 /// A predecoded program.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -147,6 +162,8 @@ pub struct Program {
     host_calls: Vec<HostCall>,
     /// No instruction writes a register at or above these (see [`Program::reg_bounds`]).
     reg_bounds: RegBounds,
+    /// [`Program::launch_reg_bounds`] computed so far.
+    launch_bounds: LaunchBoundsCache,
     /// Some instruction accesses `fflags` or `fcsr` (see [`Program::reads_fflags`]).
     reads_fflags: bool,
     /// Unique per built program (clones share it): the scheduler's slots keep the read-only
@@ -285,6 +302,7 @@ impl Program {
             segments,
             host_calls: Vec::new(),
             reg_bounds,
+            launch_bounds: LaunchBoundsCache::default(),
             reads_fflags,
             id,
             pages,
@@ -382,6 +400,28 @@ impl Program {
         let host_call = usize::from(!self.host_calls.is_empty());
         RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.max(host_call) }
     }
+    /// Upper bounds of the registers a launch can write that starts at `start` (crt0) and
+    /// calls the kernel at `entry`: those written by the instructions reachable from them
+    /// ([`super::reach`]), or [`Program::reg_bounds`] when the walk cannot follow the code.
+    /// Computed once per (start, entry).
+    pub fn launch_reg_bounds(&self, start: u32, entry: u32) -> RegBounds {
+        let mut cache = self.launch_bounds.0.lock();
+        if let Some(&(_, _, b)) = cache.iter().find(|c| c.0 == start && c.1 == entry) {
+            return b;
+        }
+        let all = self.reg_bounds();
+        let b = match super::reach::walk(self, start, entry) {
+            // A host call writes v0.
+            Some(b) => RegBounds { x: b.x.min(all.x), v: b.v.max(usize::from(!self.host_calls.is_empty())).min(all.v) },
+            None => all,
+        };
+        cache.push((start, entry, b));
+        b
+    }
+    /// The predecoded text (entry `i` at `text_base() + 4 i`).
+    pub(super) fn ops(&self) -> &[Decoded] {
+        &self.ops
+    }
     /// Whether any instruction reads or writes the accrued FP flags (`fflags`, `fcsr`). When
     /// none does, the flags are unobservable and untraced runs need not compute them.
     pub fn reads_fflags(&self) -> bool {
@@ -442,6 +482,7 @@ impl Program {
         let Some(d) = self.ops.get_mut((off >> 2) as usize).filter(|_| off & 3 == 0) else { return false };
         let Ok(id) = u8::try_from(self.host_calls.len() + 1) else { return false };
         self.host_calls.push(call);
+        self.launch_bounds = LaunchBoundsCache::default();
         *d = Decoded { op: None, host_call: id, ..illegal(d.word) };
         true
     }

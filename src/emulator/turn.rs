@@ -4,12 +4,16 @@
 //! that is shared with other warps or the host ([`Sharing`]), or one that
 //! changes the flow of the work-group (barrier, `endprg`, print, host call) or traps.
 //!
-//! This is the interpreter's hot loop. It is compiled twice: once for the baseline target and
+//! This is the interpreter's hot loop. Untraced turns ([`turn_fast_avx2`],
+//! [`turn_fast_baseline`]) dispatch through the handler tables of [`exec::handlers`]; traced
+//! ones ([`turn_impl`]) inline every instruction's body and call the tracer's hooks. Each is
+//! compiled twice: once for the baseline target and
 //! once for AVX2/FMA/BMI ([`turn_avx2`]: 32-lane loops in 256-bit vectors, `f32::mul_add` one
 //! instruction instead of a library call per lane, mask counts one instruction); the runner
 //! picks one per launch. Keeping it out of the runner keeps the scheduler's state out of its
 //! registers.
 
+use super::exec::handlers::{self, Handler};
 use super::exec::{self, Ctx, Flow};
 use super::fault::Trap;
 use super::program::{Decoded, Sharing, NO_EXT};
@@ -65,6 +69,54 @@ pub fn turn_impl<T: Tracer>(w: &mut Warp, wi: usize, most: u64, ctx: &Ctx, t: &m
             result => return TurnEnd { executed, lanes, pc, result },
         }
     }
+}
+
+/// [`turn_impl`] without tracing, dispatching through a handler table
+/// ([`exec::handlers`]): one short function per instruction instead of every body inlined here.
+#[inline(always)]
+fn turn_table(w: &mut Warp, most: u64, ctx: &Ctx, table: &[[Handler; 16]; handlers::ROWS]) -> TurnEnd {
+    let mut executed = 0u64;
+    let mut lanes = 0u64;
+    let mut out = Ok(Flow::Next);
+    loop {
+        let pc = w.pc;
+        let next = match exec::peek(w, ctx.prog) {
+            Ok(d) if executed == 0 || (executed < most && private(w, d, ctx)) => {
+                w.ext = NO_EXT;
+                let h = handlers::handler(table, d);
+                // SAFETY: `h` is `d`'s handler; the caller chose a table the host can run.
+                unsafe { h(w, d, ctx, &mut out) }
+            }
+            Err(e) if executed == 0 => {
+                out = Err(e);
+                false
+            }
+            _ => return TurnEnd { executed, lanes, pc, result: Ok(Flow::Next) },
+        };
+        executed += 1;
+        lanes += u64::from(w.mask.count_ones());
+        w.csr.instret += 1;
+        if !next {
+            return TurnEnd { executed, lanes, pc, result: out };
+        }
+    }
+}
+
+/// An untraced turn through the baseline handlers.
+#[inline(never)]
+pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &Ctx) -> TurnEnd {
+    turn_table(w, most, ctx, &handlers::BASELINE)
+}
+
+/// An untraced turn through the AVX2 handlers.
+///
+/// # Safety
+/// The host CPU must have the features ([`super::simd::host_has_avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
+#[inline(never)]
+pub unsafe fn turn_fast_avx2(w: &mut Warp, most: u64, ctx: &Ctx) -> TurnEnd {
+    turn_table(w, most, ctx, &handlers::AVX2)
 }
 
 /// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no

@@ -176,6 +176,21 @@ impl Warp {
         self.divergent_branches = 0;
     }
 
+    /// Debug builds: panics when a register at or above the bounds of the last reset is not zero
+    /// — the code wrote one the reachability walk ([`super::reach`]) missed.
+    pub fn check_bounds(&self) {
+        let x = self.x[self.dirty_xregs..].iter().position(|&r| r != 0);
+        let v = self.v[self.dirty_vregs..].iter().position(|r| r.iter().any(|&l| l != 0));
+        assert!(
+            x.is_none() && v.is_none(),
+            "register bounds missed a write: x{:?} v{:?} (bounds x{} v{})",
+            x.map(|i| i + self.dirty_xregs),
+            v.map(|i| i + self.dirty_vregs),
+            self.dirty_xregs,
+            self.dirty_vregs
+        );
+    }
+
     /// True when mstatus.FS is Off (FP instructions are illegal).
     #[inline(always)]
     pub fn fs_off(&self) -> bool {

@@ -14,8 +14,8 @@ use super::exec::{Ctx, Flow};
 use super::fault::{Fault, FaultKind, Trap};
 use super::trace::Tracer;
 #[cfg(target_arch = "x86_64")]
-use super::turn::turn_avx2;
-use super::turn::turn_baseline;
+use super::turn::{turn_avx2, turn_fast_avx2};
+use super::turn::{turn_baseline, turn_fast_baseline};
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
 use std::sync::atomic::Ordering;
@@ -108,12 +108,13 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     let [nx, ny, _] = p.num_groups;
     let gid = [g % nx, (g / nx) % ny, g / (nx * ny)];
     pool.warps.truncate(numw);
+    let bounds = p.reg_bounds.unwrap_or_else(|| ctx.prog.reg_bounds());
     for w in 0..numw {
         let c = csrs(p, g, gid, w as u32);
         if let Some(warp) = pool.warps.get_mut(w) {
-            warp.reset(p.start_pc, p.threads_per_warp, c, ctx.prog.reg_bounds());
+            warp.reset(p.start_pc, p.threads_per_warp, c, bounds);
         } else {
-            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c, ctx.prog.reg_bounds()));
+            pool.warps.push(Warp::new(p.start_pc, p.threads_per_warp, c, bounds));
         }
         pool.warps[w].fflags_unread = !ctx.prog.reads_fflags();
     }
@@ -232,7 +233,11 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             let end = match AVX2 {
                 // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
                 #[cfg(target_arch = "x86_64")]
+                true if !T::ENABLED => unsafe { turn_fast_avx2(w, most, ctx) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: as above.
                 true => unsafe { turn_avx2(w, wi, most, ctx, t) },
+                _ if !T::ENABLED => turn_fast_baseline(w, most, ctx),
                 _ => turn_baseline(w, wi, most, ctx, t),
             };
             let (n, pc) = (end.executed, end.pc);
@@ -317,6 +322,9 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     }
     if let Some((_, _, f)) = pending {
         return report(f, instructions, lane_instructions, barriers, warps);
+    }
+    if cfg!(debug_assertions) && g == 0 {
+        warps.iter().for_each(Warp::check_bounds);
     }
     let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
     Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })

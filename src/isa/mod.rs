@@ -20,7 +20,7 @@ pub mod table;
 
 pub use format::{Fmt, ImmKind};
 pub use roles::{Class, Role, Roles};
-pub use table::{InstDesc, Op, Unit, TABLE};
+pub use table::{InstDesc, Op, Unit, OP_COUNT, TABLE};
 
 use once_cell::sync::Lazy;
 

@@ -81,6 +81,9 @@ macro_rules! table {
             }
         }
 
+        /// The number of instructions ([`Op`] values are `0..OP_COUNT`).
+        pub const OP_COUNT: usize = [$($(Op::$variant,)*)*].len();
+
         /// The instruction table, in declaration order (`TABLE[op as usize].op == op`).
         pub static TABLE: &[InstDesc] = &[
             $($(InstDesc {

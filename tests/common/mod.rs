@@ -67,6 +67,7 @@ pub fn params(s: &Setup) -> LaunchParams {
         work_items: None,
         lds_map: ventus_icd::emulator::LdsMap::WHOLE,
         extents: None,
+        reg_bounds: None,
     }
 }
 

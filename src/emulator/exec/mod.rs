@@ -8,13 +8,15 @@
 //! belongs to ([`Unit`]): `scalar` (RV32I, Zicsr, M, A, F), `vint` (RVV configuration, memory
 //! and integer), `vfp` (RVV floating point) and `ventus` (the custom instructions: SIMT control,
 //! private and flat memory). Each handler is one `match` over its instructions, one line per
-//! instruction where the operation is a lane function (`vv!(u32::wrapping_add)`); all are
-//! inlined into a warp's turn loop ([`super::turn`]), so a dispatch is two jumps. Longer bodies live beside
+//! instruction where the operation is a lane function (`vv!(u32::wrapping_add)`); traced
+//! turns inline them into the turn loop ([`super::turn`]); untraced turns call one function per
+//! instruction through a table ([`handlers`]). Longer bodies live beside
 //! them: [`memops`] (memory and AMOs), `csr` (CSR instructions), `fp` (scalar FP), [`vector`]
 //! (lane loops) and [`vsetvl`].
 
 mod csr;
 mod fp;
+pub mod handlers;
 mod memops;
 mod scalar;
 pub mod vector;
@@ -142,6 +144,13 @@ fn vsetvl<T: Tracer>(w: &mut Warp, t: &mut T, d: &Decoded, op: Op, x1: u32, x2: 
 #[inline(always)]
 pub fn step<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T) -> Result<Flow, Trap> {
     let Some(op) = d.op else { return not_an_op(d) };
+    step_op(w, d, ctx, t, op)
+}
+
+/// [`step`] of an entry whose operation is `op` (`d.op == Some(op)`); with a constant `op` the
+/// unit's `match` folds away ([`handlers`]).
+#[inline(always)]
+fn step_op<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T, op: Op) -> Result<Flow, Trap> {
     match op.unit() {
         Unit::Scalar => scalar::scalar(w, d, ctx, t, op),
         Unit::VectorInt => {
