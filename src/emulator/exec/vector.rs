@@ -169,12 +169,13 @@ pub fn vunaryf<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, vs2: u8, f: i
     flagged(w, t, m, vd, |i| f(a[i]))
 }
 
-/// The fast variants of [`vvf`], [`vsf`] and [`vmacf`]: when no trace is recorded and either
-/// `fflags` already holds NX or the program never reads the flags ([`Warp::fflags_unread`]),
-/// an instruction whose active lanes all have [ordinary] results cannot change the flags in an
-/// observable way, so they are not computed (`plain` gives the result and whether it is
-/// ordinary); otherwise the flagged function `full` runs as before. Results are identical
-/// either way; only an unread `fflags` may differ.
+/// The fast variants of [`vvf`], [`vsf`] and [`vmacf`]. When no trace is recorded and the
+/// program never reads the flags ([`Warp::fflags_unread`]), the flags are not computed at all:
+/// every lane's result is `plain`'s with NaNs canonicalised. When `fflags` already holds NX, an
+/// instruction whose active lanes all have [ordinary] results cannot change the flags, so they
+/// are not computed (`plain` gives the result and whether it is ordinary). Otherwise the
+/// flagged function `full` runs. Results are identical either way; only an unread `fflags`
+/// may differ.
 ///
 /// [ordinary]: crate::isa::semantics::fadd_plain
 #[inline(always)]
@@ -186,7 +187,15 @@ fn plain_or_flagged<T: Tracer>(
     plain: impl Fn(usize) -> (u32, bool),
     full: impl Fn(usize) -> (u32, u32),
 ) -> u32 {
-    if !T::ENABLED && (w.fflags_unread || w.csr.fflags & crate::isa::semantics::fflags::NX != 0) {
+    if !T::ENABLED && w.fflags_unread {
+        // Nothing can see the flags: every lane's result is the host operation's (each `plain`
+        // computes what its `full` does, in round-to-nearest-even), with NaNs canonical —
+        // zeros, subnormals, infinities and NaNs included.
+        let r = lanes(|i| crate::isa::semantics::canon(f32::from_bits(plain(i).0)));
+        blend(&mut w.v[vd as usize], &r, m);
+        return 0;
+    }
+    if !T::ENABLED && w.csr.fflags & crate::isa::semantics::fflags::NX != 0 {
         if let Some(r) = plain_lanes(m, plain) {
             blend(&mut w.v[vd as usize], &r, m);
             return 0;
@@ -257,8 +266,16 @@ pub fn vmacf_fast<T: Tracer>(
     plain_or_flagged(w, t, m, vd, |i| plain(d[i], b[i], c[i]), |i| full(d[i], b[i], c[i]))
 }
 
+/// Runs `f` (result, flags) on every lane, writes the active lanes' results to `vd` and returns
+/// the active lanes' flags — or, untraced in a program that never reads the flags
+/// ([`Warp::fflags_unread`]), only the results (the optimiser drops the flag computations).
 #[inline(always)]
 fn flagged<T: Tracer>(w: &mut Warp, t: &mut T, m: u32, vd: u8, f: impl Fn(usize) -> (u32, u32)) -> u32 {
+    if !T::ENABLED && w.fflags_unread {
+        let r: Lanes = lanes(|i| f(i).0);
+        blend(&mut w.v[vd as usize], &r, m);
+        return 0;
+    }
     let mut flags = 0;
     let r: Lanes = lanes(|i| {
         let (v, fl) = f(i);
