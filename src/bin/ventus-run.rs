@@ -577,6 +577,12 @@ fn kernel_private_bytes(elf: &VentusElf, kernel: &str) -> u32 {
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` and the like ends the process quietly, as for other command-line
+    // tools, instead of a panic on the failed write (Rust ignores SIGPIPE by default).
+    // SAFETY: restoring the default disposition of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args.first().map(String::as_str) {
