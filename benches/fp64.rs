@@ -36,12 +36,16 @@ fn source_from(t: &str, init: &str, body: &str) -> String {
     )
 }
 
-/// Builds `src`, runs kernel `k` over GROUPS × LOCAL work-items on one host thread.
-fn run(src: &str, elem: usize, scalar: Vec<u8>) -> RunStats {
+/// Builds `src`, runs kernel `k` over GROUPS × LOCAL work-items on one host thread; `native`:
+/// with the soft-double primitives run natively (as the driver does, `VENTUS_NATIVE_FP64`).
+fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> RunStats {
     let out = build_source(src, &Default::default(), &[]);
     let elf_bytes = out.result.unwrap_or_else(|e| panic!("build failed: {e}\n{}", out.log));
     let elf = VentusElf::parse(&elf_bytes).expect("our ELF parses");
-    let prog = Program::from_elf(&elf).expect("program");
+    let mut prog = Program::from_elf(&elf).expect("program");
+    if native {
+        ventus_icd::device::install_native_fp64(&elf, &mut prog);
+    }
     let entry = elf.kernel_entry("k").expect("kernel k");
     let private_bytes = elf
         .sections
@@ -97,8 +101,8 @@ fn main() {
     let mut ab32 = 0.999f32.to_le_bytes().to_vec();
     ab32.extend(0.001f32.to_le_bytes());
     let ops = 2.0 * f64::from(ITERS) * f64::from(GROUPS * LOCAL);
-    let d = run(&source("double", chain), 8, ab64.clone());
-    let f = run(&source("float", chain), 4, ab32);
+    let d = run(&source("double", chain), 8, ab64.clone(), false);
+    let f = run(&source("float", chain), 4, ab32, false);
     let (dr, fr) = (ops / d.elapsed.as_secs_f64(), ops / f.elapsed.as_secs_f64());
     println!("work-items {}, {} iterations of v = v*a + b (2 ops each), 1 emulator thread", GROUPS * LOCAL, ITERS);
     println!(
@@ -114,7 +118,15 @@ fn main() {
         f.instructions as f64 * 32.0 / ops
     );
     println!("double/float throughput ratio: 1/{:.1}", fr / dr);
-    let u = run(&source_from("double", "a", chain), 8, ab64.clone());
+    let dn = run(&source("double", chain), 8, ab64.clone(), true);
+    println!(
+        "double, primitives native: {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per double op ({:.1}x the code)",
+        ops / dn.elapsed.as_secs_f64() / 1e6,
+        dn.elapsed.as_secs_f64() * 1e3,
+        dn.instructions as f64 * 32.0 / ops,
+        d.elapsed.as_secs_f64() / dn.elapsed.as_secs_f64()
+    );
+    let u = run(&source_from("double", "a", chain), 8, ab64.clone(), false);
     println!(
         "uniform double: {:>8.3} M ops/s per work-item result  {:>8.1} ms  {:>7.1} warp instructions per op \
          (scalar variants, once per warp: {:.1}x the varying chain)",
@@ -123,11 +135,15 @@ fn main() {
         u.instructions as f64 * 32.0 / ops,
         d.elapsed.as_secs_f64() / u.elapsed.as_secs_f64()
     );
-    let e = run(&source("double", "for (int k = 0; k < 8; k++) v = exp(v * a) + b;"), 8, ab64);
+    let exp_src = source("double", "for (int k = 0; k < 8; k++) v = exp(v * a) + b;");
     let calls = 8.0 * f64::from(GROUPS * LOCAL);
-    println!(
-        "double exp: {:>8.3} M calls/s, {:.0} warp instructions per call (per lane)",
-        calls / e.elapsed.as_secs_f64() / 1e6,
-        e.instructions as f64 * 32.0 / calls
-    );
+    for native in [false, true] {
+        let e = run(&exp_src, 8, ab64.clone(), native);
+        println!(
+            "double exp{}: {:>8.3} M calls/s, {:.0} warp instructions per call (per lane)",
+            if native { ", primitives native" } else { "" },
+            calls / e.elapsed.as_secs_f64() / 1e6,
+            e.instructions as f64 * 32.0 / calls
+        );
+    }
 }

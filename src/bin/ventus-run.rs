@@ -398,6 +398,9 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     if let Some(pc) = legacy::detect(&elf).filter(|_| ventus_icd::emulator::config::Config::get().legacy_printf) {
         prog.install_host_call(pc, HostCall::LegacyPrintf);
     }
+    if ventus_icd::emulator::config::Config::get().native_fp64 {
+        ventus_icd::device::install_native_fp64(&elf, &mut prog);
+    }
     let mem = DeviceMemory::new();
     let print = mem.alloc(1 << 20).map_err(|e| usage(e.to_string()))?;
     let mut kargs = Vec::new();

@@ -125,6 +125,9 @@ impl Executable {
             // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
             code.install_host_call(pc, HostCall::LegacyPrintf);
         }
+        if Config::get().native_fp64 {
+            crate::device::install_native_fp64(&elf, &mut code);
+        }
         let infos = match elf.sections.iter().find(|(n, _, _)| n == kernel_info::SECTION) {
             Some((_, _, data)) => kernel_info::decode(data).map_err(LoadError::KernelInfo)?,
             None => Vec::new(),

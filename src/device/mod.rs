@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// The parts of the emulator the OpenCL layer (`core`) works with, re-exported: `core` reaches
 /// the emulator only through this layer (`tests/architecture.rs` checks it).
 pub use crate::emulator::config::Config;
-pub use crate::emulator::hostcall::{write_stdout, HostCall};
+pub use crate::emulator::hostcall::{install_native_fp64, write_stdout, F64Op, HostCall};
 pub use crate::emulator::memory::MapError;
 pub use crate::emulator::program::ProgramError;
 pub use crate::emulator::{DeviceMemory, Fault, LaunchError, PrintHook, Program, Region, RunOptions, WorkItems};

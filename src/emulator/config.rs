@@ -32,6 +32,9 @@ pub struct Config {
     pub warps_per_group: u32,
     pub printf_buffer_size: u32,
     pub legacy_printf: bool,
+    /// `VENTUS_NATIVE_FP64` (default 1): untraced runs execute the soft-double library's
+    /// arithmetic primitives natively ([`super::hostcall::HostCall::F64`]).
+    pub native_fp64: bool,
     pub memcheck: bool,
     /// `VENTUS_MEMCHECK=2`: buffers record which bytes were written.
     pub memcheck_uninit: bool,
@@ -85,6 +88,7 @@ impl Config {
             ),
             printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
             legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
+            native_fp64: var::<u8>(&["VENTUS_NATIVE_FP64"]).is_none_or(|v| v != 0),
             memcheck: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v != 0),
             memcheck_uninit: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v >= 2),
             simd: var::<u8>(&["VENTUS_SIMD"]).is_none_or(|v| v != 0),

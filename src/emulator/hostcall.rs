@@ -4,11 +4,15 @@
 //! A host call is installed at a function's entry address ([`super::Program::install_host_call`]);
 //! the predecoded entry there is replaced by a marker that leaves the hot loop only when a warp
 //! reaches it (the marker is an "illegal" entry, so [`super::exec::step`] pays nothing for it on
-//! other instructions). The call then runs for the warp's active lanes, writes its result to
-//! `v0` and returns to `ra` (`x1`), as the function's own `ret` would. Nothing else of the warp
-//! changes (`sp`/`tp` are untouched, exactly as after the function's epilogue).
+//! other instructions). The call then runs for the warp's active lanes, writes its result
+//! (`v0`; `v26`/`v27` for the soft-double primitives) and returns to `ra` (`x1`), as the
+//! function's own `ret` would. Nothing else of the warp changes (`sp`/`tp` are untouched,
+//! exactly as after the function's epilogue; registers the function's code would have used as
+//! scratch keep their values — by the calling convention no caller reads them).
 //!
-//! The only host call is [`HostCall::LegacyPrintf`], the 2023 libclc `printf` of official binaries
+//! [`HostCall::F64`] runs the soft-double library's arithmetic primitives natively in untraced
+//! runs (a traced run executes the replaced instruction and the code after it, see
+//! [`super::Program::host_call_original`]). [`HostCall::LegacyPrintf`] is the 2023 libclc `printf` of official binaries
 //! (see [`crate::abi::printf::legacy`] for why it cannot run on the device and how its arguments
 //! are read). Its text goes to the launch's [`PrintHook::on_text`] (standard output without a
 //! hook), so it appears while the kernel runs; each call returns 0 in `v0` (success, as OpenCL's
@@ -26,6 +30,89 @@ use crate::abi::printf::legacy;
 pub enum HostCall {
     /// The 2023 libclc device-side `printf`.
     LegacyPrintf,
+    /// A primitive of our soft-double library (`compiler/softlib/fp64.cl`), level-2 calling
+    /// convention (`compiler::target::call`): the operands' words in v26–v31 (low word first),
+    /// the result's in v26/v27, per active lane. The library is correctly rounded
+    /// (round-to-nearest-even, subnormals kept) and returns the canonical NaN for every NaN
+    /// result, which is what the host's IEEE-754 arithmetic gives after canonicalisation, so
+    /// the results are the library's bit for bit (`tests/native_fp64.rs` compares them). Only
+    /// untraced runs use it: a traced run executes the library's code, so its commit log is
+    /// the code's ([`HostCall::traced_natively`]).
+    F64(F64Op),
+}
+
+/// The soft-double primitives run natively ([`HostCall::F64`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum F64Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Fma,
+    Sqrt,
+}
+
+impl F64Op {
+    /// The primitive whose subroutine is named `name` (`__vt_f64_add` …); uniform variants
+    /// (`…__u`, scalar code once per warp) are left to run as code.
+    pub fn from_name(name: &str) -> Option<F64Op> {
+        Some(match name {
+            "__vt_f64_add" => F64Op::Add,
+            "__vt_f64_sub" => F64Op::Sub,
+            "__vt_f64_mul" => F64Op::Mul,
+            "__vt_f64_div" => F64Op::Div,
+            "__vt_f64_fma" => F64Op::Fma,
+            "__vt_f64_sqrt" => F64Op::Sqrt,
+            _ => return None,
+        })
+    }
+
+    /// The result for operand bit patterns `a`, `b`, `c` (unused ones ignored).
+    #[inline]
+    pub fn eval(self, a: u64, b: u64, c: u64) -> u64 {
+        let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+        let r = match self {
+            F64Op::Add => x + y,
+            F64Op::Sub => x - y,
+            F64Op::Mul => x * y,
+            F64Op::Div => x / y,
+            F64Op::Fma => x.mul_add(y, z),
+            F64Op::Sqrt => x.sqrt(),
+        };
+        if r.is_nan() {
+            CANONICAL_NAN_F64
+        } else {
+            r.to_bits()
+        }
+    }
+}
+
+/// The library's NaN result (`VT_QNAN`).
+pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
+
+/// First vector register of the level-2 argument words.
+const F64_ARGS: usize = 26;
+
+/// Installs [`HostCall::F64`] at the soft-double primitives of one of our ELFs, found by their
+/// subroutine labels ([`crate::abi::SUBROUTINE_LABEL_PREFIX`]); other ELFs have none. Returns
+/// how many were installed.
+pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
+    let mut n = 0;
+    for s in elf.symbols.iter().filter(|s| s.in_text) {
+        let name = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX);
+        if let Some(op) = name.and_then(F64Op::from_name) {
+            n += usize::from(prog.install_host_call(s.addr, HostCall::F64(op)));
+        }
+    }
+    n
+}
+
+impl HostCall {
+    /// Whether a traced run also runs the call natively. The legacy `printf` cannot run on the
+    /// device at all; a soft-double primitive can, and a trace records its code.
+    pub fn traced_natively(self) -> bool {
+        matches!(self, HostCall::LegacyPrintf)
+    }
 }
 
 /// Reads a NUL-terminated string of at most [`legacy::MAX_STRING`] bytes; `None` if a byte is
@@ -51,6 +138,16 @@ pub(super) fn run(
     warp: u32,
 ) -> Result<(), Trap> {
     match call {
+        HostCall::F64(op) => {
+            let lanes = w.vmask();
+            let word = |w: &Warp, r: usize, lane: usize| u64::from(w.v[F64_ARGS + r][lane]);
+            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                let [a, b, c] = [0, 2, 4].map(|r| word(w, r, lane) | word(w, r + 1, lane) << 32);
+                let r = op.eval(a, b, c);
+                w.v[F64_ARGS][lane] = r as u32;
+                w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
+            }
+        }
         HostCall::LegacyPrintf => {
             let lanes = w.mask & w.width_mask;
             let mut out = Vec::new();

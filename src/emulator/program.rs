@@ -160,6 +160,8 @@ pub struct Program {
     ext: Vec<Decoded>,
     segments: Vec<LoadSegment>,
     host_calls: Vec<HostCall>,
+    /// The entries the host-call markers replaced, by host call.
+    host_originals: Vec<Decoded>,
     /// No instruction writes a register at or above these (see [`Program::reg_bounds`]).
     reg_bounds: RegBounds,
     /// [`Program::launch_reg_bounds`] computed so far.
@@ -301,6 +303,7 @@ impl Program {
             ext,
             segments,
             host_calls: Vec::new(),
+            host_originals: Vec::new(),
             reg_bounds,
             launch_bounds: LaunchBoundsCache::default(),
             reads_fflags,
@@ -482,6 +485,7 @@ impl Program {
         let Some(d) = self.ops.get_mut((off >> 2) as usize).filter(|_| off & 3 == 0) else { return false };
         let Ok(id) = u8::try_from(self.host_calls.len() + 1) else { return false };
         self.host_calls.push(call);
+        self.host_originals.push(*d);
         self.launch_bounds = LaunchBoundsCache::default();
         *d = Decoded { op: None, host_call: id, ..illegal(d.word) };
         true
@@ -489,6 +493,11 @@ impl Program {
     /// The host call of a [`Decoded::host_call`] marker.
     pub fn host_call(&self, id: u8) -> Option<HostCall> {
         self.host_calls.get(usize::from(id).checked_sub(1)?).copied()
+    }
+    /// The entry a host-call marker replaced (what a traced run executes for a call that does
+    /// not run natively when traced, [`HostCall::traced_natively`]).
+    pub fn host_call_original(&self, id: u8) -> Option<&Decoded> {
+        self.host_originals.get(usize::from(id).checked_sub(1)?)
     }
     /// Number of predecoded text words.
     pub fn len(&self) -> usize {

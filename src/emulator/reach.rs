@@ -55,7 +55,11 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
             if std::mem::replace(&mut seen[i], true) {
                 continue;
             }
-            let d = &ops[i];
+            // A host call that traced runs execute as code: walk the code.
+            let d = match p.host_call(ops[i].host_call) {
+                Some(call) if !call.traced_natively() => p.host_call_original(ops[i].host_call).unwrap_or(&ops[i]),
+                _ => &ops[i],
+            };
             let pc = p.text_base().wrapping_add(4 * i as u32);
             add_writes(&mut bounds, d);
             let mut ext = d.next_ext;

@@ -252,6 +252,12 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             // A host call runs here, with the hook and the work-group context at hand.
             let result = match end.result {
                 Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
+                    // A traced run executes the code the call stands for (the record for this
+                    // pc is open; the word is the same).
+                    Some(call) if T::ENABLED && !call.traced_natively() => match ctx.prog.host_call_original(id) {
+                        Some(d) => super::exec::step(w, d, ctx, t),
+                        None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
+                    },
                     Some(call) => {
                         let hook = opts.print_hook.as_deref();
                         super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32).map(|()| Flow::Next)

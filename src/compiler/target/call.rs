@@ -85,5 +85,5 @@ pub const UNIFORM_SUFFIX: &str = "__u";
 
 /// The assembly label of subroutine `name`.
 pub fn label(name: &str) -> String {
-    format!(".Lsub_{name}")
+    format!("{}{name}", crate::abi::SUBROUTINE_LABEL_PREFIX)
 }
