@@ -126,15 +126,18 @@ fn main() {
         dn.instructions as f64 * 32.0 / ops,
         d.elapsed.as_secs_f64() / dn.elapsed.as_secs_f64()
     );
-    let u = run(&source_from("double", "a", chain), 8, ab64.clone(), false);
-    println!(
-        "uniform double: {:>8.3} M ops/s per work-item result  {:>8.1} ms  {:>7.1} warp instructions per op \
-         (scalar variants, once per warp: {:.1}x the varying chain)",
-        ops / u.elapsed.as_secs_f64() / 1e6,
-        u.elapsed.as_secs_f64() * 1e3,
-        u.instructions as f64 * 32.0 / ops,
-        d.elapsed.as_secs_f64() / u.elapsed.as_secs_f64()
-    );
+    for native in [false, true] {
+        let u = run(&source_from("double", "a", chain), 8, ab64.clone(), native);
+        println!(
+            "uniform double{}: {:>8.3} M ops/s per work-item result  {:>8.1} ms  {:>7.1} warp instructions per op \
+             (scalar variants, once per warp: {:.1}x the varying chain as code)",
+            if native { ", primitives native" } else { "" },
+            ops / u.elapsed.as_secs_f64() / 1e6,
+            u.elapsed.as_secs_f64() * 1e3,
+            u.instructions as f64 * 32.0 / ops,
+            d.elapsed.as_secs_f64() / u.elapsed.as_secs_f64()
+        );
+    }
     let exp_src = source("double", "for (int k = 0; k < 8; k++) v = exp(v * a) + b;");
     let calls = 8.0 * f64::from(GROUPS * LOCAL);
     for native in [false, true] {

@@ -31,6 +31,9 @@ pub const PAGE_SIZE: u32 = 0x1000;
 /// the subroutine's name (`.Lsub___vt_f64_add`); the emulator finds the soft-double primitives
 /// it runs natively by them (`emulator::hostcall::install_native_fp64`).
 pub const SUBROUTINE_LABEL_PREFIX: &str = ".Lsub_";
+/// What a subroutine's name has appended in its uniform variant (arguments and result uniform,
+/// scalar code run once per warp).
+pub const UNIFORM_SUFFIX: &str = "__u";
 /// Bytes of uniform (sGPR) stack per warp in crt0 variants C/D: `sp = LDS + wid * 1024`.
 pub const WARP_STACK_BYTES: u32 = 1024;
 /// Bytes of uniform stack per warp that our crt0 gives the kernels we compile (they spill

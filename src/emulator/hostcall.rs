@@ -39,6 +39,10 @@ pub enum HostCall {
     /// untraced runs use it: a traced run executes the library's code, so its commit log is
     /// the code's ([`HostCall::traced_natively`]).
     F64(F64Op),
+    /// The uniform variant of a primitive (`…__u`, `compiler::target::call`): the operands are
+    /// read from the highest active lane (the code's `vmv.x.s`) and the result is written to
+    /// every active lane (its `vmv.v.x`); nothing happens without an active lane.
+    F64Uniform(F64Op),
 }
 
 /// The soft-double primitives run natively ([`HostCall::F64`]).
@@ -53,8 +57,8 @@ pub enum F64Op {
 }
 
 impl F64Op {
-    /// The primitive whose subroutine is named `name` (`__vt_f64_add` …); uniform variants
-    /// (`…__u`, scalar code once per warp) are left to run as code.
+    /// The primitive whose subroutine is named `name` (`__vt_f64_add` …), without the uniform
+    /// variants' suffix.
     pub fn from_name(name: &str) -> Option<F64Op> {
         Some(match name {
             "__vt_f64_add" => F64Op::Add,
@@ -99,9 +103,13 @@ const F64_ARGS: usize = 26;
 pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
     let mut n = 0;
     for s in elf.symbols.iter().filter(|s| s.in_text) {
-        let name = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX);
-        if let Some(op) = name.and_then(F64Op::from_name) {
-            n += usize::from(prog.install_host_call(s.addr, HostCall::F64(op)));
+        let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
+        let call = match name.strip_suffix(crate::abi::UNIFORM_SUFFIX) {
+            Some(base) => F64Op::from_name(base).map(HostCall::F64Uniform),
+            None => F64Op::from_name(name).map(HostCall::F64),
+        };
+        if let Some(call) = call {
+            n += usize::from(prog.install_host_call(s.addr, call));
         }
     }
     n
@@ -146,6 +154,19 @@ pub(super) fn run(
                 let r = op.eval(a, b, c);
                 w.v[F64_ARGS][lane] = r as u32;
                 w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
+            }
+        }
+        HostCall::F64Uniform(op) => {
+            let lanes = w.vmask();
+            if lanes != 0 {
+                let top = 31 - lanes.leading_zeros() as usize;
+                let word = |r: usize| u64::from(w.v[F64_ARGS + r][top]);
+                let [a, b, c] = [0, 2, 4].map(|r| word(r) | word(r + 1) << 32);
+                let r = op.eval(a, b, c);
+                for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                    w.v[F64_ARGS][lane] = r as u32;
+                    w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
+                }
             }
         }
         HostCall::LegacyPrintf => {

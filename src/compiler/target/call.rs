@@ -81,7 +81,7 @@ pub fn uniform_name(name: &str) -> String {
 }
 
 /// What [`uniform_name`] appends.
-pub const UNIFORM_SUFFIX: &str = "__u";
+pub const UNIFORM_SUFFIX: &str = crate::abi::UNIFORM_SUFFIX;
 
 /// The assembly label of subroutine `name`.
 pub fn label(name: &str) -> String {
