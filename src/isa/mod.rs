@@ -20,7 +20,7 @@ pub mod table;
 
 pub use format::{Fmt, ImmKind};
 pub use roles::{Class, Role, Roles};
-pub use table::{InstDesc, Op, Unit, OP_COUNT, TABLE};
+pub use table::{InstDesc, Op, Unit, ALL_OPS, OP_COUNT, TABLE};
 
 use once_cell::sync::Lazy;
 
@@ -157,6 +157,7 @@ mod tests {
     fn table_rows_are_in_op_order_and_cover_every_bit() {
         for (i, d) in TABLE.iter().enumerate() {
             assert_eq!(d.op as usize, i, "{}", d.mnemonic);
+            assert_eq!(ALL_OPS[i], d.op, "{}", d.mnemonic);
             assert_eq!(d.match_bits & !d.mask, 0, "{}: match outside mask", d.mnemonic);
             let ops = d.fmt.operand_bits();
             assert_eq!(ops & d.mask, 0, "{}: operand bits overlap the mask", d.mnemonic);

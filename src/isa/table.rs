@@ -81,8 +81,10 @@ macro_rules! table {
             }
         }
 
+        /// Every [`Op`], by number (`ALL_OPS[op as usize] == op`).
+        pub const ALL_OPS: &[Op] = &[$($(Op::$variant,)*)*];
         /// The number of instructions ([`Op`] values are `0..OP_COUNT`).
-        pub const OP_COUNT: usize = [$($(Op::$variant,)*)*].len();
+        pub const OP_COUNT: usize = ALL_OPS.len();
 
         /// The instruction table, in declaration order (`TABLE[op as usize].op == op`).
         pub static TABLE: &[InstDesc] = &[

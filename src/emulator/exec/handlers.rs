@@ -13,7 +13,7 @@ use crate::emulator::fault::Trap;
 use crate::emulator::program::Decoded;
 use crate::emulator::trace::NoTrace;
 use crate::emulator::warp::Warp;
-use crate::isa::{Op, OP_COUNT};
+use crate::isa::{Op, ALL_OPS, OP_COUNT};
 
 /// Executes an entry for a warp whose pc is the entry's address: `true` when the outcome is
 /// `Ok(Flow::Next)` (the common case, returned in a register), else `false` with the outcome
@@ -36,24 +36,11 @@ pub fn index(d: &Decoded) -> usize {
 #[inline(always)]
 const fn op_of(n: u16) -> Option<Op> {
     if (n as usize) < OP_COUNT {
-        Some(TABLE_OPS[n as usize])
+        Some(ALL_OPS[n as usize])
     } else {
         None
     }
 }
-
-/// `Op` values by number, for constant evaluation (`TABLE` is a static).
-const TABLE_OPS: [Op; OP_COUNT] = {
-    let mut ops = [Op::Lui; OP_COUNT];
-    let mut i = 0;
-    while i < OP_COUNT {
-        // SAFETY: `Op` is `repr(u16)` with the fieldless variants `0..OP_COUNT` (the table
-        // macro declares them in order and `isa::tests` checks `TABLE[i].op as usize == i`).
-        ops[i] = unsafe { std::mem::transmute::<u16, Op>(i as u16) };
-        i += 1;
-    }
-    ops
-};
 
 #[inline(always)]
 fn run<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
@@ -162,6 +149,9 @@ macro_rules! rows {
 
 /// The entry without an operation (never selected: [`index`] maps it to `OP_COUNT`, whose
 /// handler is `run::<OP_COUNT>`; this only fills the const array before the rows are copied).
+///
+/// # Safety
+/// None beyond [`Handler`]'s (this one is safe to call).
 unsafe fn not_an_op_handler(_: &mut Warp, d: &Decoded, _: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
     *out = not_an_op(d);
     false
