@@ -11,31 +11,29 @@ use std::process::Command;
 
 const QNAN: u64 = 0x7ff8_0000_0000_0000;
 
-const SRC: &str = "
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-__kernel void ops(__global const ulong *a, __global const ulong *b, __global const ulong *c,
-                  __global ulong *o) {
-    int i = get_global_id(0);
-    double x = as_double(a[i]), y = as_double(b[i]), z = as_double(c[i]);
-    o[6 * i + 0] = as_ulong(x + y);
-    o[6 * i + 1] = as_ulong(x - y);
-    o[6 * i + 2] = as_ulong(x * y);
-    o[6 * i + 3] = as_ulong(x / y);
-    o[6 * i + 4] = as_ulong(fma(x, y, z));
-    o[6 * i + 5] = as_ulong(sqrt(x));
+/// Kernel `name` computing every primitive on operand set `idx` (`i`: one per work-item; `g`:
+/// one per work-group, so the values are uniform and the compiler calls the uniform variants).
+fn kernel(name: &str, idx: &str, def: &str) -> String {
+    let ops = ["x + y", "x - y", "x * y", "x / y", "fma(x, y, z)", "sqrt(x)"];
+    let stores: String =
+        ops.iter().enumerate().map(|(k, e)| format!("    o[6 * {idx} + {k}] = as_ulong({e});\n")).collect();
+    format!(
+        "__kernel void {name}(__global const ulong *a, __global const ulong *b, __global const ulong *c,
+                   __global ulong *o) {{
+    {def}
+    double x = as_double(a[{idx}]), y = as_double(b[{idx}]), z = as_double(c[{idx}]);
+{stores}}}
+"
+    )
 }
-// One operand set per work-group: uniform values, so the compiler calls the uniform variants.
-__kernel void uops(__global const ulong *a, __global const ulong *b, __global const ulong *c,
-                   __global ulong *o) {
-    int g = get_group_id(0);
-    double x = as_double(a[g]), y = as_double(b[g]), z = as_double(c[g]);
-    o[6 * g + 0] = as_ulong(x + y);
-    o[6 * g + 1] = as_ulong(x - y);
-    o[6 * g + 2] = as_ulong(x * y);
-    o[6 * g + 3] = as_ulong(x / y);
-    o[6 * g + 4] = as_ulong(fma(x, y, z));
-    o[6 * g + 5] = as_ulong(sqrt(x));
-}";
+
+fn source() -> String {
+    format!(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n{}{}",
+        kernel("ops", "i", "int i = get_global_id(0);"),
+        kernel("uops", "g", "int g = get_group_id(0);")
+    )
+}
 
 fn operands(n: usize) -> [Vec<u64>; 3] {
     let edges: [u64; 24] = [
@@ -131,7 +129,8 @@ fn native_primitives_give_the_librarys_bits() {
     let dir = std::env::temp_dir().join(format!("ventus-native-fp64-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let elf = dir.join("k.elf");
-    let c = ventus_icd::compiler::compile_spirv_from_source(&cc::front(SRC, "").spirv, SRC).unwrap();
+    let src = source();
+    let c = ventus_icd::compiler::compile_spirv_from_source(&cc::front(&src, "").spirv, &src).unwrap();
     let parsed = ventus_icd::abi::elf::VentusElf::parse(&c.elf).unwrap();
     for name in ["__vt_f64_fma", "__vt_f64_fma__u", "__vt_f64_sqrt", "__vt_f64_sqrt__u"] {
         let label = format!("{}{name}", ventus_icd::abi::SUBROUTINE_LABEL_PREFIX);
