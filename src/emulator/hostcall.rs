@@ -89,6 +89,12 @@ impl F64Op {
             r.to_bits()
         }
     }
+
+    /// [`F64Op::eval`] of the operands `[a, b, c]`.
+    #[inline]
+    fn eval_words(self, [a, b, c]: [u64; 3]) -> u64 {
+        self.eval(a, b, c)
+    }
 }
 
 /// The library's NaN result (`VT_QNAN`).
@@ -96,6 +102,18 @@ pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
 
 /// First vector register of the level-2 argument words.
 const F64_ARGS: usize = 26;
+
+/// The three double operands of `lane` (v26–v31, low word first; unused ones are ignored).
+fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {
+    let word = |r: usize| u64::from(w.v[F64_ARGS + r][lane]);
+    [0, 2, 4].map(|r| word(r) | word(r + 1) << 32)
+}
+
+/// Stores a double result in `lane` of v26/v27 (low word first).
+fn set_f64_result(w: &mut Warp, lane: usize, r: u64) {
+    w.v[F64_ARGS][lane] = r as u32;
+    w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
+}
 
 /// Installs [`HostCall::F64`] at the soft-double primitives of one of our ELFs, found by their
 /// subroutine labels ([`crate::abi::SUBROUTINE_LABEL_PREFIX`]); other ELFs have none. Returns
@@ -116,6 +134,14 @@ pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::P
 }
 
 impl HostCall {
+    /// One past the highest vector register the call writes (`v0`; `v26`/`v27`).
+    pub fn vreg_bound(self) -> usize {
+        match self {
+            HostCall::LegacyPrintf => 1,
+            HostCall::F64(_) | HostCall::F64Uniform(_) => F64_ARGS + 2,
+        }
+    }
+
     /// Whether a traced run also runs the call natively. The legacy `printf` cannot run on the
     /// device at all; a soft-double primitive can, and a trace records its code.
     pub fn traced_natively(self) -> bool {
@@ -148,24 +174,17 @@ pub(super) fn run(
     match call {
         HostCall::F64(op) => {
             let lanes = w.vmask();
-            let word = |w: &Warp, r: usize, lane: usize| u64::from(w.v[F64_ARGS + r][lane]);
             for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                let [a, b, c] = [0, 2, 4].map(|r| word(w, r, lane) | word(w, r + 1, lane) << 32);
-                let r = op.eval(a, b, c);
-                w.v[F64_ARGS][lane] = r as u32;
-                w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
+                let r = op.eval_words(f64_operands(w, lane));
+                set_f64_result(w, lane, r);
             }
         }
         HostCall::F64Uniform(op) => {
             let lanes = w.vmask();
             if lanes != 0 {
-                let top = 31 - lanes.leading_zeros() as usize;
-                let word = |r: usize| u64::from(w.v[F64_ARGS + r][top]);
-                let [a, b, c] = [0, 2, 4].map(|r| word(r) | word(r + 1) << 32);
-                let r = op.eval(a, b, c);
+                let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
                 for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                    w.v[F64_ARGS][lane] = r as u32;
-                    w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
+                    set_f64_result(w, lane, r);
                 }
             }
         }

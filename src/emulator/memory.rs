@@ -629,6 +629,9 @@ pub struct ProgramPage {
     pub writable: bool,
 }
 
+/// Global regions a [`MemView`] remembers (see `MemView::recent`).
+const RECENT: usize = 4;
+
 /// What one work-group sees: its thread's windows plus the global regions.
 pub struct MemView<'a> {
     pub lds: &'a Region,
@@ -643,7 +646,10 @@ pub struct MemView<'a> {
     /// The launch's exact extents (for reports), and the same when every access is checked.
     extents: Option<&'a MemCheck>,
     check: Option<&'a MemCheck>,
-    last: std::cell::Cell<usize>,
+    /// Indexes into `global` of the regions the latest accesses found, most recent first
+    /// (`usize::MAX`: none). Kernels alternate between a few buffers (saxpy: x, y, y), so a
+    /// one-entry cache would miss on most accesses.
+    recent: [std::cell::Cell<usize>; RECENT],
     /// Bytes moved by successful accesses, by address space ([`Space`] order).
     moved: [std::cell::Cell<u64>; 3],
     /// Stores and atomic updates to global or local memory (the watchdog's sign of progress).
@@ -682,7 +688,7 @@ impl<'a> MemView<'a> {
             program_pages: &[],
             extents: None,
             check: None,
-            last: std::cell::Cell::new(0),
+            recent: std::array::from_fn(|_| std::cell::Cell::new(usize::MAX)),
             moved: Default::default(),
             shared_writes: Default::default(),
             private_written: Default::default(),
@@ -952,13 +958,17 @@ impl<'a> MemView<'a> {
         self.lds_written.get()
     }
 
-    /// The global region holding `addr`: the one the last access found, else a search.
+    /// The global region holding `addr`: one of those the latest accesses found, else a search.
     #[inline(always)]
     fn global_at(&self, addr: u32) -> Option<&Region> {
-        match self.global.get(self.last.get()) {
-            Some(r) if r.contains(addr) => Some(r),
-            _ => self.find_global(addr),
+        for c in &self.recent {
+            match self.global.get(c.get()) {
+                Some(r) if r.contains(addr) => return Some(r),
+                Some(_) => {}
+                None => break,
+            }
         }
+        self.find_global(addr)
     }
 
     #[cold]
@@ -966,7 +976,11 @@ impl<'a> MemView<'a> {
         let i = self.global.partition_point(|r| r.base <= addr);
         let r = self.global.get(i.checked_sub(1)?)?;
         if r.contains(addr) {
-            self.last.set(i - 1);
+            // Most recent first: shift the others down, dropping the oldest.
+            for k in (1..RECENT).rev() {
+                self.recent[k].set(self.recent[k - 1].get());
+            }
+            self.recent[0].set(i - 1);
             Some(r)
         } else {
             None

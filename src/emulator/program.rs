@@ -400,8 +400,8 @@ impl Program {
     /// only the registers below the bounds of the program they ran.
     #[inline]
     pub fn reg_bounds(&self) -> RegBounds {
-        let host_call = usize::from(!self.host_calls.is_empty());
-        RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.max(host_call) }
+        let host_calls = self.host_calls.iter().map(|c| c.vreg_bound()).max().unwrap_or(0);
+        RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.max(host_calls) }
     }
     /// Upper bounds of the registers a launch can write that starts at `start` (crt0) and
     /// calls the kernel at `entry`: those written by the instructions reachable from them
@@ -412,12 +412,7 @@ impl Program {
         if let Some(&(_, _, b)) = cache.iter().find(|c| c.0 == start && c.1 == entry) {
             return b;
         }
-        let all = self.reg_bounds();
-        let b = match super::reach::walk(self, start, entry) {
-            // A host call writes v0.
-            Some(b) => RegBounds { x: b.x.min(all.x), v: b.v.max(usize::from(!self.host_calls.is_empty())).min(all.v) },
-            None => all,
-        };
+        let b = super::reach::walk(self, start, entry).unwrap_or_else(|| self.reg_bounds());
         cache.push((start, entry, b));
         b
     }

@@ -55,10 +55,18 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
             if std::mem::replace(&mut seen[i], true) {
                 continue;
             }
-            // A host call that traced runs execute as code: walk the code.
+            // A host call writes its result registers; one that traced runs execute as code:
+            // walk the code as well.
             let d = match p.host_call(ops[i].host_call) {
-                Some(call) if !call.traced_natively() => p.host_call_original(ops[i].host_call).unwrap_or(&ops[i]),
-                _ => &ops[i],
+                Some(call) => {
+                    bounds.v = bounds.v.max(call.vreg_bound());
+                    if call.traced_natively() {
+                        &ops[i]
+                    } else {
+                        p.host_call_original(ops[i].host_call).unwrap_or(&ops[i])
+                    }
+                }
+                None => &ops[i],
             };
             let pc = p.text_base().wrapping_add(4 * i as u32);
             add_writes(&mut bounds, d);

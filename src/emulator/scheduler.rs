@@ -189,6 +189,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         Err(e) => return (Err(e), Vec::new()),
     };
     let start = Instant::now();
+    let start_coarse = super::workgroup::coarse_now();
     let threads = if opts.threads == 0 { Config::get().threads } else { opts.threads };
     let workers = threads.clamp(1, groups.min(1024) as usize);
     let global = mem.snapshot();
@@ -213,7 +214,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             }
             slot.load_writable(prog);
             let mut tracer = make_tracer();
-            match run_group(g as u32, p, opts, start, &ctx, &mut pool, &mut tracer) {
+            match run_group(g as u32, p, opts, start_coarse, &ctx, &mut pool, &mut tracer) {
                 Ok(s) => {
                     local.work_groups += 1;
                     local.instructions += s.instructions;

@@ -19,12 +19,28 @@ use super::turn::{turn_baseline, turn_fast_baseline};
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How often (in scheduler rounds) the watchdog and cancellation are checked.
 const CHECK_EVERY: u64 = 4096;
 /// The most instructions one warp runs in one turn (untraced; see `run_group_impl`).
 const TURN: u64 = 256;
+
+/// Time since an arbitrary start on the host's coarse monotonic clock (`CLOCK_MONOTONIC_COARSE`:
+/// a memory read, resolution a few milliseconds), for the watchdog and the launch time-out,
+/// whose limits are whole seconds (reading the precise clock at every work-group's start took
+/// a few percent of a launch of many small work-groups).
+pub fn coarse_now() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
+    if rc != 0 {
+        // No coarse clock on this host: the precise one.
+        // SAFETY: as above.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    }
+    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+}
 
 /// Result of one work-group.
 pub struct GroupStats {
@@ -81,7 +97,7 @@ pub fn run_group<T: Tracer>(
     g: u32,
     p: &LaunchParams,
     opts: &RunOptions,
-    launch_start: Instant,
+    launch_start: Duration,
     ctx: &Ctx,
     pool: &mut WarpPool,
     t: &mut T,
@@ -99,7 +115,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     g: u32,
     p: &LaunchParams,
     opts: &RunOptions,
-    launch_start: Instant,
+    launch_start: Duration,
     ctx: &Ctx,
     pool: &mut WarpPool,
     t: &mut T,
@@ -153,13 +169,13 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         miss: explain_miss(ctx, &trap),
         source: ctx.prog.source_location(w.pc),
     };
-    let group_start = Instant::now();
+    let group_start = coarse_now();
     // The host-time watchdog measures time without progress: a work-group that stores to
     // global or local memory (or prints) is working, not spinning.
     let mut progress_at = group_start;
     let mut writes_seen = ctx.mem.shared_writes();
-    let over = |start: Instant, now: Instant, seconds: u32| {
-        seconds != 0 && now.duration_since(start) > Duration::from_secs(seconds.into())
+    let over = |start: Duration, now: Duration, seconds: u32| {
+        seconds != 0 && now.saturating_sub(start) > Duration::from_secs(seconds.into())
     };
     if over(launch_start, group_start, opts.timeout_seconds) {
         let kind = FaultKind::Timeout { seconds: opts.timeout_seconds };
@@ -187,7 +203,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     while let Some(r) = run.iter().map(|&wi| rounds[wi]).min() {
         if r >= next_check {
             next_check = r + CHECK_EVERY;
-            let now = Instant::now();
+            let now = coarse_now();
             let writes = ctx.mem.shared_writes();
             if writes != writes_seen {
                 writes_seen = writes;
@@ -251,18 +267,15 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             }
             // A host call runs here, with the hook and the work-group context at hand.
             let result = match end.result {
-                Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
+                Ok(Flow::HostCall(id)) => match (ctx.prog.host_call(id), ctx.prog.host_call_original(id)) {
                     // A traced run executes the code the call stands for (the record for this
                     // pc is open; the word is the same).
-                    Some(call) if T::ENABLED && !call.traced_natively() => match ctx.prog.host_call_original(id) {
-                        Some(d) => super::exec::step(w, d, ctx, t),
-                        None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
-                    },
-                    Some(call) => {
+                    (Some(call), Some(d)) if T::ENABLED && !call.traced_natively() => super::exec::step(w, d, ctx, t),
+                    (Some(call), _) if !T::ENABLED || call.traced_natively() => {
                         let hook = opts.print_hook.as_deref();
                         super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32).map(|()| Flow::Next)
                     }
-                    None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
+                    _ => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
                 },
                 r => r,
             };
