@@ -69,8 +69,14 @@ for spec in "$@"; do
     elif [[ $summary =~ ^FAILED\ ([0-9]+)\ of\ ([0-9]+) ]]; then
         failed=${BASH_REMATCH[1]} passed=$(( BASH_REMATCH[2] - BASH_REMATCH[1] ))
     fi
-    # "name skipped", also with a reason ("name skipped (requires OpenCL 3.1)").
-    skipped=$(( $(grep -cE '(^|\.\.\.)[A-Za-z0-9_]+ skipped( \(.*\))?$' "$log") + $(count 'test not supported') ))
+    # "name skipped", also with a reason ("name skipped (requires OpenCL 3.1)"); "name test not
+    # supported" (pocl indents it); a suite skipped whole at set-up: "SKIPPED n of n tests".
+    skipped=$(( $(grep -cE '(^|\.\.\.)[A-Za-z0-9_]+ skipped( \(.*\))?$' "$log") \
+        + $(grep -cE '(^[[:space:]]*|\.\.\.)[A-Za-z0-9_]+ test not supported$' "$log") ))
+    whole=$(grep -oE 'SKIPPED [0-9]+ of [0-9]+ tests' "$log" | tail -1)
+    if [ -z "$summary" ] && [[ $whole =~ ^SKIPPED\ ([0-9]+)\ of ]]; then
+        skipped=$(( skipped + BASH_REMATCH[1] ))
+    fi
     case $rc in
         0) result=ok ;;
         124|137) result="TIMEOUT after ${timeout}s"; status=1 ;;

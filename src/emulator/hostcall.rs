@@ -2,9 +2,11 @@
 //! their code.
 //!
 //! A host call is installed at a function's entry address ([`super::Program::install_host_call`]);
-//! the predecoded entry there is replaced by a marker that leaves the hot loop only when a warp
-//! reaches it (the marker is an "illegal" entry, so [`super::exec::step`] pays nothing for it on
-//! other instructions). The call then runs for the warp's active lanes, writes its result
+//! the predecoded entry there is replaced by a marker (an "illegal" entry, so
+//! [`super::exec::step`] pays nothing for it on other instructions). A call that touches only the
+//! warp's registers ([`HostCall::registers_only`]) runs in place inside an untraced turn, like a
+//! private instruction; the others end the turn and run in the work-group runner, with the
+//! print hook at hand. The call runs for the warp's active lanes, writes its result
 //! (`v0`; `v26`/`v27` for the soft-double primitives) and returns to `ra` (`x1`), as the
 //! function's own `ret` would. Nothing else of the warp changes (`sp`/`tp` are untouched,
 //! exactly as after the function's epilogue; registers the function's code would have used as
@@ -134,6 +136,12 @@ pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::P
 }
 
 impl HostCall {
+    /// Whether the call reads and writes only the warp's registers (no memory, no host
+    /// output): an untraced turn runs it in place ([`run_registers_only`]) without ending.
+    pub fn registers_only(self) -> bool {
+        matches!(self, HostCall::F64(_) | HostCall::F64Uniform(_))
+    }
+
     /// One past the highest vector register the call writes (`v0`; `v26`/`v27`).
     pub fn vreg_bound(self) -> usize {
         match self {
@@ -172,21 +180,9 @@ pub(super) fn run(
     warp: u32,
 ) -> Result<(), Trap> {
     match call {
-        HostCall::F64(op) => {
-            let lanes = w.vmask();
-            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                let r = op.eval_words(f64_operands(w, lane));
-                set_f64_result(w, lane, r);
-            }
-        }
-        HostCall::F64Uniform(op) => {
-            let lanes = w.vmask();
-            if lanes != 0 {
-                let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
-                for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                    set_f64_result(w, lane, r);
-                }
-            }
+        HostCall::F64(_) | HostCall::F64Uniform(_) => {
+            run_registers_only(call, w);
+            return Ok(());
         }
         HostCall::LegacyPrintf => {
             let lanes = w.mask & w.width_mask;
@@ -209,6 +205,32 @@ pub(super) fn run(
     }
     w.pc = w.x[1];
     Ok(())
+}
+
+/// Runs a [`HostCall::registers_only`] call for warp `w` and returns to its `ra` (any other
+/// call does nothing).
+#[inline]
+pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) {
+    match call {
+        HostCall::F64(op) => {
+            let lanes = w.vmask();
+            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                let r = op.eval_words(f64_operands(w, lane));
+                set_f64_result(w, lane, r);
+            }
+        }
+        HostCall::F64Uniform(op) => {
+            let lanes = w.vmask();
+            if lanes != 0 {
+                let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
+                for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                    set_f64_result(w, lane, r);
+                }
+            }
+        }
+        HostCall::LegacyPrintf => return,
+    }
+    w.pc = w.x[1];
 }
 
 /// Writes `text` to standard output (flushed); a closed stdout is ignored.

@@ -53,7 +53,8 @@ pub enum Sharing {
     Private,
     /// It accesses memory (loads too: their values depend on other warps' stores), is an
     /// atomic, a fence, a barrier or `endprg`, writes `CSR_PRINT`, reads a per-lane CSR (from
-    /// the metadata buffer), is a host call or is illegal.
+    /// the metadata buffer), is a host call that does more than change registers
+    /// ([`HostCall::registers_only`]) or is illegal.
     Shared,
     /// A scalar load: shared, unless its address is one no kernel store can change
     /// ([`super::memory::MemView::is_read_only`]: the argument and metadata buffers,
@@ -482,7 +483,10 @@ impl Program {
         self.host_calls.push(call);
         self.host_originals.push(*d);
         self.launch_bounds = LaunchBoundsCache::default();
-        *d = Decoded { op: None, host_call: id, ..illegal(d.word) };
+        // A call that changes only the warp's registers runs inside a turn (untraced), like
+        // any private instruction; the others end it.
+        let sharing = if call.registers_only() { Sharing::Private } else { Sharing::Shared };
+        *d = Decoded { op: None, host_call: id, sharing, ..illegal(d.word) };
         true
     }
     /// The host call of a [`Decoded::host_call`] marker.

@@ -890,7 +890,7 @@ impl<'m> Lowerer<'m> {
                     fr.vals.insert(r, vec![v]);
                     return Ok(());
                 }
-                let vals = match aligned_operand(i, 1).filter(|_| op == S::Load) {
+                let vals = match self.access_align(i, 1, op == S::Load, ty)? {
                     Some(align) => self.load_leaves_aligned(*cur, p, ty, align)?,
                     None => self.load_leaves(*cur, p, ty)?,
                 };
@@ -909,7 +909,7 @@ impl<'m> Lowerer<'m> {
                     self.f.push(*cur, Ty::I64, Op::Atomic { op: AtomicOp::Xchg, ptr: p, value: vals[0] });
                     return Ok(());
                 }
-                match aligned_operand(i, 2).filter(|_| op == S::Store) {
+                match self.access_align(i, 2, op == S::Store, pointee)? {
                     Some(align) => self.store_leaves_aligned(*cur, p, pointee, &vals, align),
                     None => self.store_leaves(*cur, p, pointee, &vals),
                 }
@@ -1049,6 +1049,21 @@ impl<'m> Lowerer<'m> {
         self.branch_edge(fr, label, default, at);
         self.f.block_mut(at).term = Term::Br(self.target(fr, default)?);
         Ok(())
+    }
+
+    /// The alignment a plain (non-atomic) load or store of type `ty` may rely on, when it may be
+    /// less than its leaves' own: the `Aligned` memory operand (operand `k`) if present, else the
+    /// type's alignment — 1 for a `CPacked` struct, whose members sit at any offset. `None`: every
+    /// leaf is naturally aligned.
+    fn access_align(&self, i: &Instruction, k: usize, plain: bool, ty: u32) -> Result<Option<u32>, CompileError> {
+        if !plain {
+            return Ok(None);
+        }
+        if let Some(a) = aligned_operand(i, k) {
+            return Ok(Some(a));
+        }
+        let a = self.m.types.align(ty)?;
+        Ok((a < 8).then_some(a))
     }
 
     /// Loads a value of SPIR-V type `ty` from `p`, one scalar per leaf.

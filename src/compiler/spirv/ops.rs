@@ -278,6 +278,12 @@ impl Lowerer<'_> {
             | S::AtomicIDecrement
             | S::AtomicCompareExchange
             | S::AtomicCompareExchangeWeak => self.lower_atomic(b, i, ty, a),
+            S::VectorTimesScalar => {
+                // Float vectors only (double and half vectors are lowered by fp64/fp16).
+                let (x, s) = (arg(0)?.clone(), arg(1)?.clone());
+                let s = *s.first().ok_or_else(|| self.err("OpVectorTimesScalar without a scalar"))?;
+                Ok(x.iter().map(|&v| self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, v, s))).collect())
+            }
             other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
         }
     }

@@ -46,7 +46,14 @@ const fn op_of(n: u16) -> Option<Op> {
 fn run<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
     let r = match const { op_of(N) } {
         Some(op) => step_op(w, d, ctx, &mut NoTrace, op),
-        None => not_an_op(d),
+        None => match ctx.prog.host_call(d.host_call) {
+            // A call on registers only runs here, inside the turn (untraced: no record).
+            Some(call) if call.registers_only() => {
+                crate::emulator::hostcall::run_registers_only(call, w);
+                return true;
+            }
+            _ => not_an_op(d),
+        },
     };
     match r {
         Ok(Flow::Next) => true,

@@ -1,0 +1,190 @@
+//! Hand-assembled SPIR-V through `clCreateProgramWithIL` and Debian's ICD loader: constructs
+//! clang never emits but the SPIR-V environment allows (the Khronos CTS `spirv_new` suite writes
+//! them by hand), each built with `rspirv` and run on the device, results checked on the host.
+//!
+//! * a `CPacked` struct `{uint, uchar}` stored whole through an `OpInBoundsPtrAccessChain`
+//!   without an `Aligned` operand: elements 5 bytes apart, so the `uint` member of every odd
+//!   element is misaligned and must be stored in pieces (a word store faults);
+//! * `OpVectorTimesScalar` on `float4` (double and half have their own lowering).
+
+#[path = "common/cl.rs"]
+mod cl;
+
+use cl::*;
+use rspirv::binary::Assemble;
+use rspirv::dr::{Builder, Operand};
+use rspirv::spirv::{
+    AddressingModel, BuiltIn, Capability, Decoration, ExecutionModel, FunctionControl, MemoryModel, StorageClass,
+};
+use std::ffi::{c_void, CString};
+use std::mem::size_of;
+use std::ptr::{null, null_mut};
+
+/// Calls a loader entry point: `call!(clFoo(args))`. Contract of every use in this file: handles
+/// are valid, and every pointer argument is NULL or points to live memory at least as large as
+/// the size passed with it.
+macro_rules! call {
+    ($f:ident($($a:expr),* $(,)?)) => {{
+        let f = cl().$f;
+        // SAFETY: the macro's contract above, upheld by each call site.
+        unsafe { f($($a),*) }
+    }};
+}
+
+/// A kernel module's common part: capabilities, memory model, `uint` and the
+/// `GlobalInvocationId` input. Returns (builder, uint type, the id's `uint3` type, its variable).
+fn module() -> (Builder, u32, u32, u32) {
+    let mut b = Builder::new();
+    b.set_version(1, 0);
+    for c in [Capability::Addresses, Capability::Kernel, Capability::Int8] {
+        b.capability(c);
+    }
+    b.memory_model(AddressingModel::Physical32, MemoryModel::OpenCL);
+    let uint = b.type_int(32, 0);
+    let uint3 = b.type_vector(uint, 3);
+    let input = b.type_pointer(None, StorageClass::Input, uint3);
+    let gid = b.variable(input, None, StorageClass::Input, None);
+    b.decorate(gid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::GlobalInvocationId)]);
+    (b, uint, uint3, gid)
+}
+
+/// `get_global_id(0)` inside the current block.
+fn global_id_x(b: &mut Builder, uint: u32, uint3: u32, gid: u32) -> u32 {
+    let g = b.load(uint3, None, gid, None, []).unwrap();
+    b.composite_extract(uint, None, g, [0]).unwrap()
+}
+
+fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Builds `il` as a program, runs `name` over `n` work-items (groups of 32) with `bufs` as its
+/// buffer arguments in order (each initialised with its bytes), returns the buffers afterwards.
+fn run(il: &[u8], name: &str, n: usize, bufs: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let ctx = context();
+    let q = queue(ctx, 0);
+    let mut err = 0;
+    let p = call!(clCreateProgramWithIL(ctx, il.as_ptr() as *const c_void, il.len(), &mut err));
+    check(err, "clCreateProgramWithIL");
+    let d = device();
+    let built = call!(clBuildProgram(p, 1, &d, null(), None, null_mut()));
+    if built != CL_SUCCESS {
+        let log = info_string_with(|size, value, ret| {
+            call!(clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, value, ret))
+        });
+        panic!("clBuildProgram: {}\n{log}", err_name(built));
+    }
+    let cname = CString::new(name).unwrap();
+    let k = call!(clCreateKernel(p, cname.as_ptr(), &mut err));
+    check(err, "clCreateKernel");
+    let mems: Vec<cl_mem> = bufs
+        .iter()
+        .map(|data| {
+            let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+            let m = call!(clCreateBuffer(ctx, flags, data.len(), data.as_ptr() as *mut c_void, &mut err));
+            check(err, "clCreateBuffer");
+            m
+        })
+        .collect();
+    for (i, m) in mems.iter().enumerate() {
+        let arg = m as *const cl_mem as *const c_void;
+        check(call!(clSetKernelArg(k, i as u32, size_of::<cl_mem>(), arg)), "clSetKernelArg");
+    }
+    let (global, local) = (n, 32usize);
+    let mut ev = null_mut();
+    check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut ev)), "enqueue");
+    check(call!(clWaitForEvents(1, &ev)), "clWaitForEvents (the kernel completes without a fault)");
+    let out = mems
+        .iter()
+        .zip(bufs)
+        .map(|(&m, data)| {
+            let mut v = vec![0u8; data.len()];
+            let dst = v.as_mut_ptr() as *mut c_void;
+            check(call!(clEnqueueReadBuffer(q, m, CL_TRUE, 0, v.len(), dst, 0, null(), null_mut())), "read");
+            call!(clReleaseMemObject(m));
+            v
+        })
+        .collect();
+    call!(clReleaseEvent(ev));
+    call!(clReleaseKernel(k));
+    call!(clReleaseProgram(p));
+    call!(clReleaseCommandQueue(q));
+    call!(clReleaseContext(ctx));
+    out
+}
+
+fn info_string_with(f: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> String {
+    let bytes = info_bytes_with(f);
+    String::from_utf8_lossy(&bytes).trim_end_matches('\0').to_string()
+}
+
+#[test]
+fn packed_struct_stores_at_unaligned_offsets() {
+    const N: usize = 96;
+    let (mut b, uint, uint3, gid) = module();
+    let void = b.type_void();
+    let uchar = b.type_int(8, 0);
+    let packed = b.type_struct([uint, uchar]);
+    b.decorate(packed, Decoration::CPacked, []);
+    let ptr = b.type_pointer(None, StorageClass::CrossWorkgroup, packed);
+    let fn_ty = b.type_function(void, [ptr]);
+    let ival = b.constant_bit32(uint, 2_100_483_600);
+    let cval = b.constant_bit32(uchar, 127);
+    let value = b.constant_composite(packed, [ival, cval]);
+    let f = b.begin_function(void, None, FunctionControl::NONE, fn_ty).unwrap();
+    let out = b.function_parameter(ptr).unwrap();
+    b.begin_block(None).unwrap();
+    let i = global_id_x(&mut b, uint, uint3, gid);
+    let elem = b.in_bounds_ptr_access_chain(ptr, None, out, i, []).unwrap();
+    b.store(elem, value, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "packed", [gid]);
+    let il = words_to_bytes(&b.module().assemble());
+
+    // One spare byte past the last element stays untouched.
+    let got = run(&il, "packed", N, &[vec![0xAAu8; 5 * N + 1]]).remove(0);
+    for k in 0..N {
+        let e = &got[5 * k..5 * k + 5];
+        let ival = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+        assert_eq!((ival, e[4]), (2_100_483_600, 127), "element {k} (byte offset {})", 5 * k);
+    }
+    assert_eq!(got[5 * N], 0xAA, "the byte after the last element");
+}
+
+#[test]
+fn vector_times_scalar_on_float4() {
+    const N: usize = 64;
+    let (mut b, uint, uint3, gid) = module();
+    let void = b.type_void();
+    let float = b.type_float(32, None);
+    let float4 = b.type_vector(float, 4);
+    let p4 = b.type_pointer(None, StorageClass::CrossWorkgroup, float4);
+    let p1 = b.type_pointer(None, StorageClass::CrossWorkgroup, float);
+    let fn_ty = b.type_function(void, [p4, p1, p4]);
+    let f = b.begin_function(void, None, FunctionControl::NONE, fn_ty).unwrap();
+    let (lhs, rhs, res) =
+        (b.function_parameter(p4).unwrap(), b.function_parameter(p1).unwrap(), b.function_parameter(p4).unwrap());
+    b.begin_block(None).unwrap();
+    let i = global_id_x(&mut b, uint, uint3, gid);
+    let pl = b.in_bounds_ptr_access_chain(p4, None, lhs, i, []).unwrap();
+    let pr = b.in_bounds_ptr_access_chain(p1, None, rhs, i, []).unwrap();
+    let po = b.in_bounds_ptr_access_chain(p4, None, res, i, []).unwrap();
+    let v = b.load(float4, None, pl, None, []).unwrap();
+    let s = b.load(float, None, pr, None, []).unwrap();
+    let r = b.vector_times_scalar(float4, None, v, s).unwrap();
+    b.store(po, r, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "scale", [gid]);
+    let il = words_to_bytes(&b.module().assemble());
+
+    let lhs: Vec<f32> = (0..4 * N).map(|k| k as f32 * 0.25 - 7.0).collect();
+    let rhs: Vec<f32> = (0..N).map(|k| 1.5 - k as f32 * 0.125).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let out = run(&il, "scale", N, &[bytes(&lhs), bytes(&rhs), vec![0u8; 16 * N]]);
+    let got: Vec<f32> = out[2].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    for k in 0..4 * N {
+        assert_eq!(got[k].to_bits(), (lhs[k] * rhs[k / 4]).to_bits(), "lane {} of work-item {}", k % 4, k / 4);
+    }
+}
