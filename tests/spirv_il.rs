@@ -5,6 +5,8 @@
 //! * a `CPacked` struct `{uint, uchar}` stored whole through an `OpInBoundsPtrAccessChain`
 //!   without an `Aligned` operand: elements 5 bytes apart, so the `uint` member of every odd
 //!   element is misaligned and must be stored in pieces (a word store faults);
+//! * the same struct copied element by element with `OpCopyMemory` (odd elements misaligned on
+//!   both sides);
 //! * `OpVectorTimesScalar` on `float4` (double and half have their own lowering).
 
 #[path = "common/cl.rs"]
@@ -150,6 +152,36 @@ fn packed_struct_stores_at_unaligned_offsets() {
         assert_eq!((ival, e[4]), (2_100_483_600, 127), "element {k} (byte offset {})", 5 * k);
     }
     assert_eq!(got[5 * N], 0xAA, "the byte after the last element");
+}
+
+#[test]
+fn packed_structs_copy_at_unaligned_offsets() {
+    const N: usize = 64;
+    let (mut b, uint, uint3, gid) = module();
+    let void = b.type_void();
+    let uchar = b.type_int(8, 0);
+    let ushort = b.type_int(16, 0);
+    let packed = b.type_struct([uchar, uint, ushort]);
+    b.decorate(packed, Decoration::CPacked, []);
+    let ptr = b.type_pointer(None, StorageClass::CrossWorkgroup, packed);
+    let fn_ty = b.type_function(void, [ptr, ptr]);
+    let f = b.begin_function(void, None, FunctionControl::NONE, fn_ty).unwrap();
+    let (src, dst) = (b.function_parameter(ptr).unwrap(), b.function_parameter(ptr).unwrap());
+    b.begin_block(None).unwrap();
+    let i = global_id_x(&mut b, uint, uint3, gid);
+    let s = b.in_bounds_ptr_access_chain(ptr, None, src, i, []).unwrap();
+    let d = b.in_bounds_ptr_access_chain(ptr, None, dst, i, []).unwrap();
+    b.copy_memory(d, s, None, None, []).unwrap();
+    b.ret().unwrap();
+    b.end_function().unwrap();
+    b.entry_point(ExecutionModel::Kernel, f, "copy", [gid]);
+    let il = words_to_bytes(&b.module().assemble());
+
+    // 7-byte elements {uchar, uint, ushort}: every byte distinct.
+    let src: Vec<u8> = (0..7 * N).map(|k| (k * 37 + 11) as u8).collect();
+    let out = run(&il, "copy", N, &[src.clone(), vec![0u8; 7 * N]]);
+    assert_eq!(out[1], src, "copied bytes");
+    assert_eq!(out[0], src, "source unchanged");
 }
 
 #[test]

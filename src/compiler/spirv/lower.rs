@@ -1231,8 +1231,17 @@ impl<'m> Lowerer<'m> {
         let dty = *self.m.id_types.get(&dst_id).ok_or(invalid("copy target without type"))?;
         let (_, pointee) = self.m.types.pointee(dty)?;
         if i.class.opcode == S::CopyMemory {
-            let vals = self.load_leaves(b, src, pointee)?;
-            return self.store_leaves(b, dst, pointee, &vals);
+            // Leaf by leaf, in pieces where the type does not align them (`CPacked` structs).
+            return match self.m.types.align(pointee)? {
+                a if a < 8 => {
+                    let vals = self.load_leaves_aligned(b, src, pointee, a)?;
+                    self.store_leaves_aligned(b, dst, pointee, &vals, a)
+                }
+                _ => {
+                    let vals = self.load_leaves(b, src, pointee)?;
+                    self.store_leaves(b, dst, pointee, &vals)
+                }
+            };
         }
         let size = self.m.constant_u64(id_operand(i, 2)?).map_err(|_| self.err("memcpy with a non-constant size"))?;
         if size > 4096 {
