@@ -45,6 +45,14 @@ pub enum HostCall {
     /// read from the highest active lane (the code's `vmv.x.s`) and the result is written to
     /// every active lane (its `vmv.v.x`); nothing happens without an active lane.
     F64Uniform(F64Op),
+    /// A level-1 math built-in of the library (`__vt_d_sin` …, entry of
+    /// [`super::native_math::NATIVE_MATH`]) compiled for the host, level-1 calling convention:
+    /// argument words from v232 (a double low word first, an int one word), the result's in
+    /// v232/v233, per active lane. Untraced runs only, and only when every active lane's result
+    /// is the library's ([`super::native_math::eval`]); otherwise the warp runs the code.
+    F64Math(u16),
+    /// The uniform variant of a math built-in (as [`HostCall::F64Uniform`]).
+    F64MathUniform(u16),
 }
 
 /// The soft-double primitives run natively ([`HostCall::F64`]).
@@ -105,6 +113,9 @@ pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
 /// First vector register of the level-2 argument words.
 const F64_ARGS: usize = 26;
 
+/// First vector register of the level-1 argument words (`compiler::target::call::level(1)`).
+pub const MATH_ARGS: usize = 232;
+
 /// The three double operands of `lane` (v26–v31, low word first; unused ones are ignored).
 fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {
     let word = |r: usize| u64::from(w.v[F64_ARGS + r][lane]);
@@ -125,8 +136,12 @@ pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::P
     for s in elf.symbols.iter().filter(|s| s.in_text) {
         let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
         let call = match name.strip_suffix(crate::abi::UNIFORM_SUFFIX) {
-            Some(base) => F64Op::from_name(base).map(HostCall::F64Uniform),
-            None => F64Op::from_name(name).map(HostCall::F64),
+            Some(base) => F64Op::from_name(base)
+                .map(HostCall::F64Uniform)
+                .or_else(|| super::native_math::lookup(base).map(HostCall::F64MathUniform)),
+            None => F64Op::from_name(name)
+                .map(HostCall::F64)
+                .or_else(|| super::native_math::lookup(name).map(HostCall::F64Math)),
         };
         if let Some(call) = call {
             n += usize::from(prog.install_host_call(s.addr, call));
@@ -139,7 +154,12 @@ impl HostCall {
     /// Whether the call reads and writes only the warp's registers (no memory, no host
     /// output): an untraced turn runs it in place ([`run_registers_only`]) without ending.
     pub fn registers_only(self) -> bool {
-        matches!(self, HostCall::F64(_) | HostCall::F64Uniform(_))
+        !matches!(self, HostCall::LegacyPrintf)
+    }
+
+    /// Whether [`run_registers_only`] may decline the call (the warp then runs its code).
+    pub fn may_decline(self) -> bool {
+        matches!(self, HostCall::F64Math(_) | HostCall::F64MathUniform(_))
     }
 
     /// One past the highest vector register the call writes (`v0`; `v26`/`v27`).
@@ -147,6 +167,7 @@ impl HostCall {
         match self {
             HostCall::LegacyPrintf => 1,
             HostCall::F64(_) | HostCall::F64Uniform(_) => F64_ARGS + 2,
+            HostCall::F64Math(_) | HostCall::F64MathUniform(_) => MATH_ARGS + 2,
         }
     }
 
@@ -180,8 +201,12 @@ pub(super) fn run(
     warp: u32,
 ) -> Result<(), Trap> {
     match call {
-        HostCall::F64(_) | HostCall::F64Uniform(_) => {
-            run_registers_only(call, w);
+        HostCall::F64(_) | HostCall::F64Uniform(_) | HostCall::F64Math(_) | HostCall::F64MathUniform(_) => {
+            // The work-group runner calls `run_registers_only` itself (and runs the code when it
+            // declines); here a declined call is an illegal instruction rather than a hang.
+            if !run_registers_only(call, w) {
+                return Err(Trap::illegal(0));
+            }
             return Ok(());
         }
         HostCall::LegacyPrintf => {
@@ -207,11 +232,35 @@ pub(super) fn run(
     Ok(())
 }
 
-/// Runs a [`HostCall::registers_only`] call for warp `w` and returns to its `ra` (any other
-/// call does nothing).
+/// Runs a [`HostCall::registers_only`] call for warp `w` and returns to its `ra`: `true`.
+/// `false` (nothing changed: the warp must run the function's code) for a math built-in some
+/// active lane of which [`super::native_math::eval`] declines, and for any other call.
 #[inline]
-pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) {
+pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
     match call {
+        HostCall::F64Math(f) => {
+            let lanes = w.vmask();
+            let mut out = [(0u64, false); MAX_LANES];
+            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                match super::native_math::eval(f, &math_operands(w, lane)) {
+                    Some(r) => out[lane] = r,
+                    None => return false,
+                }
+            }
+            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                set_math_result(w, lane, out[lane]);
+            }
+        }
+        HostCall::F64MathUniform(f) => {
+            let lanes = w.vmask();
+            if lanes != 0 {
+                let top = 31 - lanes.leading_zeros() as usize;
+                let Some(r) = super::native_math::eval(f, &math_operands(w, top)) else { return false };
+                for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+                    set_math_result(w, lane, r);
+                }
+            }
+        }
         HostCall::F64(op) => {
             let lanes = w.vmask();
             for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
@@ -228,9 +277,23 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) {
                 }
             }
         }
-        HostCall::LegacyPrintf => return,
+        HostCall::LegacyPrintf => return false,
     }
     w.pc = w.x[1];
+    true
+}
+
+/// The level-1 argument words of `lane`.
+fn math_operands(w: &Warp, lane: usize) -> [u32; super::native_math::MAX_WORDS] {
+    std::array::from_fn(|k| w.v[MATH_ARGS + k][lane])
+}
+
+/// Stores a level-1 result in `lane`: a double's two words, or an int's one.
+fn set_math_result(w: &mut Warp, lane: usize, (r, double): (u64, bool)) {
+    w.v[MATH_ARGS][lane] = r as u32;
+    if double {
+        w.v[MATH_ARGS + 1][lane] = (r >> 32) as u32;
+    }
 }
 
 /// Writes `text` to standard output (flushed); a closed stdout is ignored.

@@ -15,6 +15,7 @@ pub mod hostcall;
 pub mod images;
 pub mod memcheck;
 pub mod memory;
+pub mod native_math;
 pub mod program;
 mod reach;
 mod scheduler;

@@ -484,8 +484,13 @@ impl Program {
         self.host_originals.push(*d);
         self.launch_bounds = LaunchBoundsCache::default();
         // A call that changes only the warp's registers runs inside a turn (untraced), like
-        // any private instruction; the others end it.
-        let sharing = if call.registers_only() { Sharing::Private } else { Sharing::Shared };
+        // any private instruction; the others end it. One that may decline and run its code
+        // instead keeps its first instruction's place (so a shared one still runs in its
+        // round-robin place).
+        let sharing = match (call.registers_only(), call.may_decline(), d.sharing) {
+            (true, false, _) | (true, true, Sharing::Private) => Sharing::Private,
+            _ => Sharing::Shared,
+        };
         *d = Decoded { op: None, host_call: id, sharing, ..illegal(d.word) };
         true
     }

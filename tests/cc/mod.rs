@@ -87,8 +87,25 @@ pub fn run_compiled(
     args: &[A],
     threads: usize,
 ) -> Vec<Vec<u8>> {
+    run_compiled_with(c, name, global, local, args, threads, false).0
+}
+
+/// [`run_compiled`], with the soft-double library's functions run natively when `native` (as
+/// the driver does by default, `VENTUS_NATIVE_FP64`); also returns the warp instructions run.
+pub fn run_compiled_with(
+    c: &ventus_icd::compiler::Compiled,
+    name: &str,
+    global: &[u32],
+    local: &[u32],
+    args: &[A],
+    threads: usize,
+    native: bool,
+) -> (Vec<Vec<u8>>, u64) {
     let elf = VentusElf::parse(&c.elf).unwrap();
-    let prog = Program::from_elf(&elf).unwrap();
+    let mut prog = Program::from_elf(&elf).unwrap();
+    if native {
+        ventus_icd::device::install_native_fp64(&elf, &mut prog);
+    }
     let mem = DeviceMemory::new();
     let mut kargs = Vec::new();
     let mut bufs = Vec::new();
@@ -129,12 +146,14 @@ pub fn run_compiled(
     // Every compiled kernel runs under the memory checker: generated code must stay inside the
     // exact extents (buffers, __local data, private frames).
     let opts = RunOptions { threads, watchdog: 50_000_000, memcheck: true, ..RunOptions::default() };
-    launch(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
-    bufs.iter()
+    let stats = launch(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
+    let out = bufs
+        .iter()
         .map(|&(base, n)| {
             let mut b = vec![0u8; n];
             mem.read(base, &mut b).unwrap();
             b
         })
-        .collect()
+        .collect();
+    (out, stats.instructions)
 }

@@ -11,14 +11,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include <fenv.h>
-#define VT_HOST_TEST
-typedef uint64_t ulong;
-typedef uint32_t uint;
-#define long int64_t
-#define __constant const
-#define VT_CLZ32(x) ((x) ? __builtin_clz(x) : 32)
-static inline double as_double(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
-static inline uint64_t as_ulong(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+#include "host_shim.h"
 #include "fp64.cl"
 #include "fp64_math.cl"
 #undef long

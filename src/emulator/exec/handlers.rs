@@ -49,8 +49,15 @@ fn run<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow
         None => match ctx.prog.host_call(d.host_call) {
             // A call on registers only runs here, inside the turn (untraced: no record).
             Some(call) if call.registers_only() => {
-                crate::emulator::hostcall::run_registers_only(call, w);
-                return true;
+                if crate::emulator::hostcall::run_registers_only(call, w) {
+                    return true;
+                }
+                // Declined (see `run_registers_only`): run the function's code, starting with
+                // the entry the marker replaced.
+                match ctx.prog.host_call_original(d.host_call) {
+                    Some(o) => super::step(w, o, ctx, &mut NoTrace),
+                    None => not_an_op(d),
+                }
             }
             _ => not_an_op(d),
         },

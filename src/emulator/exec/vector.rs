@@ -188,6 +188,8 @@ fn plain_or_flagged<T: Tracer>(
     full: impl Fn(usize) -> (u32, u32),
 ) -> u32 {
     if !T::ENABLED && w.fflags_unread {
+        // (`flagged` tests this too, for the operations without a `plain` form; here `plain`,
+        // the host's operation, replaces `full`'s values, which are computed in software.)
         // Nothing can see the flags: every lane's result is the host operation's (each `plain`
         // computes what its `full` does, in round-to-nearest-even), with NaNs canonical —
         // zeros, subnormals, infinities and NaNs included.
