@@ -337,7 +337,7 @@ fn unoptimized_locals_are_promoted_to_registers() {
         .collect();
     assert!(private.is_empty(), "private accesses left after mem2reg: {private:?}");
     let n = 37;
-    let out = run_compiled(&compiled, "k", &[64], &[32], &[zeros(4 * 64), val_i32(n)], 2);
+    let out = run_compiled(&compiled, "k", &[64], &[32], &[zeros(4 * 64), val_i32(n)], 2).bufs;
     let got = as_i32(&out[0]);
     for i in 0..64 {
         let want: i32 = (0..n).map(|j| if (i + j) % 3 == 0 { j } else { -1 }).sum();

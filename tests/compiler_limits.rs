@@ -33,7 +33,7 @@ fn branches_reach_targets_beyond_four_kib() {
     );
     let c = compile(&src, "");
     assert!(c.asm.contains("_far0:"), "expected a trampoline for a far branch");
-    let out = run_compiled(&c, "k", &[64], &[32], &[zeros(4 * 64), val_i32(2)], 1);
+    let out = run_compiled(&c, "k", &[64], &[32], &[zeros(4 * 64), val_i32(2)], 1).bufs;
     let got = as_f32(&out[0]);
     for i in 0..64 {
         let mut x = if i % 3 == 0 { long_body_ref(i as f32, 0.25, 600) } else { -(i as f32) };
@@ -112,7 +112,7 @@ fn many_uninitialised_variables_at_o0() {
             out[i] = s; }}"
     );
     let c = compile(&src, "-cl-opt-disable");
-    let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(3)], 1);
+    let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(3)], 1).bufs;
     let got = as_i32(&out[0]);
     for i in 0..32i32 {
         let one: i32 = (0..n).map(|k: i32| (k + 3).wrapping_mul(i + k)).fold(0, i32::wrapping_add);
@@ -174,7 +174,7 @@ fn c99_inline_helper_and_odd_width_integers() {
         let front = front(src, options);
         assert!(!front.log.contains("retrying at -O0"), "{options:?}: {}", front.log);
         let c = compile(src, options);
-        let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(10)], 1);
+        let out = run_compiled(&c, "k", &[32], &[32], &[zeros(4 * 32), val_i32(10)], 1).bufs;
         let want: Vec<i32> = (0..32).map(|g| (0..10 + g).sum::<i32>() + 1).collect();
         assert_eq!(as_i32(&out[0]), want, "{options:?}");
     }

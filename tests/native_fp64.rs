@@ -62,13 +62,7 @@ fn operands(n: usize) -> [Vec<u64>; 3] {
         0x7fe0_0000_0000_0001,
         0xc000_0000_0000_0000,
     ];
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = cc::xorshift(0x9e37_79b9_7f4a_7c15u64);
     let mut v: [Vec<u64>; 3] = Default::default();
     for i in 0..n {
         for (k, col) in v.iter_mut().enumerate() {

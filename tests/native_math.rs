@@ -136,13 +136,7 @@ fn operands(n: usize) -> ([Vec<u64>; 3], Vec<i32>) {
         0x4330_0000_0000_0001,
         0x400921fb54442d18, // π
     ];
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = cc::xorshift(0x2545_f491_4f6c_dd1du64);
     let mut v: [Vec<u64>; 3] = Default::default();
     let mut ints = Vec::new();
     for i in 0..n {
@@ -194,10 +188,11 @@ fn native_math_gives_the_librarys_bits() {
     let (ops, ints) = operands(N);
     let k = EXPRS.len();
     let args = [u64s(&ops[0]), u64s(&ops[1]), u64s(&ops[2]), cc::i32s(&ints), cc::zeros(N * k * 8)];
-    let (native, native_count) = cc::run_compiled_with(&c, "math", &[N as u32], &[64], &args, 2, true);
-    let (code, code_count) = cc::run_compiled_with(&c, "math", &[N as u32], &[64], &args, 1, false);
+    let native = cc::run_compiled(&c, "math", &[N as u32], &[64], &args, cc::How { threads: 2, native: true });
+    let code = cc::run_compiled(&c, "math", &[N as u32], &[64], &args, 1);
+    let (native_count, code_count) = (native.instructions, code.instructions);
     let words = |b: &[u8]| b.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().unwrap())).collect::<Vec<_>>();
-    let (native, code) = (words(&native[4]), words(&code[4]));
+    let (native, code) = (words(&native.bufs[4]), words(&code.bufs[4]));
     let mut bad = Vec::new();
     for i in 0..N {
         for (j, e) in EXPRS.iter().enumerate() {

@@ -33,27 +33,37 @@ macro_rules! call {
     }};
 }
 
-/// A kernel module's common part: capabilities, memory model, `uint` and the
-/// `GlobalInvocationId` input. Returns (builder, uint type, the id's `uint3` type, its variable).
-fn module() -> (Builder, u32, u32, u32) {
+/// Ids of a kernel module's common part.
+struct Common {
+    void: u32,
+    uint: u32,
+    uchar: u32,
+    uint3: u32,
+    /// The `GlobalInvocationId` input variable.
+    gid: u32,
+}
+
+/// A kernel module's common part: capabilities, memory model, `void`, `uint`, `uchar` and the
+/// `GlobalInvocationId` input.
+fn module() -> (Builder, Common) {
     let mut b = Builder::new();
     b.set_version(1, 0);
     for c in [Capability::Addresses, Capability::Kernel, Capability::Int8] {
         b.capability(c);
     }
     b.memory_model(AddressingModel::Physical32, MemoryModel::OpenCL);
-    let uint = b.type_int(32, 0);
+    let (void, uint, uchar) = (b.type_void(), b.type_int(32, 0), b.type_int(8, 0));
     let uint3 = b.type_vector(uint, 3);
     let input = b.type_pointer(None, StorageClass::Input, uint3);
     let gid = b.variable(input, None, StorageClass::Input, None);
     b.decorate(gid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::GlobalInvocationId)]);
-    (b, uint, uint3, gid)
+    (b, Common { void, uint, uchar, uint3, gid })
 }
 
 /// `get_global_id(0)` inside the current block.
-fn global_id_x(b: &mut Builder, uint: u32, uint3: u32, gid: u32) -> u32 {
-    let g = b.load(uint3, None, gid, None, []).unwrap();
-    b.composite_extract(uint, None, g, [0]).unwrap()
+fn global_id_x(b: &mut Builder, c: &Common) -> u32 {
+    let g = b.load(c.uint3, None, c.gid, None, []).unwrap();
+    b.composite_extract(c.uint, None, g, [0]).unwrap()
 }
 
 fn words_to_bytes(words: &[u32]) -> Vec<u8> {
@@ -123,9 +133,8 @@ fn info_string_with(f: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> Str
 #[test]
 fn packed_struct_stores_at_unaligned_offsets() {
     const N: usize = 96;
-    let (mut b, uint, uint3, gid) = module();
-    let void = b.type_void();
-    let uchar = b.type_int(8, 0);
+    let (mut b, c) = module();
+    let (void, uint, uchar, gid) = (c.void, c.uint, c.uchar, c.gid);
     let packed = b.type_struct([uint, uchar]);
     b.decorate(packed, Decoration::CPacked, []);
     let ptr = b.type_pointer(None, StorageClass::CrossWorkgroup, packed);
@@ -136,7 +145,7 @@ fn packed_struct_stores_at_unaligned_offsets() {
     let f = b.begin_function(void, None, FunctionControl::NONE, fn_ty).unwrap();
     let out = b.function_parameter(ptr).unwrap();
     b.begin_block(None).unwrap();
-    let i = global_id_x(&mut b, uint, uint3, gid);
+    let i = global_id_x(&mut b, &c);
     let elem = b.in_bounds_ptr_access_chain(ptr, None, out, i, []).unwrap();
     b.store(elem, value, None, []).unwrap();
     b.ret().unwrap();
@@ -157,9 +166,8 @@ fn packed_struct_stores_at_unaligned_offsets() {
 #[test]
 fn packed_structs_copy_at_unaligned_offsets() {
     const N: usize = 64;
-    let (mut b, uint, uint3, gid) = module();
-    let void = b.type_void();
-    let uchar = b.type_int(8, 0);
+    let (mut b, c) = module();
+    let (void, uint, uchar, gid) = (c.void, c.uint, c.uchar, c.gid);
     let ushort = b.type_int(16, 0);
     let packed = b.type_struct([uchar, uint, ushort]);
     b.decorate(packed, Decoration::CPacked, []);
@@ -168,7 +176,7 @@ fn packed_structs_copy_at_unaligned_offsets() {
     let f = b.begin_function(void, None, FunctionControl::NONE, fn_ty).unwrap();
     let (src, dst) = (b.function_parameter(ptr).unwrap(), b.function_parameter(ptr).unwrap());
     b.begin_block(None).unwrap();
-    let i = global_id_x(&mut b, uint, uint3, gid);
+    let i = global_id_x(&mut b, &c);
     let s = b.in_bounds_ptr_access_chain(ptr, None, src, i, []).unwrap();
     let d = b.in_bounds_ptr_access_chain(ptr, None, dst, i, []).unwrap();
     b.copy_memory(d, s, None, None, []).unwrap();
@@ -187,8 +195,8 @@ fn packed_structs_copy_at_unaligned_offsets() {
 #[test]
 fn vector_times_scalar_on_float4() {
     const N: usize = 64;
-    let (mut b, uint, uint3, gid) = module();
-    let void = b.type_void();
+    let (mut b, c) = module();
+    let (void, gid) = (c.void, c.gid);
     let float = b.type_float(32, None);
     let float4 = b.type_vector(float, 4);
     let p4 = b.type_pointer(None, StorageClass::CrossWorkgroup, float4);
@@ -198,7 +206,7 @@ fn vector_times_scalar_on_float4() {
     let (lhs, rhs, res) =
         (b.function_parameter(p4).unwrap(), b.function_parameter(p1).unwrap(), b.function_parameter(p4).unwrap());
     b.begin_block(None).unwrap();
-    let i = global_id_x(&mut b, uint, uint3, gid);
+    let i = global_id_x(&mut b, &c);
     let pl = b.in_bounds_ptr_access_chain(p4, None, lhs, i, []).unwrap();
     let pr = b.in_bounds_ptr_access_chain(p1, None, rhs, i, []).unwrap();
     let po = b.in_bounds_ptr_access_chain(p4, None, res, i, []).unwrap();

@@ -21,6 +21,16 @@ pub enum A {
     Local(u32),
 }
 
+/// A seeded xorshift64 generator (deterministic test operands).
+pub fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
 pub fn f32s(v: &[f32]) -> A {
     A::Buf(v.iter().flat_map(|x| x.to_le_bytes()).collect())
 }
@@ -73,10 +83,31 @@ pub fn compile(src: &str, options: &str) -> ventus_icd::compiler::Compiled {
 /// Runs kernel `name` over `global` work-items in groups of `local`; returns every buffer.
 pub fn run(src: &str, name: &str, global: &[u32], local: &[u32], args: &[A]) -> Vec<Vec<u8>> {
     let c = compile(src, "");
-    let a = run_compiled(&c, name, global, local, args, 1);
-    let b = run_compiled(&c, name, global, local, args, 2);
+    let a = run_compiled(&c, name, global, local, args, 1).bufs;
+    let b = run_compiled(&c, name, global, local, args, 2).bufs;
     assert_eq!(a, b, "results differ between 1 and 2 emulator threads");
     a
+}
+
+/// How [`run_compiled`] runs: emulator threads, and whether the soft-double library's functions
+/// run natively (as the driver does by default, `VENTUS_NATIVE_FP64`). A thread count alone: not
+/// natively.
+pub struct How {
+    pub threads: usize,
+    pub native: bool,
+}
+
+impl From<usize> for How {
+    fn from(threads: usize) -> How {
+        How { threads, native: false }
+    }
+}
+
+/// What [`run_compiled`] returns: every buffer argument's final bytes, and the warp
+/// instructions the launch ran.
+pub struct Ran {
+    pub bufs: Vec<Vec<u8>>,
+    pub instructions: u64,
 }
 
 pub fn run_compiled(
@@ -85,22 +116,9 @@ pub fn run_compiled(
     global: &[u32],
     local: &[u32],
     args: &[A],
-    threads: usize,
-) -> Vec<Vec<u8>> {
-    run_compiled_with(c, name, global, local, args, threads, false).0
-}
-
-/// [`run_compiled`], with the soft-double library's functions run natively when `native` (as
-/// the driver does by default, `VENTUS_NATIVE_FP64`); also returns the warp instructions run.
-pub fn run_compiled_with(
-    c: &ventus_icd::compiler::Compiled,
-    name: &str,
-    global: &[u32],
-    local: &[u32],
-    args: &[A],
-    threads: usize,
-    native: bool,
-) -> (Vec<Vec<u8>>, u64) {
+    how: impl Into<How>,
+) -> Ran {
+    let How { threads, native } = how.into();
     let elf = VentusElf::parse(&c.elf).unwrap();
     let mut prog = Program::from_elf(&elf).unwrap();
     if native {
@@ -155,5 +173,5 @@ pub fn run_compiled_with(
             b
         })
         .collect();
-    (out, stats.instructions)
+    Ran { bufs: out, instructions: stats.instructions }
 }
