@@ -11,27 +11,15 @@
 
 #[path = "common/cl.rs"]
 mod cl;
+#[path = "common/clrun.rs"]
+mod clrun;
 
-use cl::*;
+use clrun::{run_il, Arg};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{
     AddressingModel, BuiltIn, Capability, Decoration, ExecutionModel, FunctionControl, MemoryModel, StorageClass,
 };
-use std::ffi::{c_void, CString};
-use std::mem::size_of;
-use std::ptr::{null, null_mut};
-
-/// Calls a loader entry point: `call!(clFoo(args))`. Contract of every use in this file: handles
-/// are valid, and every pointer argument is NULL or points to live memory at least as large as
-/// the size passed with it.
-macro_rules! call {
-    ($f:ident($($a:expr),* $(,)?)) => {{
-        let f = cl().$f;
-        // SAFETY: the macro's contract above, upheld by each call site.
-        unsafe { f($($a),*) }
-    }};
-}
 
 /// Ids of a kernel module's common part.
 struct Common {
@@ -70,64 +58,11 @@ fn words_to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// Builds `il` as a program, runs `name` over `n` work-items (groups of 32) with `bufs` as its
-/// buffer arguments in order (each initialised with its bytes), returns the buffers afterwards.
+/// Builds `il`, runs `name` over `n` work-items (groups of 32) with `bufs` as its buffer
+/// arguments in order, returns the buffers afterwards.
 fn run(il: &[u8], name: &str, n: usize, bufs: &[Vec<u8>]) -> Vec<Vec<u8>> {
-    let ctx = context();
-    let q = queue(ctx, 0);
-    let mut err = 0;
-    let p = call!(clCreateProgramWithIL(ctx, il.as_ptr() as *const c_void, il.len(), &mut err));
-    check(err, "clCreateProgramWithIL");
-    let d = device();
-    let built = call!(clBuildProgram(p, 1, &d, null(), None, null_mut()));
-    if built != CL_SUCCESS {
-        let log = info_string_with(|size, value, ret| {
-            call!(clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, size, value, ret))
-        });
-        panic!("clBuildProgram: {}\n{log}", err_name(built));
-    }
-    let cname = CString::new(name).unwrap();
-    let k = call!(clCreateKernel(p, cname.as_ptr(), &mut err));
-    check(err, "clCreateKernel");
-    let mems: Vec<cl_mem> = bufs
-        .iter()
-        .map(|data| {
-            let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-            let m = call!(clCreateBuffer(ctx, flags, data.len(), data.as_ptr() as *mut c_void, &mut err));
-            check(err, "clCreateBuffer");
-            m
-        })
-        .collect();
-    for (i, m) in mems.iter().enumerate() {
-        let arg = m as *const cl_mem as *const c_void;
-        check(call!(clSetKernelArg(k, i as u32, size_of::<cl_mem>(), arg)), "clSetKernelArg");
-    }
-    let (global, local) = (n, 32usize);
-    let mut ev = null_mut();
-    check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut ev)), "enqueue");
-    check(call!(clWaitForEvents(1, &ev)), "clWaitForEvents (the kernel completes without a fault)");
-    let out = mems
-        .iter()
-        .zip(bufs)
-        .map(|(&m, data)| {
-            let mut v = vec![0u8; data.len()];
-            let dst = v.as_mut_ptr() as *mut c_void;
-            check(call!(clEnqueueReadBuffer(q, m, CL_TRUE, 0, v.len(), dst, 0, null(), null_mut())), "read");
-            call!(clReleaseMemObject(m));
-            v
-        })
-        .collect();
-    call!(clReleaseEvent(ev));
-    call!(clReleaseKernel(k));
-    call!(clReleaseProgram(p));
-    call!(clReleaseCommandQueue(q));
-    call!(clReleaseContext(ctx));
-    out
-}
-
-fn info_string_with(f: impl Fn(usize, *mut c_void, *mut usize) -> cl_int) -> String {
-    let bytes = info_bytes_with(f);
-    String::from_utf8_lossy(&bytes).trim_end_matches('\0').to_string()
+    let args: Vec<Arg> = bufs.iter().map(|b| Arg::Buf(b.clone())).collect();
+    run_il(il, name, &[n], Some(&[32]), &args)
 }
 
 #[test]

@@ -292,11 +292,39 @@ pub fn try_run_source(
     offset: Option<&[usize]>,
     args: &[Arg],
 ) -> Result<Vec<Vec<u8>>, Failed> {
+    let mut run = Run::with_properties(props);
+    run.build(src, options);
+    launch(run, kernel, global, local, offset, args)
+}
+
+/// As [`run_source`] for a program created from SPIR-V (`clCreateProgramWithIL`, built without
+/// options), with no global offset.
+#[track_caller]
+pub fn run_il(il: &[u8], kernel: &str, global: &[usize], local: Option<&[usize]>, args: &[Arg]) -> Vec<Vec<u8>> {
+    let mut run = Run::new();
+    let mut err = 0;
+    run.program = call!(clCreateProgramWithIL(run.ctx, il.as_ptr() as *const c_void, il.len(), &mut err));
+    check(err, "clCreateProgramWithIL");
+    let code = call!(clBuildProgram(run.program, 0, null(), null(), None, null_mut()));
+    assert_eq!(code, CL_SUCCESS, "clBuildProgram failed: {}\n{}", err_name(code), build_log(run.program));
+    launch(run, kernel, global, local, None, args).unwrap_or_else(|f| {
+        panic!("kernel {kernel} failed: {} ({}); driver messages: {:?}", err_name(f.status), f.status, f.messages)
+    })
+}
+
+/// Runs `kernel` of the built program of `run` (see [`run_source`]).
+#[track_caller]
+fn launch(
+    mut run: Run,
+    kernel: &str,
+    global: &[usize],
+    local: Option<&[usize]>,
+    offset: Option<&[usize]>,
+    args: &[Arg],
+) -> Result<Vec<Vec<u8>>, Failed> {
     let dim = global.len();
     assert!((1..=3).contains(&dim), "work_dim must be 1..3");
     assert!(local.is_none_or(|l| l.len() == dim) && offset.is_none_or(|o| o.len() == dim), "dimension mismatch");
-    let mut run = Run::with_properties(props);
-    run.build(src, options);
     let (name, mut err) = (CString::new(kernel).unwrap(), 0);
     run.kernel = call!(clCreateKernel(run.program, name.as_ptr(), &mut err));
     check(err, &format!("clCreateKernel({kernel})"));
