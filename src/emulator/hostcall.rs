@@ -7,14 +7,18 @@
 //! warp's registers ([`HostCall::registers_only`]) runs in place inside an untraced turn, like a
 //! private instruction; the others end the turn and run in the work-group runner, with the
 //! print hook at hand. The call runs for the warp's active lanes, writes its result
-//! (`v0`; `v26`/`v27` for the soft-double primitives) and returns to `ra` (`x1`), as the
+//! (`v0`; `v26`/`v27` for the soft-double primitives, `v232`/`v233` for its math built-ins) and
+//! returns to `ra` (`x1`), as the
 //! function's own `ret` would. Nothing else of the warp changes (`sp`/`tp` are untouched,
 //! exactly as after the function's epilogue; registers the function's code would have used as
 //! scratch keep their values — by the calling convention no caller reads them).
 //!
 //! [`HostCall::F64`] runs the soft-double library's arithmetic primitives natively in untraced
 //! runs (a traced run executes the replaced instruction and the code after it, see
-//! [`super::Program::host_call_original`]). [`HostCall::LegacyPrintf`] is the 2023 libclc `printf` of official binaries
+//! [`super::Program::host_call_original`]); [`HostCall::F64Math`] its math built-ins, compiled
+//! for the host ([`super::native_math`]), declining — the warp then runs the code from the
+//! replaced instruction — where the host's bits could differ from the library's.
+//! [`HostCall::LegacyPrintf`] is the 2023 libclc `printf` of official binaries
 //! (see [`crate::abi::printf::legacy`] for why it cannot run on the device and how its arguments
 //! are read). Its text goes to the launch's [`PrintHook::on_text`] (standard output without a
 //! hook), so it appears while the kernel runs; each call returns 0 in `v0` (success, as OpenCL's
