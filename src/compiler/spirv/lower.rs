@@ -890,10 +890,8 @@ impl<'m> Lowerer<'m> {
                     fr.vals.insert(r, vec![v]);
                     return Ok(());
                 }
-                let vals = match self.access_align(i, 1, op == S::Load, ty)? {
-                    Some(align) => self.load_leaves_aligned(*cur, p, ty, align)?,
-                    None => self.load_leaves(*cur, p, ty)?,
-                };
+                let align = self.access_align(i, 1, op == S::Load, ty)?;
+                let vals = self.load_with(*cur, p, ty, align)?;
                 fr.vals.insert(r, vals);
                 Ok(())
             }
@@ -909,10 +907,8 @@ impl<'m> Lowerer<'m> {
                     self.f.push(*cur, Ty::I64, Op::Atomic { op: AtomicOp::Xchg, ptr: p, value: vals[0] });
                     return Ok(());
                 }
-                match self.access_align(i, 2, op == S::Store, pointee)? {
-                    Some(align) => self.store_leaves_aligned(*cur, p, pointee, &vals, align),
-                    None => self.store_leaves(*cur, p, pointee, &vals),
-                }
+                let align = self.access_align(i, 2, op == S::Store, pointee)?;
+                self.store_with(*cur, p, pointee, &vals, align)
             }
             S::AccessChain | S::InBoundsAccessChain | S::PtrAccessChain | S::InBoundsPtrAccessChain => {
                 self.access_chain(fr, *cur, i)
@@ -1059,11 +1055,40 @@ impl<'m> Lowerer<'m> {
         if !plain {
             return Ok(None);
         }
-        if let Some(a) = aligned_operand(i, k) {
-            return Ok(Some(a));
+        match aligned_operand(i, k) {
+            Some(a) => Ok(Some(a)),
+            None => self.type_align(ty),
         }
+    }
+
+    /// The alignment of type `ty` when it may be less than its leaves' own (a `CPacked` struct:
+    /// 1), `None` when every leaf is naturally aligned within it.
+    fn type_align(&self, ty: u32) -> Result<Option<u32>, CompileError> {
         let a = self.m.types.align(ty)?;
         Ok((a < 8).then_some(a))
+    }
+
+    /// [`Self::load_leaves_aligned`] with `align`, else [`Self::load_leaves`].
+    fn load_with(&mut self, b: BlockId, p: Value, ty: u32, align: Option<u32>) -> Result<Vec<Value>, CompileError> {
+        match align {
+            Some(a) => self.load_leaves_aligned(b, p, ty, a),
+            None => self.load_leaves(b, p, ty),
+        }
+    }
+
+    /// [`Self::store_leaves_aligned`] with `align`, else [`Self::store_leaves`].
+    fn store_with(
+        &mut self,
+        b: BlockId,
+        p: Value,
+        ty: u32,
+        vals: &[Value],
+        align: Option<u32>,
+    ) -> Result<(), CompileError> {
+        match align {
+            Some(a) => self.store_leaves_aligned(b, p, ty, vals, a),
+            None => self.store_leaves(b, p, ty, vals),
+        }
     }
 
     /// Loads a value of SPIR-V type `ty` from `p`, one scalar per leaf.
@@ -1232,16 +1257,9 @@ impl<'m> Lowerer<'m> {
         let (_, pointee) = self.m.types.pointee(dty)?;
         if i.class.opcode == S::CopyMemory {
             // Leaf by leaf, in pieces where the type does not align them (`CPacked` structs).
-            return match self.m.types.align(pointee)? {
-                a if a < 8 => {
-                    let vals = self.load_leaves_aligned(b, src, pointee, a)?;
-                    self.store_leaves_aligned(b, dst, pointee, &vals, a)
-                }
-                _ => {
-                    let vals = self.load_leaves(b, src, pointee)?;
-                    self.store_leaves(b, dst, pointee, &vals)
-                }
-            };
+            let align = self.type_align(pointee)?;
+            let vals = self.load_with(b, src, pointee, align)?;
+            return self.store_with(b, dst, pointee, &vals, align);
         }
         let size = self.m.constant_u64(id_operand(i, 2)?).map_err(|_| self.err("memcpy with a non-constant size"))?;
         if size > 4096 {
