@@ -195,7 +195,9 @@ fn read_cstr(mem: &MemView, addr: u32) -> Option<Vec<u8>> {
     Some(s)
 }
 
-/// Runs `call` for warp `w` (index `warp` of work-group `group`) and returns to its `ra`.
+/// Runs `call` for warp `w` (index `warp` of work-group `group`) and returns to its `ra`:
+/// `Ok(true)`; `Ok(false)` when a call on registers declines ([`run_registers_only`]: the warp
+/// must run the function's code instead).
 pub(super) fn run(
     call: HostCall,
     w: &mut Warp,
@@ -203,15 +205,10 @@ pub(super) fn run(
     hook: Option<&dyn PrintHook>,
     group: u32,
     warp: u32,
-) -> Result<(), Trap> {
+) -> Result<bool, Trap> {
     match call {
         HostCall::F64(_) | HostCall::F64Uniform(_) | HostCall::F64Math(_) | HostCall::F64MathUniform(_) => {
-            // The work-group runner calls `run_registers_only` itself (and runs the code when it
-            // declines); here a declined call is an illegal instruction rather than a hang.
-            if !run_registers_only(call, w) {
-                return Err(Trap::illegal(0));
-            }
-            return Ok(());
+            return Ok(run_registers_only(call, w));
         }
         HostCall::LegacyPrintf => {
             let lanes = w.mask & w.width_mask;
@@ -233,7 +230,7 @@ pub(super) fn run(
         }
     }
     w.pc = w.x[1];
-    Ok(())
+    Ok(true)
 }
 
 /// Runs a [`HostCall::registers_only`] call for warp `w` and returns to its `ra`: `true`.
@@ -241,49 +238,49 @@ pub(super) fn run(
 /// active lane of which [`super::native_math::eval`] declines, and for any other call.
 #[inline]
 pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
-    match call {
-        HostCall::F64Math(f) => {
-            let lanes = w.vmask();
-            let mut out = [(0u64, false); MAX_LANES];
-            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                match super::native_math::eval(f, &math_operands(w, lane)) {
-                    Some(r) => out[lane] = r,
-                    None => return false,
-                }
-            }
-            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                set_math_result(w, lane, out[lane]);
-            }
-        }
-        HostCall::F64MathUniform(f) => {
-            let lanes = w.vmask();
-            if lanes != 0 {
-                let top = 31 - lanes.leading_zeros() as usize;
-                let Some(r) = super::native_math::eval(f, &math_operands(w, top)) else { return false };
-                for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                    set_math_result(w, lane, r);
-                }
-            }
-        }
-        HostCall::F64(op) => {
-            let lanes = w.vmask();
-            for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                let r = op.eval_words(f64_operands(w, lane));
-                set_f64_result(w, lane, r);
-            }
-        }
-        HostCall::F64Uniform(op) => {
-            let lanes = w.vmask();
-            if lanes != 0 {
-                let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
-                for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-                    set_f64_result(w, lane, r);
-                }
-            }
-        }
-        HostCall::LegacyPrintf => return false,
+    let math = |f| move |w: &Warp, lane| super::native_math::eval(f, &math_operands(w, lane));
+    let prim = |op: F64Op| move |w: &Warp, lane| Some(op.eval_words(f64_operands(w, lane)));
+    let done = match call {
+        HostCall::F64Math(f) => per_lane(w, false, math(f), set_math_result),
+        HostCall::F64MathUniform(f) => per_lane(w, true, math(f), set_math_result),
+        HostCall::F64(op) => per_lane(w, false, prim(op), set_f64_result),
+        HostCall::F64Uniform(op) => per_lane(w, true, prim(op), set_f64_result),
+        HostCall::LegacyPrintf => false,
+    };
+    if done {
+        w.pc = w.x[1];
     }
-    w.pc = w.x[1];
+    done
+}
+
+/// For every active lane, `store`s `eval` of that lane's operands — of the highest active
+/// lane's when `uniform` (the uniform variants' `vmv.x.s`, their result broadcast to the active
+/// lanes) — or, when `eval` declines for any, stores nothing and returns `false`.
+#[inline(always)]
+fn per_lane<R: Copy + Default>(
+    w: &mut Warp,
+    uniform: bool,
+    eval: impl Fn(&Warp, usize) -> Option<R>,
+    store: impl Fn(&mut Warp, usize, R),
+) -> bool {
+    let lanes = w.vmask();
+    if lanes == 0 {
+        return true;
+    }
+    let active = || (0..MAX_LANES).filter(move |l| lanes >> l & 1 == 1);
+    let mut out = [R::default(); MAX_LANES];
+    if uniform {
+        let Some(r) = eval(w, 31 - lanes.leading_zeros() as usize) else { return false };
+        out = [r; MAX_LANES];
+    } else {
+        for lane in active() {
+            let Some(r) = eval(w, lane) else { return false };
+            out[lane] = r;
+        }
+    }
+    for lane in active() {
+        store(w, lane, out[lane]);
+    }
     true
 }
 

@@ -7,7 +7,7 @@
 //! differ from the library's: an operand is NaN or infinite, or the result is NaN (the device's
 //! primitives return the canonical NaN for every NaN they produce, the host's SSE2 arithmetic
 //! another; nothing else differs: both are correctly rounded IEEE-754 binary64, and the C is
-//! compiled without contraction, with wrapping integer arithmetic). `tests/native_fp64.rs`
+//! compiled without contraction, with wrapping integer arithmetic). `tests/native_math.rs`
 //! compares every function native against compiled on edge and random operands.
 
 /// A math built-in's C signature: result, then parameters (`D` double, `I` int).
@@ -30,11 +30,6 @@ include!(concat!(env!("OUT_DIR"), "/softlib_natives.rs"));
 /// The index in [`NATIVE_MATH`] of the built-in named `name` (`__vt_d_sin`).
 pub fn lookup(name: &str) -> Option<u16> {
     NATIVE_MATH.iter().position(|(n, _)| *n == name).and_then(|i| u16::try_from(i).ok())
-}
-
-/// The name of entry `index`.
-pub fn name(index: u16) -> &'static str {
-    NATIVE_MATH.get(usize::from(index)).map_or("?", |e| e.0)
 }
 
 /// Argument words of a level-1 call, in order (a double: low word, high word; an int: one).

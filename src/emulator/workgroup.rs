@@ -267,27 +267,20 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             }
             // A host call runs here, with the hook and the work-group context at hand.
             let result = match end.result {
-                Ok(Flow::HostCall(id)) => {
-                    // A traced run executes the code the call stands for (the record for this
-                    // pc is open; the word is the same); so does an untraced one whose call on
-                    // registers declines (a math built-in on a NaN, say).
-                    let code = |w: &mut Warp, t: &mut T| match ctx.prog.host_call_original(id) {
-                        Some(d) => super::exec::step(w, d, ctx, t),
-                        None => Err(Trap::illegal(ctx.prog.fetch(pc).map_or(0, |d| d.word))),
-                    };
-                    match ctx.prog.host_call(id) {
-                        Some(call) if T::ENABLED && !call.traced_natively() => code(w, t),
-                        Some(call) if call.registers_only() => match super::hostcall::run_registers_only(call, w) {
-                            true => Ok(Flow::Next),
-                            false => code(w, t),
-                        },
-                        Some(call) => {
-                            let hook = opts.print_hook.as_deref();
-                            super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32).map(|()| Flow::Next)
+                // A traced run executes the code the call stands for (the record for this pc
+                // is open; the word is the same); so does an untraced one whose call on
+                // registers declines (a math built-in on a NaN, say).
+                Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
+                    Some(call) if !T::ENABLED || call.traced_natively() => {
+                        let hook = opts.print_hook.as_deref();
+                        match super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32) {
+                            Ok(true) => Ok(Flow::Next),
+                            Ok(false) => super::exec::host_call_code(w, id, ctx, t),
+                            Err(e) => Err(e),
                         }
-                        None => code(w, t),
                     }
-                }
+                    _ => super::exec::host_call_code(w, id, ctx, t),
+                },
                 r => r,
             };
             match result {

@@ -52,12 +52,8 @@ fn run<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow
                 if crate::emulator::hostcall::run_registers_only(call, w) {
                     return true;
                 }
-                // Declined (see `run_registers_only`): run the function's code, starting with
-                // the entry the marker replaced.
-                match ctx.prog.host_call_original(d.host_call) {
-                    Some(o) => super::step(w, o, ctx, &mut NoTrace),
-                    None => not_an_op(d),
-                }
+                // Declined (see `run_registers_only`): run the function's code.
+                super::host_call_code(w, d.host_call, ctx, &mut NoTrace)
             }
             _ => not_an_op(d),
         },

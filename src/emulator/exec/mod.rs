@@ -94,6 +94,16 @@ pub fn peek<'p>(w: &Warp, prog: &'p Program) -> Result<&'p Decoded, Trap> {
     })
 }
 
+/// Executes the entry that host call `id`'s marker (at the warp's pc) replaced: a traced run,
+/// or a call that declined, runs the function's code from its first instruction. An illegal
+/// instruction if there is none.
+pub fn host_call_code<T: Tracer>(w: &mut Warp, id: u8, ctx: &Ctx, t: &mut T) -> Result<Flow, Trap> {
+    match ctx.prog.host_call_original(id) {
+        Some(o) => step(w, o, ctx, t),
+        None => Err(Trap::illegal(ctx.prog.fetch(w.pc).map_or(0, |d| d.word))),
+    }
+}
+
 /// The entry has no operation: a host call, else an illegal instruction.
 #[cold]
 fn not_an_op(d: &Decoded) -> Result<Flow, Trap> {
