@@ -180,3 +180,39 @@ fn ids_drive_a_2d_transpose_with_offsets() {
         }
     }
 }
+
+/// `local_work_size = NULL` with a global size that has no useful divisor (43691 is prime): a
+/// kernel that cannot observe its grouping runs in whole warps with a partial last work-group
+/// (171 work-groups, not 43691 of one work-item each); one that reads a local size, uses a
+/// barrier or `__local` memory still gets a uniform size (a divisor: 1).
+#[test]
+fn chosen_local_size_fills_warps_only_when_the_kernel_cannot_tell() {
+    let n = 43691usize;
+    let free = "__kernel void k(__global uint *out, uint k) {
+        size_t i = get_global_id(0);
+        if (i + 1 < get_global_size(0)) out[i] = i * k; else out[i] = 7;
+    }";
+    let out = run_source(free, "", "k", &[n], None, None, &[zeros(4 * n), val(3u32)]);
+    let got: Vec<u32> = read(&out[0]);
+    let want: Vec<u32> = (0..n as u32).map(|i| if i + 1 < n as u32 { i * 3 } else { 7 }).collect();
+    assert_eq!(got, want);
+    let stats = last_stats();
+    assert_eq!(stats[0], n.div_ceil(256) as u64, "work-groups of a grouping-free kernel");
+    assert!(stats[2] * 10 > stats[1] * stats[3] * 9, "lane utilisation: {stats:?}");
+    let observing = [
+        ("size", "out[get_global_id(0)] = get_local_size(0);", 1u32),
+        ("group", "out[get_global_id(0)] = get_group_id(0) - get_global_id(0) + 1;", 1),
+        ("barrier", "barrier(CLK_GLOBAL_MEM_FENCE); out[get_global_id(0)] = 1;", 1),
+        ("local", "volatile __local uint t[1]; t[0] = 1; out[get_global_id(0)] = t[0];", 1),
+    ];
+    for (what, body, want) in observing {
+        let src = format!("__kernel void k(__global uint *out, uint k) {{ {body} }}");
+        let out = run_source(&src, "", "k", &[n], None, None, &[zeros(4 * n), val(3u32)]);
+        let got: Vec<u32> = read(&out[0]);
+        assert!(got.iter().all(|&x| x == want), "{what}: {:?}", &got[..4]);
+        assert_eq!(last_stats()[0], n as u64, "{what}: work-groups");
+    }
+    let arg = "__kernel void k(__global uint *out, __local uint *t) { out[get_global_id(0)] = 1; }";
+    run_source(arg, "", "k", &[n], None, None, &[zeros(4 * n), Arg::Local(16)]);
+    assert_eq!(last_stats()[0], n as u64, "__local argument: work-groups");
+}

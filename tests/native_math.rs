@@ -1,8 +1,9 @@
 //! The soft-double library's level-1 math built-ins (`__vt_d_*`) run natively in untraced runs
 //! (`emulator::hostcall::HostCall::F64Math`: the library's C compiled for the host by build.rs)
 //! and must give exactly the bits its compiled code gives — for every double built-in a kernel
-//! can call, on random operands of every magnitude and on edge values. Warps with a NaN or
-//! infinite operand (or a NaN result) decline and run the code, so both paths are exercised; the
+//! can call, on random operands of every magnitude and on edge values (negative ones give NaN
+//! results: natively the canonical NaN, which the code must give too). Warps with a NaN or
+//! infinite operand decline and run the code, so both paths are exercised; the
 //! native one must actually be taken (far fewer emulated instructions).
 
 mod cc;

@@ -805,6 +805,8 @@ pub fn parse_kernel_decls(text: &str) -> Result<Vec<KernelInfo>, DeclError> {
             attributes: attrs.text.join(" "),
             private_bytes: attrs.private_bytes,
             local_bytes: attrs.local_bytes,
+            // Hand-written code is not analysed.
+            grouping_free: false,
         });
     }
     Ok(out)

@@ -3,7 +3,8 @@
 //! kernel attributes. Official Ventus ELFs carry none; the driver then accepts arguments by size.
 //!
 //! Format (little-endian): `b"VKI1"`, `u32` kernel count, then per kernel: name, `u32` flags
-//! (bit 0 reqd_work_group_size present, bit 1 work_group_size_hint present), `[u32; 3]` reqd,
+//! (bit 0 reqd_work_group_size present, bit 1 work_group_size_hint present, bit 2
+//! [`KernelInfo::grouping_free`]), `[u32; 3]` reqd,
 //! `[u32; 3]` hint, vec_type_hint, attributes, `u32` private bytes per work-item, `u32` static
 //! `__local` bytes, `u32` argument count, then per argument: name, type name, `u32` address space,
 //! `u32` access qualifier, `u32` type-qualifier bits, `u32` size in bytes. Strings are a `u32`
@@ -62,6 +63,12 @@ pub struct KernelInfo {
     pub attributes: String,
     pub private_bytes: u32,
     pub local_bytes: u32,
+    /// The kernel cannot observe how its work-items are grouped: it reads no local id, local
+    /// size, group id or group count, has no barrier and no `__local` memory (static or
+    /// argument). The driver may then pick any decomposition for `local_work_size = NULL`,
+    /// a partial last work-group included (`core::launch::choose_local`). Unknown (official
+    /// ELFs, older tables): `false`.
+    pub grouping_free: bool,
 }
 
 /// Why a table cannot be decoded.
@@ -91,7 +98,9 @@ pub fn encode(kernels: &[KernelInfo]) -> Vec<u8> {
     put_u32(&mut out, kernels.len() as u32);
     for k in kernels {
         put_str(&mut out, &k.name);
-        let flags = k.reqd_work_group_size.is_some() as u32 | (k.work_group_size_hint.is_some() as u32) << 1;
+        let flags = k.reqd_work_group_size.is_some() as u32
+            | (k.work_group_size_hint.is_some() as u32) << 1
+            | (k.grouping_free as u32) << 2;
         put_u32(&mut out, flags);
         for v in k.reqd_work_group_size.unwrap_or([0; 3]).into_iter().chain(k.work_group_size_hint.unwrap_or([0; 3])) {
             put_u32(&mut out, v);
@@ -143,6 +152,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<KernelInfo>, KernelInfoError> {
             attributes: r.string()?,
             private_bytes: r.u32()?,
             local_bytes: r.u32()?,
+            grouping_free: flags & 4 != 0,
             args: Vec::new(),
         };
         let nargs = r.u32()?;
@@ -199,6 +209,7 @@ mod tests {
             ],
             reqd_work_group_size: Some([64, 1, 1]),
             attributes: "reqd_work_group_size(64,1,1)".into(),
+            grouping_free: true,
             ..Default::default()
         };
         let bytes = encode(std::slice::from_ref(&k));

@@ -74,7 +74,10 @@ fn nd_range(
                 check((1..=max_group).contains(&total), CL_INVALID_WORK_GROUP_SIZE)?;
                 r
             }
-            None => launch::choose_local(work_dim, global, max_group as u32, device.threads_per_warp),
+            None => {
+                let free = k.info().is_some_and(|i| i.grouping_free);
+                launch::choose_local(work_dim, global, max_group as u32, device.threads_per_warp, free)
+            }
         }
     } else {
         let l = ptr::slice(local_work_size, wd, CL_INVALID_WORK_GROUP_SIZE)?;
@@ -100,7 +103,11 @@ fn nd_range(
     // "CL_INVALID_WORK_GROUP_SIZE if the work-group size must be uniform and the
     // local_work_size is not NULL, is not equal to the required work-group size specified in the
     // kernel source, or the global_work_size is not evenly divisible by the local_work_size."
-    check(!k.program.uniform_work_groups() || range.is_uniform(), CL_INVALID_WORK_GROUP_SIZE)?;
+    // (A size the implementation chose is uniform unless the kernel cannot tell.)
+    check(
+        local_work_size.is_null() || !k.program.uniform_work_groups() || range.is_uniform(),
+        CL_INVALID_WORK_GROUP_SIZE,
+    )?;
     // More work-groups than the device can number: insufficient resources.
     let groups: u64 = range.num_groups().iter().map(|&n| n as u64).product();
     check(groups <= u32::MAX as u64, CL_OUT_OF_RESOURCES)?;

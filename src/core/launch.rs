@@ -8,7 +8,11 @@
 //!   work-groups) start inactive. The metadata buffer then holds the real global size.
 //! * [`choose_local`] picks a work-group size for `local_work_size = NULL`: per dimension the
 //!   largest divisor of the global size that fits the remaining budget (≤ the kernel's maximum
-//!   work-group size), preferring multiples of the warp width in dimension 0 — always uniform.
+//!   work-group size), preferring multiples of the warp width in dimension 0 — uniform. For a
+//!   kernel that cannot observe its grouping ([`KernelInfo::grouping_free`](crate::abi::kernel_info::KernelInfo::grouping_free))
+//!   it also weighs whole warps in dimension 0 with a partial last work-group and takes
+//!   whichever leaves fewer lanes idle: a prime global size then runs 32 work-items per warp,
+//!   not one (CTS math_brute_force's 3-component kernels).
 //! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time. The
 //!   command runs the emulator on the queue thread (and the emulator's thread pool): for programs
 //!   with printf call sites each `CSR_PRINT` notification drains the launch's [`PrintBuffer`] on
@@ -73,21 +77,62 @@ fn divisors_up_to(n: u32, limit: u32) -> impl Iterator<Item = u32> {
     (1..=limit.min(n)).rev().filter(move |d| n % d == 0)
 }
 
-/// A uniform work-group size for `global` (see the module documentation). `max_group` ≥ 1.
-pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32) -> [u32; 3] {
+/// A work-group size for `global` (see the module documentation). `max_group` ≥ 1; a
+/// `grouping_free` kernel may get a size that does not divide `global`.
+pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, grouping_free: bool) -> [u32; 3] {
+    let warp = warp.max(1);
+    let uniform = divide(work_dim, global, max_group.max(1), warp, None);
+    if !grouping_free {
+        return uniform;
+    }
+    let budget = max_group.max(1);
+    let g0 = global[0].max(1);
+    let whole = if budget >= warp { (budget / warp * warp).min(g0) } else { budget.min(g0) };
+    let partial = divide(work_dim, global, budget, warp, Some(whole));
+    if lanes_occupied(global, partial, warp) < lanes_occupied(global, uniform, warp) {
+        partial
+    } else {
+        uniform
+    }
+}
+
+/// Per dimension the largest divisor of the global size within the remaining budget (dimension
+/// 0: a warp multiple if there is one, or `first` when given).
+fn divide(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, first: Option<u32>) -> [u32; 3] {
     let mut local = [1u32; 3];
-    let mut budget = max_group.max(1);
+    let mut budget = max_group;
     for d in 0..(work_dim as usize).min(3) {
         let g = global[d].max(1);
-        let pick = if d == 0 {
-            divisors_up_to(g, budget).find(|v| v % warp.max(1) == 0).or_else(|| divisors_up_to(g, budget).next())
-        } else {
-            divisors_up_to(g, budget).next()
+        let pick = match (d, first) {
+            (0, Some(f)) => Some(f),
+            (0, None) => divisors_up_to(g, budget).find(|v| v % warp == 0).or_else(|| divisors_up_to(g, budget).next()),
+            _ => divisors_up_to(g, budget).next(),
         };
-        local[d] = pick.unwrap_or(1);
+        local[d] = pick.unwrap_or(1).max(1);
         budget /= local[d];
     }
     local
+}
+
+/// Lanes the work-groups of an NDRange occupy: each work-group, partial edge ones included, takes
+/// whole warps.
+fn lanes_occupied(global: [u32; 3], local: [u32; 3], warp: u32) -> u64 {
+    let warp = u64::from(warp);
+    // Each dimension contributes its full work-groups and (at most one) partial one.
+    (0..8u32)
+        .map(|edge| {
+            let (mut groups, mut size) = (1u64, 1u64);
+            for d in 0..3 {
+                let (g, l) = (u64::from(global[d].max(1)), u64::from(local[d].max(1)));
+                if edge >> d & 1 == 0 {
+                    (groups, size) = (groups * (g / l), size * l);
+                } else {
+                    (groups, size) = (groups * u64::from(g % l != 0), size * (g % l));
+                }
+            }
+            groups * size.div_ceil(warp) * warp
+        })
+        .sum()
 }
 
 /// Writes a launch's printf output as the kernel produces it, on the emulator thread that reports
@@ -299,12 +344,24 @@ mod tests {
 
     #[test]
     fn chooser_prefers_warp_multiples_and_divides_the_global_size() {
-        assert_eq!(choose_local(1, [1024, 1, 1], 256, 32), [256, 1, 1]);
-        assert_eq!(choose_local(1, [96, 1, 1], 256, 32), [96, 1, 1]);
-        assert_eq!(choose_local(1, [1000, 1, 1], 256, 32), [250, 1, 1]);
-        assert_eq!(choose_local(1, [97, 1, 1], 64, 32), [1, 1, 1]);
-        assert_eq!(choose_local(2, [64, 64, 1], 256, 32), [64, 4, 1]);
-        assert_eq!(choose_local(3, [8, 8, 8], 256, 32), [8, 8, 4]);
+        for free in [false, true] {
+            assert_eq!(choose_local(1, [1024, 1, 1], 256, 32, free), [256, 1, 1]);
+            assert_eq!(choose_local(1, [96, 1, 1], 256, 32, free), [96, 1, 1]);
+            assert_eq!(choose_local(1, [1000, 1, 1], 256, 32, free), [250, 1, 1]);
+            assert_eq!(choose_local(2, [64, 64, 1], 256, 32, free), [64, 4, 1]);
+            assert_eq!(choose_local(3, [8, 8, 8], 256, 32, free), [8, 8, 4]);
+            assert_eq!(choose_local(1, [7, 1, 1], 256, 32, free), [7, 1, 1]);
+        }
+        // A prime size: one work-item per work-group unless the kernel cannot tell.
+        assert_eq!(choose_local(1, [97, 1, 1], 64, 32, false), [1, 1, 1]);
+        assert_eq!(choose_local(1, [97, 1, 1], 64, 32, true), [64, 1, 1]);
+        assert_eq!(choose_local(1, [43691, 1, 1], 256, 32, true), [256, 1, 1]);
+        assert_eq!(choose_local(2, [43691, 3, 1], 256, 32, true), [256, 1, 1]);
+        // Tiny budgets and warps.
+        assert_eq!(choose_local(1, [97, 1, 1], 8, 32, true), [8, 1, 1]);
+        assert_eq!(choose_local(1, [97, 1, 1], 256, 1, true), [97, 1, 1]);
+        assert_eq!(lanes_occupied([100, 1, 1], [48, 1, 1], 32), 64 + 64 + 32);
+        assert_eq!(lanes_occupied([10, 10, 1], [4, 4, 1], 32), 4 * 32 + 2 * 32 + 2 * 32 + 32);
         let r = NdRange { work_dim: 1, global: [100, 1, 1], offset: [0; 3], local: [48, 1, 1] };
         assert_eq!((r.num_groups(), r.is_uniform()), ([3, 1, 1], false));
     }

@@ -4,11 +4,13 @@
 //!
 //! Contract of [`eval`]: the result words the function's device code would leave in its
 //! argument registers, or `None` — the caller then runs the code — when the host's bits could
-//! differ from the library's: an operand is NaN or infinite, or the result is NaN (the device's
-//! primitives return the canonical NaN for every NaN they produce, the host's SSE2 arithmetic
-//! another; nothing else differs: both are correctly rounded IEEE-754 binary64, and the C is
-//! compiled without contraction, with wrapping integer arithmetic). `tests/native_math.rs`
-//! compares every function native against compiled on edge and random operands.
+//! differ from the library's: an operand is NaN or infinite (a NaN operand's payload may flow
+//! into the result). A NaN result of finite operands is the canonical NaN: the device's
+//! primitives return it for every NaN they produce and the library's own invalid cases return
+//! it, while the host's SSE2 arithmetic gives another (its sign and payload are all that
+//! differs: both are correctly rounded IEEE-754 binary64, and the C is compiled without
+//! contraction, with wrapping integer arithmetic). `tests/native_math.rs` compares every
+//! function native against compiled on edge and random operands, NaN results included.
 
 /// A math built-in's C signature: result, then parameters (`D` double, `I` int).
 #[allow(non_camel_case_types)]
@@ -61,6 +63,8 @@ pub fn eval(index: u16, w: &[u32; MAX_WORDS]) -> Option<(u64, bool)> {
             MathFn::I_DDDD(f) => (u64::from(f(d(0)?, d(2)?, d(4)?, d(6)?) as u32), false),
         }
     };
+    // A NaN from finite operands: the library's code produces it with its primitives (which
+    // return only the canonical NaN) or returns the canonical NaN itself.
     let nan = r.1 && f64::from_bits(r.0).is_nan();
-    (!nan).then_some(r)
+    Some(if nan { (super::hostcall::CANONICAL_NAN_F64, true) } else { r })
 }

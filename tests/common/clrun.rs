@@ -312,6 +312,17 @@ pub fn run_il(il: &[u8], kernel: &str, global: &[usize], local: Option<&[usize]>
     })
 }
 
+thread_local! {
+    static LAST_STATS: std::cell::Cell<[u64; 10]> = const { std::cell::Cell::new([0; 10]) };
+}
+
+/// The `cl_ventus_launch_stats` words (include/CL/cl_ventus.h: work-groups, warp instructions,
+/// lane instructions, ...) of this thread's last launch that completed.
+#[allow(dead_code)] // not every test file reads them
+pub fn last_stats() -> [u64; 10] {
+    LAST_STATS.with(|s| s.get())
+}
+
 /// Runs `kernel` of the built program of `run` (see [`run_source`]).
 #[track_caller]
 fn launch(
@@ -366,6 +377,12 @@ fn launch(
     let status = event_status(e);
     if status >= 0 {
         check(waited, "clWaitForEvents");
+    }
+    if status == CL_COMPLETE {
+        let mut words = [0u64; 10];
+        let code = call!(clGetEventInfo(e, 0x7F10, 80, words.as_mut_ptr() as *mut c_void, null_mut()));
+        check(code, "clGetEventInfo(CL_EVENT_STATISTICS_VENTUS)");
+        LAST_STATS.with(|s| s.set(words));
     }
     call!(clReleaseEvent(e));
     if status != CL_COMPLETE {

@@ -147,3 +147,25 @@ pub fn lower(f: &mut Func) {
         f.blocks[bi].insts = out;
     }
 }
+
+/// Whether kernel `f` (as lowered from SPIR-V, before [`lower`]) can observe how its work-items
+/// are grouped: it reads a local id, local or enqueued size, group id or group count, waits at a
+/// barrier, addresses static `__local` memory, or reads a CSR, lane id or metadata word other
+/// than the print buffer's (nothing the front end emits today; counted as observing). A kernel
+/// that does none of these computes the same results under any decomposition of the NDRange
+/// (its `__local` pointer arguments are checked by the caller).
+pub fn observes_grouping(f: &Func) -> bool {
+    f.blocks.iter().flat_map(|b| &b.insts).any(|i| match &i.op {
+        Op::WorkItem(w, _) => !matches!(
+            w,
+            WorkItem::GlobalId
+                | WorkItem::GlobalSize
+                | WorkItem::GlobalOffset
+                | WorkItem::WorkDim
+                | WorkItem::GlobalLinearId
+        ),
+        Op::MetaWord { offset } => *offset != md::PRINT_ADDR && *offset != md::PRINT_SIZE,
+        Op::Barrier { .. } | Op::LocalAddr { .. } | Op::Csr(_) | Op::LaneId => true,
+        _ => false,
+    })
+}

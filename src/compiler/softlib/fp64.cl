@@ -712,6 +712,20 @@ static ulong vt_fmod_core(ulong x, ulong y, uint *q) {
         my = vt_norm_sub(my, &ey);
     else
         my |= VT_HIDDEN;
+    // Long division of mx · 2^(ex - ey) by my: the remainder and the quotient's low 32 bits.
+#ifdef VT_HOST_TEST
+    // The host (native math, deviation 23) divides 11 bits at a time with its 64-bit divider:
+    // r < my < 2^53, so r << 11 fits. Same quotient and remainder as the device's loop below.
+    ulong r = mx % my;
+    uint qq = (uint)(mx / my);
+    for (int d = ex - ey; d > 0;) {
+        int k = d < 11 ? d : 11;
+        ulong t = r << k;
+        qq = (qq << k) | (uint)(t / my);
+        r = t % my;
+        d -= k;
+    }
+#else
     ulong r = mx;
     uint qq = 0;
 #pragma unroll 1
@@ -728,6 +742,7 @@ static ulong vt_fmod_core(ulong x, ulong y, uint *q) {
         r -= my;
         qq |= 1;
     }
+#endif
     *q = qq;
     if (r == 0)
         return x & VT_SIGN;

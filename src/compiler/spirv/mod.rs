@@ -1024,7 +1024,9 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
             let f = m.functions.get(fid).ok_or(invalid(format!("entry point {name} has no function")))?;
             let g = lower::ProgramGlobals { offsets: &global_offsets, present: globals.size > 0 };
             let func = lower::lower_kernel(&all, k, *fid, name, iface, &g, &mut printf)?;
-            let info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
+            let mut info = m.kernel_info(name, f, func.local_bytes, func.private_bytes)?;
+            info.grouping_free = !crate::compiler::pass::workitems::observes_grouping(&func)
+                && info.args.iter().all(|a| a.address_space != AddressSpace::Local);
             kernels.push(Kernel { func, info });
         }
     }
