@@ -16,8 +16,8 @@
 //! [`HostCall::F64`] runs the soft-double library's arithmetic primitives natively in untraced
 //! runs (a traced run executes the replaced instruction and the code after it, see
 //! [`super::Program::host_call_original`]); [`HostCall::F64Math`] its math built-ins, compiled
-//! for the host ([`super::native_math`]), declining — the warp then runs the code from the
-//! replaced instruction — where the host's bits could differ from the library's.
+//! for the host ([`super::native_math`]), declining — the lanes concerned then run the code
+//! from the replaced instruction — where the host's bits could differ from the library's.
 //! [`HostCall::LegacyPrintf`] is the 2023 libclc `printf` of official binaries
 //! (see [`crate::abi::printf::legacy`] for why it cannot run on the device and how its arguments
 //! are read). Its text goes to the launch's [`PrintHook::on_text`] (standard output without a
@@ -52,8 +52,9 @@ pub enum HostCall {
     /// A level-1 math built-in of the library (`__vt_d_sin` …, entry of
     /// [`super::native_math::NATIVE_MATH`]) compiled for the host, level-1 calling convention:
     /// argument words from v232 (a double low word first, an int one word), the result's in
-    /// v232/v233, per active lane. Untraced runs only, and only when every active lane's result
-    /// is the library's ([`super::native_math::eval`]); otherwise the warp runs the code.
+    /// v232/v233, per active lane. Untraced runs only; lanes whose native result could differ
+    /// from the library's ([`super::native_math::eval`] declines) run the code, with the warp's
+    /// mask narrowed to them until it returns ([`Warp::resume_mask`]).
     F64Math(u16),
     /// The uniform variant of a math built-in (as [`HostCall::F64Uniform`]).
     F64MathUniform(u16),
@@ -234,14 +235,17 @@ pub(super) fn run(
 }
 
 /// Runs a [`HostCall::registers_only`] call for warp `w` and returns to its `ra`: `true`.
-/// `false` (nothing changed: the warp must run the function's code) for a math built-in some
-/// active lane of which [`super::native_math::eval`] declines, and for any other call.
+/// `false` when the warp must run the function's code instead: a uniform math built-in that
+/// [`super::native_math::eval`] declines and a per-lane one it declines for every active lane
+/// (nothing changed), a per-lane one it declines for some lanes (the others have their
+/// results; the warp's mask is narrowed to the declined lanes until the code returns, see
+/// [`Warp::resume_mask`]), and any other call.
 #[inline]
 pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
     let math = |f| move |w: &Warp, lane| super::native_math::eval(f, &math_operands(w, lane));
     let prim = |op: F64Op| move |w: &Warp, lane| Some(op.eval_words(f64_operands(w, lane)));
     let done = match call {
-        HostCall::F64Math(f) => per_lane(w, false, math(f), set_math_result),
+        HostCall::F64Math(f) => math_lanes(w, f),
         HostCall::F64MathUniform(f) => per_lane(w, true, math(f), set_math_result),
         HostCall::F64(op) => per_lane(w, false, prim(op), set_f64_result),
         HostCall::F64Uniform(op) => per_lane(w, true, prim(op), set_f64_result),
@@ -282,6 +286,36 @@ fn per_lane<R: Copy + Default>(
         store(w, lane, out[lane]);
     }
     true
+}
+
+/// [`HostCall::F64Math`] `f` for the active lanes of `w` (see [`run_registers_only`]).
+#[inline(always)]
+fn math_lanes(w: &mut Warp, f: u16) -> bool {
+    let lanes = w.vmask();
+    let mut declined = 0u32;
+    let mut out = [(0u64, false); MAX_LANES];
+    for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
+        match super::native_math::eval(f, &math_operands(w, lane)) {
+            Some(r) => out[lane] = r,
+            None => declined |= 1 << lane,
+        }
+    }
+    // (A pending partial call — not expected, see below — makes this one decline wholly.)
+    if declined == lanes || (declined != 0 && w.resume_mask != 0) {
+        return lanes == 0;
+    }
+    for lane in (0..MAX_LANES).filter(|l| (lanes & !declined) >> l & 1 == 1) {
+        set_math_result(w, lane, out[lane]);
+    }
+    if declined == 0 {
+        return true;
+    }
+    // The code runs for the declined lanes; its `ret` to `ra` brings the others back. Level-1
+    // functions call no level-1 function, so no other such call is pending.
+    w.resume_mask = w.mask;
+    w.resume_ra = w.x[1];
+    w.mask &= !(lanes & !declined);
+    false
 }
 
 /// The level-1 argument words of `lane`.

@@ -126,6 +126,12 @@ pub struct Warp {
     ///
     /// [`Program::reads_fflags`]: super::program::Program::reads_fflags
     pub fflags_unread: bool,
+    /// A native math call some of whose lanes declined ([`super::hostcall`]) runs the
+    /// function's code for those lanes only: the active lanes at the call, restored by the `jalr`
+    /// to [`Warp::resume_ra`] (the function's return); 0 when none is pending.
+    pub resume_mask: u32,
+    /// The return address of that call.
+    pub resume_ra: u32,
 }
 
 impl Warp {
@@ -148,6 +154,8 @@ impl Warp {
             dirty_vregs: 0,
             dirty_xregs: 256,
             fflags_unread: false,
+            resume_mask: 0,
+            resume_ra: 0,
         };
         w.reset(pc, numt, csrs, bounds);
         w
@@ -174,6 +182,7 @@ impl Warp {
         self.csr = Csrs { mstatus: 1 << mstatus::VS_SHIFT, vill: true, ..csrs };
         self.done = false;
         self.divergent_branches = 0;
+        self.resume_mask = 0;
     }
 
     /// Debug builds: panics when a register at or above the bounds of the last reset is not zero

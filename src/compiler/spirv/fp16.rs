@@ -160,7 +160,10 @@ impl Lowerer<'_> {
             S::FRem | S::FMod => {
                 let (x, y) = two(self)?;
                 let n = x.len();
-                let r = self.lower_ext_tys(b, C::fmod as u32, &vec![Ty::F32; n], false, &[x, y.clone()])?;
+                self.half_operands = true;
+                let r = self.lower_ext_tys(b, C::fmod as u32, &vec![Ty::F32; n], false, &[x, y.clone()]);
+                self.half_operands = false;
+                let r = r?;
                 let mut out = Vec::new();
                 for (k, mut v) in r.into_iter().enumerate() {
                     if op == S::FMod {
@@ -465,7 +468,10 @@ impl Lowerer<'_> {
             }
         }
         let ftys: Vec<Ty> = res_tys.iter().map(|t| if res_half { Ty::F32 } else { *t }).collect();
-        let r = self.lower_ext_tys(b, c as u32, &ftys, false, &wide)?;
+        self.half_operands = matches!(c, C::fmod | C::remainder | C::remquo) && half.len() >= 2 && half[0] && half[1];
+        let r = self.lower_ext_tys(b, c as u32, &ftys, false, &wide);
+        self.half_operands = false;
+        let r = r?;
         for (p, pointee, scratch) in outs {
             let leaves = self.m.types.leaves(pointee)?;
             let ph = self.is_f16_type(pointee);

@@ -69,6 +69,9 @@ pub(super) struct Lowerer<'m> {
     /// Call level of the function being built (0: kernel, 1 and 2: library subroutines, see
     /// `target::call`): library functions of a deeper level are called out of line.
     level: u8,
+    /// The float built-in being lowered computes a `half` one (`spirv::fp16`): its operands are
+    /// halves widened to float, which lets the exact remainders take fewer reduction steps.
+    pub half_operands: bool,
 }
 
 /// The alignment an `OpLoad`/`OpStore` guarantees through its `Aligned` memory operand (the
@@ -233,6 +236,7 @@ impl<'m> Lowerer<'m> {
             lib: None,
             lib_fns: HashMap::new(),
             level,
+            half_operands: false,
         };
         lw.find_lib();
         lw

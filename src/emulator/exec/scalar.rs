@@ -40,6 +40,10 @@ pub(super) fn scalar<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
             let target = x1.wrapping_add(imm) & !1;
             alu!(next);
             next = target;
+            // The return of a math function run for the lanes a native call declined.
+            if w.resume_mask != 0 && target == w.resume_ra {
+                resume(w);
+            }
         }
         Op::Beq => branch!(x1 == x2),
         Op::Bne => branch!(x1 != x2),
@@ -162,4 +166,12 @@ pub(super) fn scalar<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
     }
     w.pc = next;
     Ok(flow)
+}
+
+/// Back from a math function's code run for the lanes its native call declined
+/// ([`Warp::resume_mask`]): every lane active at the call is active again.
+#[cold]
+fn resume(w: &mut Warp) {
+    w.mask = w.resume_mask;
+    w.resume_mask = 0;
 }
