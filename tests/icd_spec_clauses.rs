@@ -391,7 +391,6 @@ fn builtin_trap_faults_the_work_group() {
 /// work-groups, barriers, divergent branches and bytes; other events have no statistics.
 #[test]
 fn launch_statistics_through_the_vendor_query() {
-    const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
     let ctx = context();
     let q = queue(ctx, 0);
     let src = "__kernel void s(__global int* d, __local int* l) {

@@ -80,12 +80,11 @@ fn divisors_up_to(n: u32, limit: u32) -> impl Iterator<Item = u32> {
 /// A work-group size for `global` (see the module documentation). `max_group` ≥ 1; a
 /// `grouping_free` kernel may get a size that does not divide `global`.
 pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, grouping_free: bool) -> [u32; 3] {
-    let warp = warp.max(1);
-    let uniform = divide(work_dim, global, max_group.max(1), warp, None);
+    let (warp, budget) = (warp.max(1), max_group.max(1));
+    let uniform = divide(work_dim, global, budget, warp, None);
     if !grouping_free {
         return uniform;
     }
-    let budget = max_group.max(1);
     let g0 = global[0].max(1);
     let whole = if budget >= warp { (budget / warp * warp).min(g0) } else { budget.min(g0) };
     let partial = divide(work_dim, global, budget, warp, Some(whole));
@@ -108,7 +107,7 @@ fn divide(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, first: Opt
             (0, None) => divisors_up_to(g, budget).find(|v| v % warp == 0).or_else(|| divisors_up_to(g, budget).next()),
             _ => divisors_up_to(g, budget).next(),
         };
-        local[d] = pick.unwrap_or(1).max(1);
+        local[d] = pick.unwrap_or(1);
         budget /= local[d];
     }
     local

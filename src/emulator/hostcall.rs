@@ -235,17 +235,14 @@ pub(super) fn run(
 }
 
 /// Runs a [`HostCall::registers_only`] call for warp `w` and returns to its `ra`: `true`.
-/// `false` when the warp must run the function's code instead: a uniform math built-in that
-/// [`super::native_math::eval`] declines and a per-lane one it declines for every active lane
-/// (nothing changed), a per-lane one it declines for some lanes (the others have their
-/// results; the warp's mask is narrowed to the declined lanes until the code returns, see
-/// [`Warp::resume_mask`]), and any other call.
+/// `false` when the warp must run the function's code instead: a math built-in that
+/// [`super::native_math::eval`] declines (see [`per_lane`]), and any other call.
 #[inline]
 pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
     let math = |f| move |w: &Warp, lane| super::native_math::eval(f, &math_operands(w, lane));
     let prim = |op: F64Op| move |w: &Warp, lane| Some(op.eval_words(f64_operands(w, lane)));
     let done = match call {
-        HostCall::F64Math(f) => math_lanes(w, f),
+        HostCall::F64Math(f) => per_lane(w, false, math(f), set_math_result),
         HostCall::F64MathUniform(f) => per_lane(w, true, math(f), set_math_result),
         HostCall::F64(op) => per_lane(w, false, prim(op), set_f64_result),
         HostCall::F64Uniform(op) => per_lane(w, true, prim(op), set_f64_result),
@@ -259,7 +256,12 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
 
 /// For every active lane, `store`s `eval` of that lane's operands — of the highest active
 /// lane's when `uniform` (the uniform variants' `vmv.x.s`, their result broadcast to the active
-/// lanes) — or, when `eval` declines for any, stores nothing and returns `false`.
+/// lanes) — and returns `true`. Where `eval` declines, the warp must run the function's code
+/// (`false`): a uniform call, or a per-lane one every active lane declines, changes nothing; a
+/// per-lane one some lanes decline stores the others' results and narrows the warp's mask to
+/// the declined lanes until the code returns to `ra` ([`Warp::resume_mask`]). Level-1
+/// functions call no level-1 function, so no such call is pending then (if one were, this one
+/// declines wholly).
 #[inline(always)]
 fn per_lane<R: Copy + Default>(
     w: &mut Warp,
@@ -271,51 +273,34 @@ fn per_lane<R: Copy + Default>(
     if lanes == 0 {
         return true;
     }
-    let active = || (0..MAX_LANES).filter(move |l| lanes >> l & 1 == 1);
+    let each = |m: u32| (0..MAX_LANES).filter(move |l| m >> l & 1 == 1);
     let mut out = [R::default(); MAX_LANES];
+    let mut declined = 0u32;
     if uniform {
         let Some(r) = eval(w, 31 - lanes.leading_zeros() as usize) else { return false };
         out = [r; MAX_LANES];
     } else {
-        for lane in active() {
-            let Some(r) = eval(w, lane) else { return false };
-            out[lane] = r;
+        for lane in each(lanes) {
+            match eval(w, lane) {
+                Some(r) => out[lane] = r,
+                None => declined |= 1 << lane,
+            }
+        }
+        if declined == lanes || (declined != 0 && w.resume_mask != 0) {
+            return false;
         }
     }
-    for lane in active() {
+    let done = lanes & !declined;
+    for lane in each(done) {
         store(w, lane, out[lane]);
     }
+    if declined != 0 {
+        w.resume_mask = w.mask;
+        w.resume_ra = w.x[1];
+        w.mask &= !done;
+        return false;
+    }
     true
-}
-
-/// [`HostCall::F64Math`] `f` for the active lanes of `w` (see [`run_registers_only`]).
-#[inline(always)]
-fn math_lanes(w: &mut Warp, f: u16) -> bool {
-    let lanes = w.vmask();
-    let mut declined = 0u32;
-    let mut out = [(0u64, false); MAX_LANES];
-    for lane in (0..MAX_LANES).filter(|l| lanes >> l & 1 == 1) {
-        match super::native_math::eval(f, &math_operands(w, lane)) {
-            Some(r) => out[lane] = r,
-            None => declined |= 1 << lane,
-        }
-    }
-    // (A pending partial call — not expected, see below — makes this one decline wholly.)
-    if declined == lanes || (declined != 0 && w.resume_mask != 0) {
-        return lanes == 0;
-    }
-    for lane in (0..MAX_LANES).filter(|l| (lanes & !declined) >> l & 1 == 1) {
-        set_math_result(w, lane, out[lane]);
-    }
-    if declined == 0 {
-        return true;
-    }
-    // The code runs for the declined lanes; its `ret` to `ra` brings the others back. Level-1
-    // functions call no level-1 function, so no other such call is pending.
-    w.resume_mask = w.mask;
-    w.resume_ra = w.x[1];
-    w.mask &= !(lanes & !declined);
-    false
 }
 
 /// The level-1 argument words of `lane`.

@@ -380,7 +380,8 @@ fn launch(
     }
     if status == CL_COMPLETE {
         let mut words = [0u64; 10];
-        let code = call!(clGetEventInfo(e, 0x7F10, 80, words.as_mut_ptr() as *mut c_void, null_mut()));
+        let code =
+            call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 80, words.as_mut_ptr() as *mut c_void, null_mut()));
         check(code, "clGetEventInfo(CL_EVENT_STATISTICS_VENTUS)");
         LAST_STATS.with(|s| s.set(words));
     }

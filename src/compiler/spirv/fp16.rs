@@ -160,10 +160,7 @@ impl Lowerer<'_> {
             S::FRem | S::FMod => {
                 let (x, y) = two(self)?;
                 let n = x.len();
-                self.half_operands = true;
-                let r = self.lower_ext_tys(b, C::fmod as u32, &vec![Ty::F32; n], false, &[x, y.clone()]);
-                self.half_operands = false;
-                let r = r?;
+                let r = self.float_builtin(b, C::fmod, &vec![Ty::F32; n], &[x, y.clone()], true)?;
                 let mut out = Vec::new();
                 for (k, mut v) in r.into_iter().enumerate() {
                     if op == S::FMod {
@@ -384,6 +381,23 @@ impl Lowerer<'_> {
         self.f2h(b, r)
     }
 
+    /// The float built-in `c` computing a half one on widened operands; `half_operands`: its
+    /// first two operands are halves (the exact remainders then take fewer reduction steps,
+    /// [`Lowerer::half_operands`](super::lower::Lowerer)).
+    fn float_builtin(
+        &mut self,
+        b: BlockId,
+        c: C,
+        tys: &[Ty],
+        a: &[Vec<Value>],
+        half_operands: bool,
+    ) -> Result<Vec<Value>, CompileError> {
+        self.half_operands = half_operands;
+        let r = self.lower_ext_tys(b, c as u32, tys, false, a);
+        self.half_operands = false;
+        r
+    }
+
     /// OpenCL.std built-ins with half operands or result. `half[k]` tells whether operand `k`
     /// (of `a`) is a half value.
     fn ext_f16(
@@ -468,10 +482,8 @@ impl Lowerer<'_> {
             }
         }
         let ftys: Vec<Ty> = res_tys.iter().map(|t| if res_half { Ty::F32 } else { *t }).collect();
-        self.half_operands = matches!(c, C::fmod | C::remainder | C::remquo) && half.len() >= 2 && half[0] && half[1];
-        let r = self.lower_ext_tys(b, c as u32, &ftys, false, &wide);
-        self.half_operands = false;
-        let r = r?;
+        let halves = half.len() >= 2 && half[0] && half[1];
+        let r = self.float_builtin(b, c, &ftys, &wide, halves)?;
         for (p, pointee, scratch) in outs {
             let leaves = self.m.types.leaves(pointee)?;
             let ph = self.is_f16_type(pointee);
