@@ -1,7 +1,7 @@
 //! The same OpenCL C kernels through our ICD and through pocl (when Debian's `pocl-opencl-icd` is
 //! installed), side by side, through the ICD loader exactly as an application runs them.
 //!
-//! Figures (each the median of [`RUNS`] interleaved runs: ours, pocl, ours, pocl, …):
+//! Figures (each the median of [`runs()`] interleaved runs: ours, pocl, ours, pocl, …):
 //! * kernel time (`CL_PROFILING_COMMAND_START` → `END`) of compute-bound kernels (an ALU loop,
 //!   a matmul with `__local` tiles, n-body) and memory-bound ones (saxpy, a 5-point stencil), and
 //!   the ratio ours / pocl;
@@ -24,8 +24,10 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::time::{Duration, Instant};
 
-/// Interleaved runs per figure.
-const RUNS: usize = 5;
+/// Interleaved runs per figure (`VS_POCL_RUNS` overrides it, e.g. for a profile of one workload).
+fn runs() -> usize {
+    std::env::var("VS_POCL_RUNS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(5)
+}
 
 const SOURCE: &str = r#"
 kernel void alu(global float *out, int iters) {
@@ -481,7 +483,7 @@ fn main() {
     }
     let ours = ours.expect("our platform");
     let threads = std::env::var("VENTUS_THREADS").unwrap_or_else(|_| "default".into());
-    println!("vs_pocl: VENTUS_THREADS={threads}, {RUNS} interleaved runs, medians");
+    println!("vs_pocl: VENTUS_THREADS={threads}, {} interleaved runs, medians", runs());
     if pocl.is_none() {
         println!("(pocl is not installed: only our figures)");
     }
@@ -500,7 +502,7 @@ fn main() {
             continue;
         }
         let (mut a, mut b, mut lanes) = (Vec::new(), Vec::new(), None);
-        for _ in 0..RUNS {
+        for _ in 0..runs() {
             let (d, l) = f(&ours);
             a.push(d);
             lanes = lanes.or(l);

@@ -248,3 +248,75 @@ fn read_only_blocks_can_be_loaded_but_not_stored_to() {
     // The host still writes it.
     mem.write(ro.base() + 4, &[1, 2, 3, 4]).unwrap();
 }
+
+/// `n` straight-line instructions (no jumps, no memory): scalar and vector arithmetic.
+fn straight(n: usize) -> String {
+    (0..n).map(|k| if k % 2 == 0 { "    addi t2, t2, 1\n" } else { "    vadd.vi v1, v1, 1\n" }).collect()
+}
+
+#[test]
+fn straight_line_runs_keep_shared_loads_traps_and_counts_in_place() {
+    // Untraced turns execute straight-line runs of private instructions without looking at
+    // each one (`Decoded::run`). Runs here: longer than the longest recorded run (64) and than
+    // a turn (256); broken by a scalar load of a word other warps store to (it must still run
+    // in its round-robin place: the racy counter shows the order); a trap in the middle of one
+    // (warp 2 only); partial warps (lane counts). Warps reach the load 80 rounds apart.
+    for (numt, trap) in [(32, false), (32, true), (13, false), (13, true)] {
+        let src = format!(
+            "
+    csrr t1, wid
+    slli t3, t1, 2
+    add t3, t3, a0
+    li t2, 0
+    vid.v v1
+    vadd.vx v1, v1, t1
+    {d0}
+{s1}
+    lw t4, 0(a0)             # racy: out[0] += wid + 1, in round-robin order
+{s2}
+    add t4, t4, t1
+    addi t4, t4, 1
+    sw t4, 0(a0)
+    li t4, 2
+    bne t1, t4, SKIP
+    {d}
+{s3}
+    {trap}
+{s3}
+SKIP:
+{s4}
+    sw t2, 64(t3)            # out[16 + wid] = the scalar count
+    csrr t5, tid
+    slli t5, t5, 2
+    vid.v v2
+    vsll.vi v2, v2, 2
+    vadd.vx v2, v2, t5
+    vadd.vx v2, v2, a0
+    vsw12.v v1, 256(v2)      # out[64 + lane] = the vector count
+    endprg
+",
+            s1 = straight(70),
+            s2 = straight(9),
+            s3 = straight(20),
+            s4 = straight(300),
+            d0 = delay("z", 3, 40),
+            d = delay("a", 4, 0),
+            trap = if trap { "csrr t0, 0x7c0" } else { "addi t2, t2, 0" },
+        );
+        let s = Setup { warps: 4, numt, out_words: 200, ..Setup::default() };
+        let out = same_as_traced(&src, s);
+        let f = exec(&src, &s);
+        match (trap, &f.result) {
+            (true, Err(LaunchError::Fault(f))) => {
+                assert!(matches!(f.kind, FaultKind::IllegalInstruction { .. }), "{f}");
+                assert_eq!(f.warp, 2, "{f}");
+            }
+            (false, Ok(stats)) => {
+                assert_eq!(out[0], 1 + 2 + 3 + 4, "each warp's load ran after the earlier warp's store");
+                assert_eq!(&out[16..20], &[35 + 150 + 5, 35 + 150 + 5, 35 + 150 + 5 + 20, 35 + 150 + 5]);
+                assert_eq!(stats.lane_instructions % u64::from(numt), 0, "whole warps of {numt} lanes");
+            }
+            (_, r) => panic!("trap {trap}: unexpected outcome {r:?}"),
+        }
+    }
+}

@@ -44,6 +44,26 @@ pub struct Decoded {
     /// host ([`Sharing`]); the work-group runner may run a warp's private instructions ahead of
     /// the other warps' turns ([`super::turn`]).
     pub sharing: Sharing,
+    /// The straight-line run that starts here ([`Program::runs`]): how many entries from this
+    /// one on (this one included, at most [`MAX_RUN`]) are plain — an operation that is not
+    /// shared ([`Sharing::Shared`]), not a host call, and continues at the next word without
+    /// changing the warp's mask (no jump, branch, SIMT, prefix, barrier or system
+    /// instruction). 0: this entry is not plain. Extended variants always have 0.
+    pub run: u16,
+}
+
+/// The longest run [`Decoded::run`] records.
+pub const MAX_RUN: u16 = 64;
+
+/// Whether `d` may be part of a straight-line run ([`Decoded::run`]).
+fn plain(d: &Decoded) -> bool {
+    let Some(op) = d.op else { return false };
+    d.host_call == 0
+        && d.sharing != Sharing::Shared
+        && !matches!(
+            op.desc().fmt,
+            Fmt::J | Fmt::Jalr | Fmt::B | Fmt::Bare | Fmt::Prefix | Fmt::X3 | Fmt::Barrier | Fmt::VBranch | Fmt::Join
+        )
 }
 
 /// How an instruction relates to other warps and the host.
@@ -192,6 +212,7 @@ fn illegal(word: u32) -> Decoded {
         next_ext: NO_EXT,
         host_call: 0,
         sharing: Sharing::Shared,
+        run: 0,
     }
 }
 
@@ -214,6 +235,7 @@ fn decode_with(word: u32, e: Ext) -> Decoded {
         next_ext: NO_EXT,
         host_call: 0,
         sharing: sharing(i.op, i.imm),
+        run: 0,
     };
     if e == Ext::default() {
         return d;
@@ -295,6 +317,7 @@ impl Program {
             matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci))
                 && matches!(d.imm as u16 & 0xfff, csr::FFLAGS | csr::FCSR)
         });
+        Self::runs(&mut ops);
         let pages = Self::pages_of(&segments);
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -492,7 +515,17 @@ impl Program {
             _ => Sharing::Shared,
         };
         *d = Decoded { op: None, host_call: id, sharing, ..illegal(d.word) };
+        Self::runs(&mut self.ops);
         true
+    }
+
+    /// Sets every entry's [`Decoded::run`] (from the last entry backwards).
+    fn runs(ops: &mut [Decoded]) {
+        let mut after = 0u16;
+        for d in ops.iter_mut().rev() {
+            after = if plain(d) { (after + 1).min(MAX_RUN) } else { 0 };
+            d.run = after;
+        }
     }
     /// The host call of a [`Decoded::host_call`] marker.
     pub fn host_call(&self, id: u8) -> Option<HostCall> {

@@ -83,6 +83,18 @@ fn turn_table(w: &mut Warp, most: u64, ctx: &Ctx, table: &[[Handler; 16]; handle
         let next = match exec::peek(w, ctx.prog) {
             Ok(d) if executed == 0 || (executed < most && private(w, d, ctx)) => {
                 w.ext = NO_EXT;
+                if d.run > 1 {
+                    // SAFETY: `d` is a plain entry of the program's text (a run is never an
+                    // extended variant: those have `run == 0`), followed by `d.run - 1` more.
+                    let (n, stop) = unsafe { run(w, d, ctx, table, most - executed, &mut out) };
+                    executed += n;
+                    lanes += n * u64::from(w.mask.count_ones());
+                    w.csr.instret += n;
+                    if let Some(pc) = stop {
+                        return TurnEnd { executed, lanes, pc, result: out };
+                    }
+                    continue;
+                }
                 let h = handlers::handler(table, d);
                 // SAFETY: `h` is `d`'s handler; the caller chose a table the host can run.
                 unsafe { h(w, d, ctx, &mut out) }
@@ -100,6 +112,43 @@ fn turn_table(w: &mut Warp, most: u64, ctx: &Ctx, table: &[[Handler; 16]; handle
             return TurnEnd { executed, lanes, pc, result: out };
         }
     }
+}
+
+/// Runs the straight-line run that starts at `d` ([`Decoded::run`]), at most `most` (≥ 1)
+/// of its entries: stops before a scalar load after the first whose address other warps
+/// may store to (so it runs in its round-robin place) and after an entry whose handler ends
+/// the turn (`false`, its outcome in `out`; the pc then is that entry's). Returns the
+/// entries executed (≥ 1) and, when the turn ends, the pc of the entry that ended it. Run
+/// entries keep the mask, so
+/// the caller counts lanes for all of them at once.
+///
+/// # Safety
+/// `d` is an entry of the program's plain text (`ctx.prog.ops()`), with `d.run` entries
+/// from it on, and the table's handlers are runnable on this host.
+#[inline(always)]
+unsafe fn run(
+    w: &mut Warp,
+    d: &Decoded,
+    ctx: &Ctx,
+    table: &[[Handler; 16]; handlers::ROWS],
+    most: u64,
+    out: &mut Result<Flow, Trap>,
+) -> (u64, Option<u32>) {
+    let n = u64::from(d.run).min(most);
+    let first: *const Decoded = d;
+    for k in 0..n {
+        // SAFETY: `k < d.run`: the run's entries are consecutive in the text array.
+        let e = unsafe { &*first.add(k as usize) };
+        if k > 0 && e.sharing == Sharing::ScalarLoad && !private(w, e, ctx) {
+            return (k, None);
+        }
+        let pc = w.pc;
+        // SAFETY: `e`'s handler; the caller chose a table the host can run.
+        if !unsafe { handlers::handler(table, e)(w, e, ctx, out) } {
+            return (k + 1, Some(pc));
+        }
+    }
+    (n, None)
 }
 
 /// An untraced turn through the baseline handlers.

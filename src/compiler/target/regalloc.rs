@@ -279,7 +279,8 @@ fn intervals(m: &MFunc) -> Vec<Interval> {
 /// Linear scan of the intervals of one register class over `pool`. Spilled intervals are
 /// returned separately (their slots are assigned by [`assign_slots`]).
 /// Free registers are taken in `pool` order (the ones that need no `regext` prefix first).
-fn scan(ints: &[Interval], pool: &[u8], vector: bool) -> (HashMap<Reg, Loc>, Vec<Interval>) {
+/// `hint`: a register that should get a given pool register when it is free at its start.
+fn scan(ints: &[Interval], pool: &[u8], vector: bool, hint: Option<(Reg, u8)>) -> (HashMap<Reg, Loc>, Vec<Interval>) {
     let rank: HashMap<u8, usize> = pool.iter().enumerate().map(|(i, r)| (*r, i)).collect();
     let mut free = FreeRegs { set: pool.iter().enumerate().map(|(i, r)| (i, *r)).collect(), rank };
     let mut active: Vec<(Interval, u8)> = Vec::new();
@@ -294,7 +295,8 @@ fn scan(ints: &[Interval], pool: &[u8], vector: bool) -> (HashMap<Reg, Loc>, Vec
                 true
             }
         });
-        if let Some(r) = free.pop() {
+        let hinted = hint.filter(|h| h.0 == it.reg).and_then(|(_, r)| free.take(r));
+        if let Some(r) = hinted.or_else(|| free.pop()) {
             active.push((*it, r));
             out.insert(it.reg, Loc::Reg(if vector { Reg::PV(r) } else { Reg::X(r) }));
             continue;
@@ -326,6 +328,11 @@ impl FreeRegs {
     }
     fn push(&mut self, r: u8) {
         self.set.insert((self.rank[&r], r));
+    }
+    /// `r`, if it is free.
+    fn take(&mut self, r: u8) -> Option<u8> {
+        let rank = *self.rank.get(&r)?;
+        self.set.remove(&(rank, r)).then_some(r)
     }
 }
 
@@ -361,6 +368,21 @@ fn assign_slots(mut spilled: Vec<Interval>, base: i64) -> (HashMap<Reg, i64>, i6
     (out, next)
 }
 
+/// A kernel's first instruction copies the argument-buffer address out of `a0`
+/// (`addi argbase, a0, 0`); when that register gets `a0` itself (a0 is otherwise free then: no
+/// other value is live at the entry), the copy is an identity and disappears (`mv t0, a0` in
+/// every kernel otherwise). Nothing else reads `a0` as a fixed register in a kernel.
+fn entry_copy_of_a0(m: &MFunc) -> Option<(Reg, u8)> {
+    if m.level != 0 {
+        return None;
+    }
+    let first = m.blocks.first()?.insts.first()?;
+    match (&first.op, first.rd, first.rs1) {
+        (&MOp::I(I::Addi), Some(d), Some(A0)) if first.imm == 0 && d.is_virtual() && !d.is_vector() => Some((d, 10)),
+        _ => None,
+    }
+}
+
 /// Allocates registers in place. Scalar spill slots start at `stack_base` bytes of the warp
 /// stack, vector slots above the IR's private data (`m.private_bytes`, which for a subroutine
 /// already starts above its callers' frames). Returns the frame's extent.
@@ -368,7 +390,7 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
     super::dce::remove_dead(m);
     super::coalesce::coalesce(m);
     let ints = intervals(m);
-    let (mut smap, sspill) = scan(&ints, &scalar_pool_of(m), false);
+    let (mut smap, sspill) = scan(&ints, &scalar_pool_of(m), false, entry_copy_of_a0(m));
     let (sslots, send) = assign_slots(sspill, i64::from(stack_base.next_multiple_of(4)));
     let stack = i64::from(crate::abi::COMPILED_WARP_STACK_BYTES);
     if send > stack {
@@ -378,7 +400,7 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
     }
     smap.extend(sslots.into_iter().map(|(r, o)| (r, Loc::Slot(o))));
     let private_base = (m.private_bytes as i64 + 3) & !3;
-    let (mut vmap, vspill) = scan(&ints, &vector_pool(m), true);
+    let (mut vmap, vspill) = scan(&ints, &vector_pool(m), true, None);
     let (vslots, vend) = assign_slots(vspill, private_base);
     if vend > i64::from(crate::abi::MAX_PRIVATE_BYTES_PER_ITEM) {
         return Err(CompileError::Resources(format!(
