@@ -1,7 +1,8 @@
 //! `half` storage: `vload_half[n]`, `vloada_half[n]`, `vstore_half[n][_rte|_rtz|_rtp|_rtn]`,
 //! `vstorea_half[n]…` (OpenCL C §6.15.8). The device has no half arithmetic; values are converted
 //! with branch-free integer sequences:
-//! * half → float is exact (normal, subnormal via an exact float multiply, inf/NaN);
+//! * half → float is exact (one float multiply by 2^112 rebiases normals and subnormals alike;
+//!   inf/NaN keep their payload);
 //! * float → half rounds as requested (default: to nearest even); NaN stays a quiet NaN with
 //!   its sign and top payload bits, overflow follows the rounding mode (∞ or the largest finite).
 
@@ -45,40 +46,31 @@ impl Lowerer<'_> {
     }
 
     /// The float value of the half whose bits are the low 16 bits of `h` (an i32 or i16).
+    /// Exponent and mantissa shifted into a float's fields read as a float 2^112 times too small
+    /// for every finite half, subnormals included (their bits are a float subnormal): one exact
+    /// multiply by 2^112 rebiases them. An infinity or NaN (exponent 31) then has float exponent
+    /// 143; adding 112 to the exponent field makes it 255 with the payload kept.
     pub(super) fn half_to_float(&mut self, b: BlockId, h: Value) -> Value {
         let h = match self.f.ty(h) {
             Ty::I32 => h,
             _ => self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, h)),
         };
-        let (c15, c10, c13, c31, m3ff) = (self.k(15), self.k(10), self.k(13), self.k(31), self.k(0x3ff));
-        let c31s = c31;
-        let ffff = self.k(0xffff);
-        let h = self.bin32(b, BinOp::And, h, ffff);
+        let (c13, c15, c31) = (self.k(13), self.k(15), self.k(31));
+        let m7fff = self.k(0x7fff);
+        let em = self.bin32(b, BinOp::And, h, m7fff);
+        let shifted = self.bin32(b, BinOp::Shl, em, c13);
+        let shifted = self.f.push(b, Ty::F32, Op::Conv(ConvOp::Bitcast, shifted));
+        let scale = self.const_val(Ty::F32, (2f32).powi(112).to_bits() as u64);
+        let mag = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, shifted, scale));
+        let mag = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, mag));
+        let max_finite = self.k(0x7bff);
+        let special = self.cmp32(b, CmpOp::GtU, em, max_finite);
+        let special = self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, special));
+        let rebias = self.k(112 << 23);
+        let adjust = self.bin32(b, BinOp::Mul, special, rebias);
+        let mag = self.bin32(b, BinOp::Add, mag, adjust);
         let sign = self.bin32(b, BinOp::ShrL, h, c15);
-        let sign = self.bin32(b, BinOp::Shl, sign, c31s);
-        let e = self.bin32(b, BinOp::ShrL, h, c10);
-        let e = self.bin32(b, BinOp::And, e, c31);
-        let m = self.bin32(b, BinOp::And, h, m3ff);
-        let m13 = self.bin32(b, BinOp::Shl, m, c13);
-        // Normal: exponent rebias by 112.
-        let c112 = self.k(112);
-        let e112 = self.bin32(b, BinOp::Add, e, c112);
-        let c23 = self.k(23);
-        let eb = self.bin32(b, BinOp::Shl, e112, c23);
-        let normal = self.bin32(b, BinOp::Or, eb, m13);
-        // Inf/NaN.
-        let infbits = self.k(0x7f80_0000);
-        let special = self.bin32(b, BinOp::Or, infbits, m13);
-        // Subnormal or zero: m × 2^-24, exact.
-        let mf = self.f.push(b, Ty::F32, Op::Conv(ConvOp::UToF, m));
-        let scale = self.const_val(Ty::F32, (2f32).powi(-24).to_bits() as u64);
-        let sub = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, mf, scale));
-        let sub = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, sub));
-        let zero = self.k(0);
-        let is_sub = self.cmp32(b, CmpOp::Eq, e, zero);
-        let is_special = self.cmp32(b, CmpOp::Eq, e, c31);
-        let mag = self.sel32(b, is_special, special, normal);
-        let mag = self.sel32(b, is_sub, sub, mag);
+        let sign = self.bin32(b, BinOp::Shl, sign, c31);
         let bits = self.bin32(b, BinOp::Or, mag, sign);
         self.f.push(b, Ty::F32, Op::Conv(ConvOp::Bitcast, bits))
     }
