@@ -320,13 +320,49 @@ pub fn divu_by(a: &Lanes, d: u32, rem: bool) -> Lanes {
     }
 }
 
+/// `⌊a / b⌋` of 32-bit unsigned integers (`b ≠ 0`; any value for `b = 0`) in f64 arithmetic,
+/// which vectorises where a hardware division per lane does not: the quotient rounded to the
+/// nearest integer is `⌊a/b⌋` or one more (the correctly rounded `a/b` is within 2^-53 relative
+/// of the true quotient, below 2^32), and the exact product `q·b` (below 2^33) tells which.
+#[inline(always)]
+fn divu_f64(a: u32, b: u32) -> u32 {
+    const M: f64 = 4_503_599_627_370_496.0; // 2^52: x + M holds an integer x < 2^52 in its low bits
+    let f = |x: u32| f64::from_bits(0x4330_0000_0000_0000 | u64::from(x)) - M;
+    let (af, bf) = (f(a), f(b));
+    let near = (af / bf + M) - M;
+    let q = if near * bf > af { near - 1.0 } else { near };
+    (q + M).to_bits() as u32
+}
+
+/// Per-lane `vdivu`/`vremu` (`rem`) and, with `signed`, `vdiv`/`vrem` of `a` by `b`, exactly the
+/// scalar semantics (`x/0` = all ones, `x%0` = x, `MIN/−1` = MIN, `MIN%−1` = 0), through
+/// [`divu_f64`] on the magnitudes.
+#[inline(always)]
+pub fn div_lanes(a: &Lanes, b: &Lanes, rem: bool, signed: bool) -> Lanes {
+    lanes(|i| {
+        let (x, y) = (a[i], b[i]);
+        let (neg_x, neg_y) = (signed && (x as i32) < 0, signed && (y as i32) < 0);
+        let (ux, uy) = (if neg_x { x.wrapping_neg() } else { x }, if neg_y { y.wrapping_neg() } else { y });
+        let q = divu_f64(ux, uy);
+        let (q, r) = (q, ux.wrapping_sub(q.wrapping_mul(uy)));
+        let q = if neg_x != neg_y { q.wrapping_neg() } else { q };
+        let r = if neg_x { r.wrapping_neg() } else { r };
+        match (rem, y == 0) {
+            (false, true) => u32::MAX,
+            (false, false) => q,
+            (true, true) => x,
+            (true, false) => r,
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::isa::semantics as s;
 
     #[test]
-    fn division_by_one_divisor_matches_the_per_lane_semantics() {
+    fn divisions_match_the_per_lane_semantics() {
         // Edge dividends and divisors (0, 1, powers of two and their neighbours, the extremes)
         // and a deterministic pseudo-random sweep.
         let mut edge: Vec<u32> = vec![0, 1, 2, 3, 5, 7, 255, 256, 257, 1000, 65535, 65536, 65537];
@@ -357,6 +393,23 @@ mod tests {
                 for i in 0..MAX_LANES {
                     assert_eq!(q[i], s::divu(a[i], d), "{} / {d}", a[i]);
                     assert_eq!(r[i], s::remu(a[i], d), "{} % {d}", a[i]);
+                }
+                // Per-lane divisors (`div_lanes`, the `.vv` forms): this one, the edges and
+                // random ones around it, unsigned and signed.
+                let b: Lanes = lanes(|i| match i % 4 {
+                    0 => d,
+                    1 => edge[(i * 7 + d as usize) % edge.len()],
+                    2 => next(),
+                    _ => d.wrapping_add(i as u32).wrapping_sub(16),
+                });
+                type Scalar = fn(u32, u32) -> u32;
+                let ops: [(bool, bool, Scalar); 4] =
+                    [(false, false, s::divu), (true, false, s::remu), (false, true, s::div), (true, true, s::rem)];
+                for (rem, signed, f) in ops {
+                    let got = div_lanes(&a, &b, rem, signed);
+                    for i in 0..MAX_LANES {
+                        assert_eq!(got[i], f(a[i], b[i]), "{} by {} (rem {rem}, signed {signed})", a[i], b[i]);
+                    }
                 }
             }
         }

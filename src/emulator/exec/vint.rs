@@ -179,16 +179,18 @@ pub(super) fn vector_int<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mu
             let m = vector_lanes(w, d)?;
             vgen(w, t, m, rd, |i| i as u32)
         }
-        Op::VdivuVv => vv!(s::divu),
+        Op::VdivuVv | Op::VremuVv | Op::VdivVv | Op::VremVv => {
+            let m = vector_lanes(w, d)?;
+            let (rem, signed) = (matches!(op, Op::VremuVv | Op::VremVv), matches!(op, Op::VdivVv | Op::VremVv));
+            let r = div_lanes(&w.v[rs2 as usize], &w.v[rs1 as usize], rem, signed);
+            vgen(w, t, m, rd, |i| r[i])
+        }
         Op::VdivuVx | Op::VremuVx => {
             let m = vector_lanes(w, d)?;
             let r = divu_by(&w.v[rs2 as usize], x1, op == Op::VremuVx);
             vgen(w, t, m, rd, |i| r[i])
         }
-        Op::VdivVv => vv!(s::div),
         Op::VdivVx => vx!(s::div),
-        Op::VremuVv => vv!(s::remu),
-        Op::VremVv => vv!(s::rem),
         Op::VremVx => vx!(s::rem),
         Op::VmulhuVv => vv!(s::mulhu),
         Op::VmulhuVx => vx!(s::mulhu),
