@@ -36,10 +36,12 @@ impl E<'_, '_> {
         let steps = if self.l.half_operands { 4 } else { 32 };
         for k in 0..steps {
             let kk = self.ci(k);
+            // Steps past the difference shift by 0: r < my, so the remainder keeps r.
             let c = self.ilt(kk, n8);
-            let t = self.shli(r, 8);
-            let t = self.remu(t, my);
-            r = self.sel(c, t, r);
+            let c = self.push(Ty::I32, Op::Conv(ConvOp::ZExt, c));
+            let s = self.shli(c, 3);
+            let t = self.shl(r, s);
+            r = self.remu(t, my);
         }
         let rf = self.u2f(r);
         let n = self.addi(ey, -150);
