@@ -100,28 +100,26 @@ impl Sel<'_> {
     }
 
     /// `d = c ? a : b` where c is 0/1 (all registers of d's class, c possibly scalar).
+    /// `d = c ? a : b` for a condition `c` of 0 or 1, as `(a - b)·c + b` in wrapping integer
+    /// arithmetic (exact for any bit patterns): a subtract and a multiply-add (`vmadd`, in
+    /// place), two instructions where a mask (`0 - c`) and xor/and/xor took four — a uniform
+    /// `c` with vector operands is read from its scalar register (`vmadd.vx`) instead of
+    /// being broadcast first.
     fn select_regs(&mut self, d: Reg, c: Reg, a: Reg, b: Reg) {
         if d.is_vector() {
-            let m = self.m.new_v();
-            let cv = if c.is_vector() {
-                c
-            } else {
-                let t = self.m.new_v();
-                self.emit_rr(I::VmvVX, t, c, ZERO, 0);
-                t
-            };
-            self.vxop(m, I::VrsubVx, cv, Some(ZERO), 0); // m = 0 - c: all ones where c
             let t = self.m.new_v();
-            self.vvop(t, I::VxorVv, a, b);
-            self.vvop(t, I::VandVv, t, m);
-            self.vvop(d, I::VxorVv, t, b);
+            self.vvop(t, I::VsubVv, a, b);
+            if c.is_vector() {
+                self.vvop(t, I::VmaddVv, b, c); // t = c·t + b
+            } else {
+                self.vxop(t, I::VmaddVx, b, Some(c), 0);
+            }
+            self.emit_rr(I::VaddVx, d, ZERO, t, 0);
         } else {
-            let m = self.m.new_s();
-            self.sbin(m, I::Sub, ZERO, c);
             let t = self.m.new_s();
-            self.sbin(t, I::Xor, a, b);
-            self.sbin(t, I::And, t, m);
-            self.sbin(d, I::Xor, t, b);
+            self.sbin(t, I::Sub, a, b);
+            self.sbin(t, I::Mul, t, c);
+            self.sbin(d, I::Add, t, b);
         }
     }
 
