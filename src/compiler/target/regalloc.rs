@@ -496,7 +496,35 @@ pub fn allocate(m: &mut MFunc, stack_base: u32) -> Result<Frame, CompileError> {
             b.insts.retain(|i| !zeroing(i));
         }
     }
+    drop_repeated_li(m);
     Ok(Frame { private: vslot.max(m.private_bytes as i64) as u32, stack: send as u32 })
+}
+
+/// Removes a `li r, k` whose register still holds `k` from an earlier `li` of the same block
+/// (constants are materialised per use, often into the same scratch register): the register's
+/// known constant is forgotten when an instruction writes it, and all are at a call or a
+/// reconvergence-address setup. Blocks start knowing nothing (they may be entered by a jump).
+fn drop_repeated_li(m: &mut MFunc) {
+    for blk in &mut m.blocks {
+        let mut known: Vec<(Reg, i64)> = Vec::new();
+        blk.insts.retain(|i| {
+            match (&i.op, i.rd) {
+                (MOp::Li, Some(r)) => {
+                    if known.contains(&(r, i.imm)) {
+                        return false;
+                    }
+                    known.retain(|(k, _)| *k != r);
+                    known.push((r, i.imm));
+                }
+                (MOp::Call(_) | MOp::SetRpc, _) => known.clear(),
+                _ => {
+                    let defs = i.defs();
+                    known.retain(|(k, _)| !defs.contains(k));
+                }
+            }
+            true
+        });
+    }
 }
 
 /// The load (reload) or store of spilled `p` at slot `off`.
@@ -544,4 +572,44 @@ fn spill_op(p: Reg, off: i64, load: bool) -> Vec<MInst> {
     }
     out.push(m);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_constant_still_in_its_register_is_not_loaded_again() {
+        let (t0, a1) = (Reg::X(5), Reg::X(11));
+        let insts = vec![
+            MInst::li(t0, 7),
+            MInst::rr(I::Add, a1, t0, t0, 0),
+            MInst::li(t0, 7), // still 7: dropped
+            MInst::li(a1, 7), // another register: kept
+            MInst::li(t0, 9), // another constant: kept
+            MInst::li(t0, 7), // t0 now holds 9: kept
+            MInst::rr(I::Add, t0, a1, a1, 0),
+            MInst::li(t0, 7), // t0 was written: kept
+            MInst::new(MOp::Call("f".into())),
+            MInst::li(t0, 7), // a call may clobber it: kept
+            MInst::li(a1, 7), // likewise
+        ];
+        let block = MBlock { insts: insts.clone(), succs: vec![1] };
+        let mut m = MFunc {
+            name: "k".into(),
+            blocks: vec![block.clone(), block],
+            next_s: 0,
+            next_v: 0,
+            private_bytes: 0,
+            level: 0,
+            calls: true,
+            files: Vec::new(),
+        };
+        drop_repeated_li(&mut m);
+        let mut want = insts;
+        want.remove(2);
+        // Each block on its own (the second may be entered by a jump).
+        assert_eq!(m.blocks[0].insts, want);
+        assert_eq!(m.blocks[1].insts, want);
+    }
 }

@@ -502,10 +502,15 @@ impl Sel<'_> {
                     self.sbin(d, I::Or, t, u);
                 }
                 C::FOrd | C::FUno => {
-                    let u = self.m.new_s();
-                    self.sbin(t, I::FeqS, x, x);
-                    self.sbin(u, I::FeqS, y, y);
-                    self.sbin(d, I::And, t, u);
+                    if a == b {
+                        // `isnan(x)` / `!isnan(x)`: one self-comparison.
+                        self.sbin(d, I::FeqS, x, x);
+                    } else {
+                        let u = self.m.new_s();
+                        self.sbin(t, I::FeqS, x, x);
+                        self.sbin(u, I::FeqS, y, y);
+                        self.sbin(d, I::And, t, u);
+                    }
                     if o == C::FUno {
                         self.emit_rr(I::Xori, d, d, ZERO, 1);
                     }
@@ -544,10 +549,14 @@ impl Sel<'_> {
                 self.vvop(d, I::VorVv, d, t);
             }
             C::FOrd | C::FUno => {
-                let t = self.m.new_v();
-                self.vvop(t, I::VmfeqVv, x, x);
-                self.vvop(d, I::VmfeqVv, y, y);
-                self.vvop(d, I::VandVv, d, t);
+                if a == b {
+                    self.vvop(d, I::VmfeqVv, x, x);
+                } else {
+                    let t = self.m.new_v();
+                    self.vvop(t, I::VmfeqVv, x, x);
+                    self.vvop(d, I::VmfeqVv, y, y);
+                    self.vvop(d, I::VandVv, d, t);
+                }
                 if o == C::FUno {
                     self.vxop(d, I::VxorVi, d, None, 1);
                 }
