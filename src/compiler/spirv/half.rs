@@ -146,8 +146,13 @@ impl Lowerer<'_> {
                 self.sel32(b, to_inf, hinf, r)
             }
         };
-        let hinf = self.k(0x7c00);
-        let mag = self.sel32(b, is_inf, hinf, mag);
+        // Round to nearest already sends ∞ (≥ 65520) to ∞; the directed modes clamped it.
+        let mag = if mode == HalfRound::Rte {
+            mag
+        } else {
+            let hinf = self.k(0x7c00);
+            self.sel32(b, is_inf, hinf, mag)
+        };
         let qnan = self.k(0x7e00);
         let payload = self.bin32(b, BinOp::ShrL, a, c13);
         let m3ff = self.k(0x3ff);
