@@ -515,8 +515,23 @@ impl Program {
             _ => Sharing::Shared,
         };
         *d = Decoded { op: None, host_call: id, sharing, ..illegal(d.word) };
-        Self::runs(&mut self.ops);
+        Self::end_run_at(&mut self.ops, (off >> 2) as usize);
         true
+    }
+
+    /// Entry `at` became non-plain: it has no run, and the runs of the entries before it that
+    /// reached it end there (at most [`MAX_RUN`] of them change).
+    fn end_run_at(ops: &mut [Decoded], at: usize) {
+        ops[at].run = 0;
+        let mut after = 0u16;
+        for d in ops[..at].iter_mut().rev() {
+            let run = if d.run == 0 { 0 } else { (after + 1).min(MAX_RUN) };
+            if run == d.run {
+                break; // unchanged here, so unchanged before
+            }
+            d.run = run;
+            after = run;
+        }
     }
 
     /// Sets every entry's [`Decoded::run`] (from the last entry backwards).
@@ -593,6 +608,27 @@ mod tests {
         assert_eq!(p.reg_bounds(), RegBounds { x: 8, v: 0 });
         assert!(p.install_host_call(0x8000_0000, HostCall::LegacyPrintf));
         assert_eq!(p.reg_bounds().v, 1);
+    }
+    #[test]
+    fn straight_line_runs_end_at_non_plain_entries_and_host_calls() {
+        // 100 × addi t0, t0, 1, then ret (jalr: not plain).
+        let mut words = vec![0x00128293u32; 100];
+        words.push(0x00008067);
+        let mut p = prog(&words);
+        let runs = |p: &Program| p.ops().iter().map(|d| d.run).collect::<Vec<_>>();
+        let want: Vec<u16> = (0..101).map(|i: u16| (100 - i).min(MAX_RUN)).collect();
+        assert_eq!(runs(&p), want);
+        // A host call at entry 70 ends the runs that reached it; the others are unchanged.
+        assert!(p.install_host_call(0x8000_0000 + 4 * 70, HostCall::LegacyPrintf));
+        let want: Vec<u16> =
+            (0..101).map(|i: u16| if i < 70 { (70 - i).min(MAX_RUN) } else { (100 - i).min(MAX_RUN) }).collect();
+        let mut want = want;
+        want[70] = 0;
+        assert_eq!(runs(&p), want);
+        // The same as computing them afresh.
+        let mut fresh = p.ops().to_vec();
+        Program::runs(&mut fresh);
+        assert_eq!(fresh.iter().map(|d| d.run).collect::<Vec<_>>(), want);
     }
     #[test]
     fn rejects_segments_outside_window() {
