@@ -119,8 +119,7 @@ fn turn_table(w: &mut Warp, most: u64, ctx: &Ctx, table: &[[Handler; 16]; handle
 /// may store to (so it runs in its round-robin place) and after an entry whose handler ends
 /// the turn (`false`, its outcome in `out`; the pc then is that entry's). Returns the
 /// entries executed (≥ 1) and, when the turn ends, the pc of the entry that ended it. Run
-/// entries keep the mask, so
-/// the caller counts lanes for all of them at once.
+/// entries keep the mask, so the caller counts lanes for all of them at once.
 ///
 /// # Safety
 /// `d` is an entry of the program's plain text (`ctx.prog.ops()`), with `d.run` entries

@@ -344,7 +344,7 @@ pub fn div_lanes(a: &Lanes, b: &Lanes, rem: bool, signed: bool) -> Lanes {
         let (neg_x, neg_y) = (signed && (x as i32) < 0, signed && (y as i32) < 0);
         let (ux, uy) = (if neg_x { x.wrapping_neg() } else { x }, if neg_y { y.wrapping_neg() } else { y });
         let q = divu_f64(ux, uy);
-        let (q, r) = (q, ux.wrapping_sub(q.wrapping_mul(uy)));
+        let r = ux.wrapping_sub(q.wrapping_mul(uy));
         let q = if neg_x != neg_y { q.wrapping_neg() } else { q };
         let r = if neg_x { r.wrapping_neg() } else { r };
         match (rem, y == 0) {

@@ -99,12 +99,11 @@ impl Sel<'_> {
         self.select_regs(d, lt, a, b);
     }
 
-    /// `d = c ? a : b` where c is 0/1 (all registers of d's class, c possibly scalar).
-    /// `d = c ? a : b` for a condition `c` of 0 or 1, as `(a - b)·c + b` in wrapping integer
-    /// arithmetic (exact for any bit patterns): a subtract and a multiply-add (`vmadd`, in
-    /// place), two instructions where a mask (`0 - c`) and xor/and/xor took four — a uniform
-    /// `c` with vector operands is read from its scalar register (`vmadd.vx`) instead of
-    /// being broadcast first.
+    /// `d = c ? a : b` for a condition `c` of 0 or 1 (a, b in d's class, c possibly scalar), as
+    /// `(a - b)·c + b` in wrapping integer arithmetic (exact for any bit patterns): a subtract
+    /// and a multiply-add (`vmadd`, in place), two instructions where a mask (`0 - c`) and
+    /// xor/and/xor took four — a uniform `c` with vector operands is read from its scalar
+    /// register (`vmadd.vx`) instead of being broadcast first.
     fn select_regs(&mut self, d: Reg, c: Reg, a: Reg, b: Reg) {
         if d.is_vector() {
             let t = self.m.new_v();
