@@ -657,6 +657,8 @@ pub struct MemView<'a> {
     /// Some access through this view wrote to the private overlay / the LDS window.
     private_written: std::cell::Cell<bool>,
     lds_written: std::cell::Cell<bool>,
+    /// 32-word copies in 256-bit moves ([`Self::with_wide_copies`]).
+    wide: bool,
 }
 
 /// The address spaces the statistics distinguish.
@@ -693,7 +695,27 @@ impl<'a> MemView<'a> {
             shared_writes: Default::default(),
             private_written: Default::default(),
             lds_written: Default::default(),
+            wide: false,
         }
+    }
+
+    /// Lets full-warp unit-stride accesses move their 32 words in 256-bit moves (see
+    /// [`super::bulk`]) when `on` and the host has AVX2 (the interpreter then runs its AVX2
+    /// build, whose vector registers those moves match).
+    pub fn with_wide_copies(mut self, on: bool) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.wide = on && super::simd::host_has_avx2();
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = on;
+        self
+    }
+
+    /// Whether 32-word copies may use 256-bit moves ([`Self::with_wide_copies`]).
+    #[inline(always)]
+    pub fn wide_copies(&self) -> bool {
+        self.wide
     }
 
     /// Maps only `map` of the LDS window.
@@ -903,6 +925,33 @@ impl<'a> MemView<'a> {
         Some(out)
     }
 
+    /// The 32 words a full warp's unit-stride word access addresses (lane `i` at
+    /// `addrs[0] + 4i`, `addrs[0]` aligned: `a[get_global_id(0)]`), when one region holds them
+    /// all under the conditions of [`Self::load_lanes`] (for a store, `write`, also those of
+    /// [`Self::store_lanes`]'s word path). Counts the bytes moved (and for a store the shared
+    /// writes) as 32 lane accesses would; the caller then moves all 32 words. `None`: nothing
+    /// was counted, the caller takes `load_lanes`/`store_lanes`.
+    #[inline(always)]
+    pub fn unit_stride(&self, addrs: &[u32; 32], write: bool) -> Option<&[AtomicU32; 32]> {
+        let lo = addrs[0];
+        let off = addrs.iter().enumerate().fold(lo & 3, |d, (i, &a)| d | (a ^ lo.wrapping_add(4 * i as u32)));
+        if off != 0 {
+            return None;
+        }
+        let (r, space) = self.span_region(lo, lo.checked_add(124)?, write)?;
+        if write && r.written.is_some() {
+            return None;
+        }
+        let first = (lo.wrapping_sub(r.base) >> 2) as usize;
+        let words = r.words().get(first..first + 32)?.try_into().ok()?;
+        let c = &self.moved[space as usize];
+        c.set(c.get() + 128);
+        if write && space != Space::Private {
+            self.shared_writes.set(self.shared_writes.get() + 32);
+        }
+        Some(words)
+    }
+
     /// Stores of `bytes` (1, 2 or 4) of `values[lane]` at `addrs[lane]` for every lane in `m`,
     /// in lane order, in one step under the conditions of [`Self::load_lanes`]; the same memory
     /// effects and counts as lane-by-lane [`Self::store`]s. `false` (nothing stored) when the
@@ -1063,6 +1112,49 @@ mod tests {
         assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_3000);
         assert_eq!(m.heap_bytes(), 0x4000);
         assert!(matches!(m.alloc(0x7000_0000), Err(MapError::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn unit_stride_takes_only_whole_aligned_runs_inside_one_region() {
+        let m = DeviceMemory::new();
+        let buf = m.alloc(0x1000).unwrap();
+        let ro = m.alloc_read_only(0x1000).unwrap();
+        let lds = Region::zeroed(abi::LDS_BASE, 0x1000);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        let run = |lo: u32| -> [u32; 32] { std::array::from_fn(|i| lo.wrapping_add(4 * i as u32)) };
+        let b = buf.base();
+        // The last whole run of the block; its words are the block's, in lane order.
+        buf.store(b + 0xf80, 11, 4);
+        buf.store(b + 0xffc, 22, 4);
+        let words = v.unit_stride(&run(b + 0xf80), false).expect("inside the block");
+        assert_eq!((words[0].load(Relaxed), words[31].load(Relaxed)), (11, 22));
+        assert_eq!(v.bytes_moved(Space::Global), 128);
+        // One word past the end, misaligned, not consecutive, lanes out of order: the per-lane path.
+        assert!(v.unit_stride(&run(b + 0xf84), false).is_none());
+        assert!(v.unit_stride(&run(b + 2), false).is_none());
+        let mut gap = run(b);
+        gap[31] += 4;
+        assert!(v.unit_stride(&gap, false).is_none());
+        let mut swapped = run(b);
+        swapped.swap(3, 4);
+        assert!(v.unit_stride(&swapped, false).is_none());
+        // Wrapping past 2^32 and the program window (page permissions) are never taken.
+        assert!(v.unit_stride(&run(0xffff_ffe0), false).is_none());
+        assert!(v.unit_stride(&run(abi::PROGRAM_BASE), false).is_none());
+        // A read-only block loads in one step but never stores; stores count shared writes.
+        assert!(v.unit_stride(&run(ro.base()), false).is_some());
+        assert!(v.unit_stride(&run(ro.base()), true).is_none());
+        let before = v.shared_writes();
+        assert!(v.unit_stride(&run(b), true).is_some());
+        assert_eq!(v.shared_writes(), before + 32);
+        // The LDS window, up to its end.
+        assert!(v.unit_stride(&run(abi::LDS_BASE + 0x40), true).is_some());
+        assert!(v.lds_written());
+        assert!(v.unit_stride(&run(abi::LDS_BASE + 0xfe0), false).is_none());
+        // Nothing was counted for the refusals.
+        assert_eq!(v.bytes_moved(Space::Global), 128 * 3);
     }
 
     #[test]

@@ -204,7 +204,8 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         let view = MemView::new(&slot.lds, &slot.program, slot.private.as_ref(), &global)
             .with_lds_map(p.lds_map)
             .with_program_pages(prog.pages())
-            .with_extents(p.extents.as_deref(), opts.memcheck);
+            .with_extents(p.extents.as_deref(), opts.memcheck)
+            .with_wide_copies(!opts.baseline_interpreter);
         let ctx = Ctx { prog, mem: &view };
         let mut local = RunStats::default();
         while !stop.load(Ordering::Relaxed) {

@@ -33,6 +33,18 @@ pub struct TurnEnd {
     pub result: Result<Flow, Trap>,
 }
 
+/// How an untraced turn ended: as [`TurnEnd`], except that the outcome of an instruction that
+/// ended the turn (`stopped`) is in the caller's slot, which the turn leaves alone otherwise
+/// (the outcome then is `Ok(Flow::Next)`). Returned in registers: copying a just-written
+/// outcome out of memory whole stalls on store forwarding (the handler wrote a few of its
+/// bytes), a read of its discriminant does not.
+pub struct FastEnd {
+    pub executed: u64,
+    pub lanes: u64,
+    pub pc: u32,
+    pub stopped: bool,
+}
+
 /// Runs one turn of warp `wi` of at most `most` (≥ 1) instructions. A trap of the first
 /// instruction, a fetch fault included, ends the turn with it; a later instruction that cannot
 /// be fetched is left for the next turn, so its fault is reported in its round-robin place.
@@ -73,11 +85,17 @@ pub fn turn_impl<T: Tracer>(w: &mut Warp, wi: usize, most: u64, ctx: &Ctx, t: &m
 
 /// [`turn_impl`] without tracing, dispatching through a handler table
 /// ([`exec::handlers`]): one short function per instruction instead of every body inlined here.
+/// The outcome of an instruction that ends the turn goes to `out` ([`FastEnd`]).
 #[inline(always)]
-fn turn_table(w: &mut Warp, most: u64, ctx: &Ctx, table: &[[Handler; 16]; handlers::ROWS]) -> TurnEnd {
+fn turn_table(
+    w: &mut Warp,
+    most: u64,
+    ctx: &Ctx,
+    table: &[[Handler; 16]; handlers::ROWS],
+    out: &mut Result<Flow, Trap>,
+) -> FastEnd {
     let mut executed = 0u64;
     let mut lanes = 0u64;
-    let mut out = Ok(Flow::Next);
     loop {
         let pc = w.pc;
         let next = match exec::peek(w, ctx.prog) {
@@ -86,30 +104,30 @@ fn turn_table(w: &mut Warp, most: u64, ctx: &Ctx, table: &[[Handler; 16]; handle
                 if d.run > 1 {
                     // SAFETY: `d` is a plain entry of the program's text (a run is never an
                     // extended variant: those have `run == 0`), followed by `d.run - 1` more.
-                    let (n, stop) = unsafe { run(w, d, ctx, table, most - executed, &mut out) };
+                    let (n, stop) = unsafe { run(w, d, ctx, table, most - executed, out) };
                     executed += n;
                     lanes += n * u64::from(w.mask.count_ones());
                     w.csr.instret += n;
                     if let Some(pc) = stop {
-                        return TurnEnd { executed, lanes, pc, result: out };
+                        return FastEnd { executed, lanes, pc, stopped: true };
                     }
                     continue;
                 }
                 let h = handlers::handler(table, d);
                 // SAFETY: `h` is `d`'s handler; the caller chose a table the host can run.
-                unsafe { h(w, d, ctx, &mut out) }
+                unsafe { h(w, d, ctx, out) }
             }
             Err(e) if executed == 0 => {
-                out = Err(e);
+                *out = Err(e);
                 false
             }
-            _ => return TurnEnd { executed, lanes, pc, result: Ok(Flow::Next) },
+            _ => return FastEnd { executed, lanes, pc, stopped: false },
         };
         executed += 1;
         lanes += u64::from(w.mask.count_ones());
         w.csr.instret += 1;
         if !next {
-            return TurnEnd { executed, lanes, pc, result: out };
+            return FastEnd { executed, lanes, pc, stopped: true };
         }
     }
 }
@@ -152,8 +170,8 @@ unsafe fn run(
 
 /// An untraced turn through the baseline handlers.
 #[inline(never)]
-pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &Ctx) -> TurnEnd {
-    turn_table(w, most, ctx, &handlers::BASELINE)
+pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> FastEnd {
+    turn_table(w, most, ctx, &handlers::BASELINE, out)
 }
 
 /// An untraced turn through the AVX2 handlers.
@@ -163,8 +181,8 @@ pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &Ctx) -> TurnEnd {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
 #[inline(never)]
-pub unsafe fn turn_fast_avx2(w: &mut Warp, most: u64, ctx: &Ctx) -> TurnEnd {
-    turn_table(w, most, ctx, &handlers::AVX2)
+pub unsafe fn turn_fast_avx2(w: &mut Warp, most: u64, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> FastEnd {
+    turn_table(w, most, ctx, &handlers::AVX2, out)
 }
 
 /// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no

@@ -16,6 +16,7 @@ use super::trace::Tracer;
 #[cfg(target_arch = "x86_64")]
 use super::turn::{turn_avx2, turn_fast_avx2};
 use super::turn::{turn_baseline, turn_fast_baseline};
+use super::turn::{FastEnd, TurnEnd};
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
 use std::sync::atomic::Ordering;
@@ -188,6 +189,8 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     // place. A trap ahead of its place waits (`pending`) until every earlier place has run: an
     // earlier trap of another warp wins, and the same shared instructions have run.
     let turn = if T::ENABLED { 1 } else { TURN };
+    // The outcome of the instruction that ended the latest turn (see `FastEnd`).
+    let mut out: Result<Flow, Trap> = Ok(Flow::Next);
     let mut pending: Option<(u64, usize, Fault)> = None;
     let mut next_check = CHECK_EVERY;
     let report =
@@ -249,28 +252,34 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             let end = match AVX2 {
                 // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
                 #[cfg(target_arch = "x86_64")]
-                true if !T::ENABLED => unsafe { turn_fast_avx2(w, most, ctx) },
+                true if !T::ENABLED => unsafe { turn_fast_avx2(w, most, ctx, &mut out) },
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: as above.
-                true => unsafe { turn_avx2(w, wi, most, ctx, t) },
-                _ if !T::ENABLED => turn_fast_baseline(w, most, ctx),
-                _ => turn_baseline(w, wi, most, ctx, t),
+                true => traced_end(unsafe { turn_avx2(w, wi, most, ctx, t) }, &mut out),
+                _ if !T::ENABLED => turn_fast_baseline(w, most, ctx, &mut out),
+                _ => traced_end(turn_baseline(w, wi, most, ctx, t), &mut out),
             };
             let (n, pc) = (end.executed, end.pc);
             lane_instructions += end.lanes;
             instructions += n;
             rounds[wi] += n;
-            if let Ok(Flow::Next) = end.result {
-                // The common case, first.
+            if !end.stopped {
+                // The common case, first: the outcome is `Ok(Flow::Next)`.
                 ci += 1;
                 continue;
             }
+            // The outcome, variant by variant (see `FastEnd`); a trap is taken out of the slot.
             // A host call runs here, with the hook and the work-group context at hand.
-            let result = match end.result {
+            let result = match &out {
+                Ok(Flow::Next) => Ok(Flow::Next),
+                Ok(Flow::Barrier) => Ok(Flow::Barrier),
+                Ok(Flow::Endprg) => Ok(Flow::Endprg),
+                Ok(Flow::Print(v)) => Ok(Flow::Print(*v)),
+                Err(_) => std::mem::replace(&mut out, Ok(Flow::Next)),
                 // A traced run executes the code the call stands for (the record for this pc
                 // is open; the word is the same); so does an untraced one whose call on
                 // registers declines (a math built-in on a NaN, say).
-                Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
+                &Ok(Flow::HostCall(id)) => match ctx.prog.host_call(id) {
                     Some(call) if !T::ENABLED || call.traced_natively() => {
                         let hook = opts.print_hook.as_deref();
                         match super::hostcall::run(call, w, ctx.mem, hook, g, wi as u32) {
@@ -281,7 +290,6 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                     }
                     _ => super::exec::host_call_code(w, id, ctx, t),
                 },
-                r => r,
             };
             match result {
                 Ok(Flow::Next) | Ok(Flow::HostCall(_)) => {}
@@ -351,4 +359,14 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     }
     let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
     Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
+}
+
+/// A traced turn's end as an untraced one's: its outcome, when not `Ok(Flow::Next)`, in `out`.
+#[inline(always)]
+fn traced_end(e: TurnEnd, out: &mut Result<Flow, Trap>) -> FastEnd {
+    let stopped = !matches!(e.result, Ok(Flow::Next));
+    if stopped {
+        *out = e.result;
+    }
+    FastEnd { executed: e.executed, lanes: e.lanes, pc: e.pc, stopped }
 }

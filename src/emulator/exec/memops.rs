@@ -188,6 +188,12 @@ fn lane_loads<T: Tracer>(
 ) -> Result<(), Trap> {
     if !T::ENABLED {
         let addrs = lanes(|i| addr(w, i as u32));
+        if m == u32::MAX && bytes == 4 {
+            if let Some(words) = mem.unit_stride(&addrs, false) {
+                crate::emulator::bulk::load32(words, &mut w.v[rd as usize], mem.wide_copies());
+                return Ok(());
+            }
+        }
         if let Some(v) = mem.load_lanes(&addrs, m, bytes) {
             let r = lanes(|i| extend(v[i], op));
             blend(&mut w.v[rd as usize], &r, m);
@@ -226,6 +232,12 @@ fn lane_stores<T: Tracer>(
 ) -> Result<(), Trap> {
     if !T::ENABLED {
         let addrs = lanes(|i| addr(w, i as u32));
+        if m == u32::MAX && bytes == 4 {
+            if let Some(words) = mem.unit_stride(&addrs, true) {
+                crate::emulator::bulk::store32(&w.v[data as usize], words, mem.wide_copies());
+                return Ok(());
+            }
+        }
         if mem.store_lanes(&addrs, &w.v[data as usize], m, bytes) {
             return Ok(());
         }
