@@ -69,6 +69,7 @@ fn main() {
         ("mul", "mul t2, t2, t4"),
         ("csrr tid", "csrr t2, tid"),
         ("csrr mstatus", "csrr t2, mstatus"),
+        ("csrw mtvec", "csrw mtvec, t4"),
         ("lw (read-only)", "lw t2, 0(a6)"),
         ("lw (writable: shared)", "lw t2, 0(a5)"),
         ("vid.v", "vid.v v2"),

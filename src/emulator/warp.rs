@@ -98,11 +98,32 @@ impl RegBounds {
 /// Scalar registers the boot state sets (t0 = x5, a0 = x10, a1 = x11): always cleared.
 const BOOT_XREGS: usize = 12;
 
+/// The vector register file (`w.v[r][lane]`), aligned to a cache line: no register's 256-bit
+/// accesses straddle two lines (the heap's 16-byte alignment split half of them, and a split
+/// access misses store forwarding).
+#[repr(C, align(64))]
+pub struct VRegs(pub [[u32; MAX_LANES]; 256]);
+
+impl std::ops::Deref for VRegs {
+    type Target = [[u32; MAX_LANES]; 256];
+    #[inline(always)]
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for VRegs {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
 /// The state of one warp.
 pub struct Warp {
     pub pc: u32,
     pub x: [u32; 256],
-    pub v: Box<[[u32; MAX_LANES]; 256]>,
+    pub v: Box<VRegs>,
     /// Active lanes (bit i = lane i).
     pub mask: u32,
     /// `(1 << numt) - 1`.
@@ -143,7 +164,7 @@ impl Warp {
         let mut w = Warp {
             pc,
             x: [0; 256],
-            v: Box::new([[0; MAX_LANES]; 256]),
+            v: Box::new(VRegs([[0; MAX_LANES]; 256])),
             mask: 0,
             width_mask: 0,
             stack: Vec::new(),
@@ -214,6 +235,7 @@ impl Warp {
     }
 
     /// Reads a CSR (`None` = no such CSR: illegal instruction).
+    #[inline]
     pub fn read_csr(&self, num: u16) -> Option<u32> {
         let c = &self.csr;
         Some(match num {

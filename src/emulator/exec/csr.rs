@@ -38,6 +38,7 @@ fn lane_csr(w: &Warp, mem: &MemView, num: u16, lane: u32) -> Result<u32, Trap> {
 }
 
 /// csrrw/csrrs/csrrc and their immediate forms.
+#[inline(always)]
 pub fn csr_op<T: Tracer>(w: &mut Warp, ctx: &Ctx, t: &mut T, d: &super::Decoded, op: Op) -> Result<Flow, Trap> {
     let num = d.imm as u16;
     let src = match op {

@@ -24,6 +24,10 @@ pub fn lanes(mut f: impl FnMut(usize) -> u32) -> Lanes {
 /// loads straddled those stores (no store forwarding: ~15 cycles per load).
 #[inline(always)]
 pub fn blend(dst: &mut Lanes, res: &Lanes, m: u32) {
+    if m == u32::MAX {
+        *dst = *res;
+        return;
+    }
     for i in 0..MAX_LANES {
         let keep = 0u32.wrapping_sub((m >> i) & 1);
         dst[i] = (res[i] & keep) | (dst[i] & !keep);
@@ -186,16 +190,7 @@ fn plain_or_flagged<T: Tracer>(
     plain: impl Fn(usize) -> (u32, bool),
     full: impl Fn(usize) -> (u32, u32),
 ) -> u32 {
-    if !T::ENABLED && w.fflags_unread {
-        // (`flagged` tests this too, for the operations without a `plain` form; here `plain`,
-        // the host's operation, replaces `full`'s values, which are computed in software.)
-        // Nothing can see the flags: every lane's result is the host operation's (each `plain`
-        // computes what its `full` does, in round-to-nearest-even), with NaNs canonical —
-        // zeros, subnormals, infinities and NaNs included.
-        let r = lanes(|i| crate::isa::semantics::canon(f32::from_bits(plain(i).0)));
-        blend(&mut w.v[vd as usize], &r, m);
-        return 0;
-    }
+    // (The callers took the unflagged case, `unflagged`, before copying their operands.)
     if !T::ENABLED && w.csr.fflags & crate::isa::semantics::fflags::NX != 0 {
         if let Some(r) = plain_lanes(m, plain) {
             blend(&mut w.v[vd as usize], &r, m);
@@ -203,6 +198,18 @@ fn plain_or_flagged<T: Tracer>(
         }
     }
     flagged(w, t, m, vd, full)
+}
+
+/// The case of [`plain_or_flagged`] where nothing can see the flags (untraced, and the program
+/// never reads them): every lane's result is the host operation's (each `plain` computes what
+/// its `full` does, in round-to-nearest-even), with NaNs canonical — zeros, subnormals,
+/// infinities and NaNs included. `plain` reads its operands from the register file in place:
+/// copies of them went through stack slots whose 256-bit reloads straddled cache lines.
+#[inline(always)]
+fn unflagged(w: &mut Warp, m: u32, vd: u8, plain: impl Fn(&[Lanes], usize) -> (u32, bool)) {
+    let v = &w.v[..];
+    let r = lanes(|i| crate::isa::semantics::canon(f32::from_bits(plain(v, i).0)));
+    blend(&mut w.v[vd as usize], &r, m);
 }
 
 /// The results of `plain` for every lane, or `None` when an active lane's result is not
@@ -230,8 +237,13 @@ pub fn vvf_fast<T: Tracer>(
     plain: impl Fn(u32, u32) -> (u32, bool),
     full: impl Fn(u32, u32) -> (u32, u32),
 ) -> u32 {
-    let a = w.v[vs2 as usize];
-    let b = w.v[vs1 as usize];
+    let (vs2, vs1) = (vs2 as usize, vs1 as usize);
+    if !T::ENABLED && w.fflags_unread {
+        unflagged(w, m, vd, |v, i| plain(v[vs2][i], v[vs1][i]));
+        return 0;
+    }
+    let a = w.v[vs2];
+    let b = w.v[vs1];
     plain_or_flagged(w, t, m, vd, |i| plain(a[i], b[i]), |i| full(a[i], b[i]))
 }
 
@@ -247,10 +259,17 @@ pub fn vsf_fast<T: Tracer>(
     plain: impl Fn(u32, u32) -> (u32, bool),
     full: impl Fn(u32, u32) -> (u32, u32),
 ) -> u32 {
-    let a = w.v[vs2 as usize];
+    let vs2 = vs2 as usize;
+    if !T::ENABLED && w.fflags_unread {
+        unflagged(w, m, vd, |v, i| plain(v[vs2][i], s));
+        return 0;
+    }
+    let a = w.v[vs2];
     plain_or_flagged(w, t, m, vd, |i| plain(a[i], s), |i| full(a[i], s))
 }
 
+/// `vd[i] = f(vd[i], b(v, i), vc[i])`; `b` reads lane `i` of its operand from the register
+/// file `v` (a register's lane, or a `.vf` form's scalar: then it stays a broadcast register).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn vmacf_fast<T: Tracer>(
@@ -258,13 +277,19 @@ pub fn vmacf_fast<T: Tracer>(
     t: &mut T,
     m: u32,
     vd: u8,
-    b: &Lanes,
-    c: &Lanes,
+    b: impl Fn(&[Lanes], usize) -> u32,
+    vc: u8,
     plain: impl Fn(u32, u32, u32) -> (u32, bool),
     full: impl Fn(u32, u32, u32) -> (u32, u32),
 ) -> u32 {
-    let d = w.v[vd as usize];
-    plain_or_flagged(w, t, m, vd, |i| plain(d[i], b[i], c[i]), |i| full(d[i], b[i], c[i]))
+    let (d, c) = (vd as usize, vc as usize);
+    if !T::ENABLED && w.fflags_unread {
+        unflagged(w, m, vd, |v, i| plain(v[d][i], b(v, i), v[c][i]));
+        return 0;
+    }
+    let (dv, cv) = (w.v[d], w.v[c]);
+    let bv = lanes(|i| b(&w.v[..], i));
+    plain_or_flagged(w, t, m, vd, |i| plain(dv[i], bv[i], cv[i]), |i| full(dv[i], bv[i], cv[i]))
 }
 
 /// Runs `f` (result, flags) on every lane, writes the active lanes' results to `vd` and returns

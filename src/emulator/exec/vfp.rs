@@ -57,17 +57,14 @@ pub(super) fn vector_fp<T: Tracer>(w: &mut Warp, d: &Decoded, t: &mut T, op: Op)
     macro_rules! fmac_v {
         ($p:expr, $f:expr) => {{
             let m = vector_lanes(w, d)?;
-            let b = w.v[rs1 as usize];
-            let c = w.v[rs2 as usize];
-            raise!(vmacf_fast(w, t, m, rd, &b, &c, $p, $f))
+            raise!(vmacf_fast(w, t, m, rd, |v, i| v[rs1 as usize][i], rs2, $p, $f))
         }};
     }
     macro_rules! fmac_f {
         ($p:expr, $f:expr) => {{
             let m = vector_lanes(w, d)?;
-            let b = [fx(w, rs1); 32];
-            let c = w.v[rs2 as usize];
-            raise!(vmacf_fast(w, t, m, rd, &b, &c, $p, $f))
+            let b = fx(w, rs1);
+            raise!(vmacf_fast(w, t, m, rd, |_, _| b, rs2, $p, $f))
         }};
     }
     macro_rules! funary {
