@@ -25,7 +25,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-58";
+pub const BACKEND_REVISION: &str = "ventus-cc-59";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -659,6 +659,9 @@ pub struct MemView<'a> {
     lds_written: std::cell::Cell<bool>,
     /// 32-word copies in 256-bit moves ([`Self::with_wide_copies`]).
     wide: bool,
+    /// Read-only blocks [`Self::is_read_only`] found lately, as (base, n): an address `a` with
+    /// `a − base < n` is the start of a 4-byte load inside the block ((0, 0): none).
+    read_only_words: [std::cell::Cell<(u32, u32)>; 2],
 }
 
 /// The address spaces the statistics distinguish.
@@ -696,6 +699,7 @@ impl<'a> MemView<'a> {
             private_written: Default::default(),
             lds_written: Default::default(),
             wide: false,
+            read_only_words: Default::default(),
         }
     }
 
@@ -794,12 +798,26 @@ impl<'a> MemView<'a> {
     /// from there returns the same value whichever warps ran before it.
     #[inline(always)]
     pub fn is_read_only(&self, addr: u32) -> bool {
+        // The blocks the latest answers found first: a kernel's scalar loads alternate between
+        // its argument and metadata buffers.
+        if self.read_only_words.iter().any(|c| {
+            let (base, words) = c.get();
+            addr.wrapping_sub(base) < words
+        }) {
+            return true;
+        }
         match addr >> 28 {
             7 => false,
             8 => !self.program_pages.is_empty() && self.program_page(addr, true) == Err(MemError::ReadOnly(addr)),
-            _ => self
-                .global_at(addr)
-                .is_some_and(|r| r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len)),
+            _ => match self.global_at(addr) {
+                Some(r) if r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len) => {
+                    // Remember where a 4-byte load stays inside the block (len ≥ 4 here).
+                    self.read_only_words[1].set(self.read_only_words[0].get());
+                    self.read_only_words[0].set((r.base, r.len - 3));
+                    true
+                }
+                _ => false,
+            },
         }
     }
 
@@ -1112,6 +1130,34 @@ mod tests {
         assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_3000);
         assert_eq!(m.heap_bytes(), 0x4000);
         assert!(matches!(m.alloc(0x7000_0000), Err(MapError::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn read_only_answers_stay_exact_when_remembered() {
+        let m = DeviceMemory::new();
+        let a = m.alloc_read_only(10).unwrap(); // words at +0 and +4; +8 holds only 2 bytes
+        let w = m.alloc(16).unwrap();
+        let b = m.alloc_read_only(8).unwrap();
+        let lds = Region::zeroed(abi::LDS_BASE, 16);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        // Asked twice each (the second answer comes from the remembered blocks), interleaved.
+        for _ in 0..2 {
+            for (addr, want) in [
+                (a.base(), true),
+                (b.base() + 4, true),
+                (a.base() + 6, true),
+                (a.base() + 7, false), // its last byte is past the block's 10
+                (a.base() + 8, false),
+                (a.base().wrapping_sub(1), false),
+                (w.base(), false),
+                (b.base() + 5, false),
+                (abi::LDS_BASE, false),
+            ] {
+                assert_eq!(v.is_read_only(addr), want, "{addr:#x}");
+            }
+        }
     }
 
     #[test]

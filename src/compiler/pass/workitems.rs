@@ -75,8 +75,10 @@ impl Builder<'_> {
         let base = self.bin(BinOp::Mul, g, l);
         let lid = self.local_id(lane, d);
         let off = self.meta(md::GL_OFFSET + 4 * d);
-        let x = self.bin(BinOp::Add, base, lid);
-        self.bin(BinOp::Add, x, off)
+        // group·size + offset first: both are uniform, so that sum is one scalar add and only
+        // the last add is a vector one (wrapping adds: the same value in any order).
+        let start = self.bin(BinOp::Add, base, off);
+        self.bin(BinOp::Add, lid, start)
     }
 }
 
