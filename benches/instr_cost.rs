@@ -1,11 +1,13 @@
 //! What one warp instruction costs the interpreter, by kind: each instruction repeated 16 times
-//! in a loop of 200 iterations, 64 work-groups of 8 full warps, on one emulator thread; the time
+//! in a loop of 200 iterations, 64 work-groups of 8 full warps (512 warps), on one emulator thread; the time
 //! of the same loop without the 16 copies is subtracted, so each figure is nanoseconds per warp
 //! instruction (dispatch, operands, 32 lanes, write-back, and for a shared instruction — a
 //! global load or store, a scalar load from writable memory — the end of the warp's turn).
 //! Also the cost of a warp that runs one instruction (`endprg`): work-group and warp setup.
 //! Run with `cargo bench --bench instr_cost` (`ONLY=<name>` measures one kind, `REPS=<n>`
-//! repeats each launch n times, for a profile). Prints a table; asserts nothing about time.
+//! repeats each launch n times, for a profile; `WARPS=<n>` runs n warps per work-group, 512 warps
+//! in all — a turn's end costs the same with 1 warp as with 32, so it is not the next warp's
+//! registers coming from cache). Prints a table; asserts nothing about time.
 
 use std::time::Instant;
 use ventus_icd::emulator::{run, DeviceMemory, LaunchParams, Program, RunOptions};
@@ -60,16 +62,20 @@ fn main() {
 "
     );
     let (t, n) = time("    endprg\n", &mem, 8192, 8);
-    println!("instr_cost: one emulator thread, ns per warp instruction (8 full warps per work-group)");
+    println!("instr_cost: one emulator thread, ns per warp instruction");
     println!("{:<28} {:>7.2} ns per warp ({n} warps)", "warp running only endprg", t * 1e9 / n as f64);
     let base = format!("{prologue}loop:\n    addi t1, t1, -1\n    bnez t1, loop\n    endprg\n");
-    let (t0, n0) = time(&base, &mem, 64, 8);
+    let w: u32 =
+        std::env::var("WARPS").ok().and_then(|v| v.parse().ok()).filter(|&w| (1..=32).contains(&w)).unwrap_or(8);
+    let (t0, n0) = time(&base, &mem, 512 / w, w);
     for (name, ins) in [
         ("addi", "addi t2, t2, 1"),
         ("mul", "mul t2, t2, t4"),
         ("csrr tid", "csrr t2, tid"),
         ("csrr mstatus", "csrr t2, mstatus"),
         ("csrw mtvec", "csrw mtvec, t4"),
+        ("vsetvli", "vsetvli t2, t4, e32, m1, ta, ma"),
+        ("auipc", "auipc t2, 0"),
         ("lw (read-only)", "lw t2, 0(a6)"),
         ("lw (writable: shared)", "lw t2, 0(a5)"),
         ("vid.v", "vid.v v2"),
@@ -87,7 +93,7 @@ fn main() {
         }
         let body: String = (0..16).map(|_| format!("    {ins}\n")).collect();
         let src = format!("{prologue}loop:\n{body}    addi t1, t1, -1\n    bnez t1, loop\n    endprg\n");
-        let (t, n) = time(&src, &mem, 64, 8);
+        let (t, n) = time(&src, &mem, 512 / w, w);
         println!("{name:<28} {:>7.2} ns", (t - t0) * 1e9 / (n - n0) as f64);
     }
 }

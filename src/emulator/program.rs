@@ -72,7 +72,8 @@ pub enum Sharing {
     /// It changes only its own warp's registers, pc, CSRs and SIMT stack.
     Private,
     /// It accesses memory (loads too: their values depend on other warps' stores), is an
-    /// atomic, a fence, a barrier or `endprg`, writes `CSR_PRINT`, reads a per-lane CSR (from
+    /// atomic, a fence, a barrier or `endprg` (in a text with a barrier: see [`Program::new`]),
+    /// writes `CSR_PRINT`, reads a per-lane CSR (from
     /// the metadata buffer), is a host call that does more than change registers
     /// ([`HostCall::registers_only`]) or is illegal.
     Shared,
@@ -317,6 +318,14 @@ impl Program {
             matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci))
                 && matches!(d.imm as u16 & 0xfff, csr::FFLAGS | csr::FCSR)
         });
+        // When a warp finishes is visible to the others only through barriers (a finished warp
+        // counts as arrived): in a text without one, `endprg` may end a warp's turn where it
+        // stands instead of waiting a turn for its round-robin place.
+        if !ops.iter().chain(&ext).any(|d| matches!(d.op, Some(Op::Barrier | Op::Barriersub))) {
+            for d in ops.iter_mut().chain(ext.iter_mut()).filter(|d| d.op == Some(Op::Endprg)) {
+                d.sharing = Sharing::Private;
+            }
+        }
         Self::runs(&mut ops);
         let pages = Self::pages_of(&segments);
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -608,6 +617,24 @@ mod tests {
         assert_eq!(p.reg_bounds(), RegBounds { x: 8, v: 0 });
         assert!(p.install_host_call(0x8000_0000, HostCall::LegacyPrintf));
         assert_eq!(p.reg_bounds().v, 1);
+    }
+    #[test]
+    fn endprg_waits_for_its_place_only_in_a_text_with_a_barrier() {
+        const ENDPRG: u32 = 0x0000_400b;
+        const BARRIER: u32 = 0x0400_400b;
+        const BARRIERSUB: u32 = 0x0600_400b;
+        let sharing_of_endprg = |words: &[u32]| {
+            let p = prog(words);
+            let s: Vec<Sharing> = p.ops().iter().filter(|d| d.op == Some(Op::Endprg)).map(|d| d.sharing).collect();
+            assert!(!s.is_empty());
+            s
+        };
+        assert!(sharing_of_endprg(&[0x00000013, ENDPRG]).iter().all(|&s| s == Sharing::Private));
+        for barrier in [BARRIER, BARRIERSUB] {
+            // Anywhere in the text, before or after.
+            assert!(sharing_of_endprg(&[barrier, ENDPRG]).iter().all(|&s| s == Sharing::Shared));
+            assert!(sharing_of_endprg(&[ENDPRG, 0x00000013, barrier]).iter().all(|&s| s == Sharing::Shared));
+        }
     }
     #[test]
     fn straight_line_runs_end_at_non_plain_entries_and_host_calls() {
