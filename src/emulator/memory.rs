@@ -659,9 +659,9 @@ pub struct MemView<'a> {
     lds_written: std::cell::Cell<bool>,
     /// 32-word copies in 256-bit moves ([`Self::with_wide_copies`]).
     wide: bool,
-    /// Read-only blocks [`Self::is_read_only`] found lately, as (base, n): an address `a` with
-    /// `a − base < n` is the start of a 4-byte load inside the block ((0, 0): none).
-    read_only_words: [std::cell::Cell<(u32, u32)>; 2],
+    /// Read-only blocks [`Self::is_read_only`] found lately, as (base, n, block): an address `a`
+    /// with `a − base < n` is the start of a 4-byte load inside the block ((0, 0, None): none).
+    read_only_words: [std::cell::Cell<(u32, u32, Option<&'a Region>)>; 2],
 }
 
 /// The address spaces the statistics distinguish.
@@ -800,10 +800,7 @@ impl<'a> MemView<'a> {
     pub fn is_read_only(&self, addr: u32) -> bool {
         // The blocks the latest answers found first: a kernel's scalar loads alternate between
         // its argument and metadata buffers.
-        if self.read_only_words.iter().any(|c| {
-            let (base, words) = c.get();
-            addr.wrapping_sub(base) < words
-        }) {
+        if self.remembered_read_only(addr).is_some() {
             return true;
         }
         match addr >> 28 {
@@ -813,12 +810,26 @@ impl<'a> MemView<'a> {
                 Some(r) if r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len) => {
                     // Remember where a 4-byte load stays inside the block (len ≥ 4 here).
                     self.read_only_words[1].set(self.read_only_words[0].get());
-                    self.read_only_words[0].set((r.base, r.len - 3));
+                    self.read_only_words[0].set((r.base, r.len - 3, Some(r)));
                     true
                 }
                 _ => false,
             },
         }
+    }
+
+    /// The remembered read-only block ([`Self::is_read_only`]) in which a load of up to 4 bytes
+    /// at `addr` lies, if any.
+    #[inline(always)]
+    fn remembered_read_only(&self, addr: u32) -> Option<&'a Region> {
+        self.read_only_words.iter().find_map(|c| {
+            let (base, words, r) = c.get();
+            if addr.wrapping_sub(base) < words {
+                r
+            } else {
+                None
+            }
+        })
     }
 
     #[inline(always)]
@@ -1027,7 +1038,7 @@ impl<'a> MemView<'a> {
 
     /// The global region holding `addr`: one of those the latest accesses found, else a search.
     #[inline(always)]
-    fn global_at(&self, addr: u32) -> Option<&Region> {
+    fn global_at(&self, addr: u32) -> Option<&'a Region> {
         for c in &self.recent {
             match self.global.get(c.get()) {
                 Some(r) if r.contains(addr) => return Some(r),
@@ -1039,7 +1050,7 @@ impl<'a> MemView<'a> {
     }
 
     #[cold]
-    fn find_global(&self, addr: u32) -> Option<&Region> {
+    fn find_global(&self, addr: u32) -> Option<&'a Region> {
         let i = self.global.partition_point(|r| r.base <= addr);
         let r = self.global.get(i.checked_sub(1)?)?;
         if r.contains(addr) {
@@ -1059,6 +1070,14 @@ impl<'a> MemView<'a> {
     pub fn load(&self, addr: u32, bytes: u32) -> Result<u32, MemError> {
         if addr & (bytes - 1) != 0 {
             return Err(MemError::Misaligned(addr));
+        }
+        // A kernel's argument and metadata loads: the block its sharing check just found.
+        if self.check.is_none() {
+            if let Some(r) = self.remembered_read_only(addr) {
+                let c = &self.moved[Space::Global as usize];
+                c.set(c.get() + u64::from(bytes));
+                return Ok(r.load(addr, bytes));
+            }
         }
         self.access_in(addr, bytes, false).map(|(r, _)| r.load(addr, bytes))
     }
@@ -1138,6 +1157,7 @@ mod tests {
         let a = m.alloc_read_only(10).unwrap(); // words at +0 and +4; +8 holds only 2 bytes
         let w = m.alloc(16).unwrap();
         let b = m.alloc_read_only(8).unwrap();
+        m.write(a.base(), &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]).unwrap();
         let lds = Region::zeroed(abi::LDS_BASE, 16);
         let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
         let snap = m.snapshot();
@@ -1158,6 +1178,14 @@ mod tests {
                 assert_eq!(v.is_read_only(addr), want, "{addr:#x}");
             }
         }
+        // Loads through a remembered block read the block, and count like any load.
+        let before = v.bytes_moved(Space::Global);
+        assert_eq!(v.load(a.base() + 4, 4), Ok(0x0807_0605));
+        assert_eq!(v.load(a.base() + 6, 2), Ok(0x0807));
+        assert_eq!(v.load(a.base() + 9, 1), Ok(0x0a));
+        assert_eq!(v.load(b.base() + 4, 4), Ok(0));
+        assert_eq!(v.load(a.base() + 2, 4), Err(MemError::Misaligned(a.base() + 2)));
+        assert_eq!(v.bytes_moved(Space::Global), before + 11);
     }
 
     #[test]
