@@ -132,6 +132,91 @@ fn turn_table(
     }
 }
 
+/// How a pass of untraced turns ended ([`pass_fast_avx2`]).
+pub struct PassEnd {
+    /// The index in the run list of the warp whose turn stopped (its outcome in the caller's
+    /// slot, see [`FastEnd`]), or the list's length when every turn of the pass ran on.
+    pub ci: usize,
+    /// The stopped turn's instructions and pc ([`FastEnd`]).
+    pub executed: u64,
+    pub pc: u32,
+    /// Σ instructions and Σ active lanes over the pass's turns, the stopped one included.
+    pub instructions: u64,
+    pub lanes: u64,
+}
+
+/// The turns of one scheduler pass, untraced and with no trap pending: from `run[ci]` on, each
+/// warp at round `r` takes a turn of at most `most` instructions (its round advances by what
+/// it ran), in list order, until one stops ([`FastEnd::stopped`]). One call per pass instead
+/// of one per turn: a shared instruction ends a turn, so a memory-bound kernel's turns are a
+/// few instructions long and the call and the work-group runner's bookkeeping were a third of
+/// a turn's cost.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn pass_table(
+    warps: &mut [Warp],
+    run: &[usize],
+    rounds: &mut [u64],
+    mut ci: usize,
+    r: u64,
+    most: u64,
+    ctx: &Ctx,
+    table: &[[Handler; 16]; handlers::ROWS],
+    out: &mut Result<Flow, Trap>,
+) -> PassEnd {
+    let (mut instructions, mut lanes) = (0u64, 0u64);
+    while let Some(&wi) = run.get(ci) {
+        if rounds[wi] == r {
+            let end = turn_table(&mut warps[wi], most, ctx, table, out);
+            instructions += end.executed;
+            lanes += end.lanes;
+            rounds[wi] += end.executed;
+            if end.stopped {
+                return PassEnd { ci, executed: end.executed, pc: end.pc, instructions, lanes };
+            }
+        }
+        ci += 1;
+    }
+    PassEnd { ci, executed: 0, pc: 0, instructions, lanes }
+}
+
+/// An untraced pass ([`pass_table`]) through the baseline handlers.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub fn pass_fast_baseline(
+    warps: &mut [Warp],
+    run: &[usize],
+    rounds: &mut [u64],
+    ci: usize,
+    r: u64,
+    most: u64,
+    ctx: &Ctx,
+    out: &mut Result<Flow, Trap>,
+) -> PassEnd {
+    pass_table(warps, run, rounds, ci, r, most, ctx, &handlers::BASELINE, out)
+}
+
+/// An untraced pass ([`pass_table`]) through the AVX2 handlers.
+///
+/// # Safety
+/// The host CPU must have the features ([`super::simd::host_has_avx2`]).
+#[allow(clippy::too_many_arguments)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
+#[inline(never)]
+pub unsafe fn pass_fast_avx2(
+    warps: &mut [Warp],
+    run: &[usize],
+    rounds: &mut [u64],
+    ci: usize,
+    r: u64,
+    most: u64,
+    ctx: &Ctx,
+    out: &mut Result<Flow, Trap>,
+) -> PassEnd {
+    pass_table(warps, run, rounds, ci, r, most, ctx, &handlers::AVX2, out)
+}
+
 /// Runs the straight-line run that starts at `d` ([`Decoded::run`]), at most `most` (≥ 1)
 /// of its entries: stops before a scalar load after the first whose address other warps
 /// may store to (so it runs in its round-robin place) and after an entry whose handler ends

@@ -14,8 +14,8 @@ use super::exec::{Ctx, Flow};
 use super::fault::{Fault, FaultKind, Trap};
 use super::trace::Tracer;
 #[cfg(target_arch = "x86_64")]
-use super::turn::{turn_avx2, turn_fast_avx2};
-use super::turn::{turn_baseline, turn_fast_baseline};
+use super::turn::{pass_fast_avx2, turn_avx2, turn_fast_avx2};
+use super::turn::{pass_fast_baseline, turn_baseline, turn_fast_baseline};
 use super::turn::{FastEnd, TurnEnd};
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
@@ -231,43 +231,61 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         let mut ran = false;
         let mut ci = 0;
         while ci < run.len() {
-            let wi = run[ci];
-            if rounds[wi] != r {
-                ci += 1;
-                continue;
+            let (wi, n, pc);
+            if !T::ENABLED && pending.is_none() {
+                // The common case: the pass's turns in one call, up to one that stops.
+                let e = match AVX2 {
+                    // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
+                    #[cfg(target_arch = "x86_64")]
+                    true => unsafe { pass_fast_avx2(warps, run, rounds, ci, r, turn, ctx, &mut out) },
+                    _ => pass_fast_baseline(warps, run, rounds, ci, r, turn, ctx, &mut out),
+                };
+                instructions += e.instructions;
+                lane_instructions += e.lanes;
+                ran |= e.instructions > 0;
+                ci = e.ci;
+                let Some(&w) = run.get(ci) else { break };
+                (wi, n, pc) = (w, e.executed, e.pc);
+            } else {
+                wi = run[ci];
+                if rounds[wi] != r {
+                    ci += 1;
+                    continue;
+                }
+                let most = match &pending {
+                    None => turn,
+                    // Only places before a pending trap's may run.
+                    Some((at, pw, _)) => match if wi < *pw { Some(*at) } else { at.checked_sub(1) } {
+                        Some(last) if r <= last => (last - r).saturating_add(1).min(turn),
+                        _ => {
+                            ci += 1;
+                            continue;
+                        }
+                    },
+                };
+                ran = true;
+                let w = &mut warps[wi];
+                let end = match AVX2 {
+                    // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
+                    #[cfg(target_arch = "x86_64")]
+                    true if !T::ENABLED => unsafe { turn_fast_avx2(w, most, ctx, &mut out) },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as above.
+                    true => traced_end(unsafe { turn_avx2(w, wi, most, ctx, t) }, &mut out),
+                    _ if !T::ENABLED => turn_fast_baseline(w, most, ctx, &mut out),
+                    _ => traced_end(turn_baseline(w, wi, most, ctx, t), &mut out),
+                };
+                (n, pc) = (end.executed, end.pc);
+                lane_instructions += end.lanes;
+                instructions += n;
+                rounds[wi] += n;
+                if !end.stopped {
+                    // The common case, first: the outcome is `Ok(Flow::Next)`.
+                    ci += 1;
+                    continue;
+                }
             }
-            let most = match &pending {
-                None => turn,
-                // Only places before a pending trap's may run.
-                Some((at, pw, _)) => match if wi < *pw { Some(*at) } else { at.checked_sub(1) } {
-                    Some(last) if r <= last => (last - r).saturating_add(1).min(turn),
-                    _ => {
-                        ci += 1;
-                        continue;
-                    }
-                },
-            };
-            ran = true;
             let w = &mut warps[wi];
-            let end = match AVX2 {
-                // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
-                #[cfg(target_arch = "x86_64")]
-                true if !T::ENABLED => unsafe { turn_fast_avx2(w, most, ctx, &mut out) },
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: as above.
-                true => traced_end(unsafe { turn_avx2(w, wi, most, ctx, t) }, &mut out),
-                _ if !T::ENABLED => turn_fast_baseline(w, most, ctx, &mut out),
-                _ => traced_end(turn_baseline(w, wi, most, ctx, t), &mut out),
-            };
-            let (n, pc) = (end.executed, end.pc);
-            lane_instructions += end.lanes;
-            instructions += n;
-            rounds[wi] += n;
-            if !end.stopped {
-                // The common case, first: the outcome is `Ok(Flow::Next)`.
-                ci += 1;
-                continue;
-            }
             // The outcome, variant by variant (see `FastEnd`); a trap is taken out of the slot.
             // A host call runs here, with the hook and the work-group context at hand.
             let result = match &out {
