@@ -78,6 +78,19 @@ pub struct WorkItems {
 impl WorkItems {
     /// Active-lane mask of warp `warp` in work-group `group_id` for `numt` lanes per warp.
     pub fn lane_mask(&self, group_id: [u32; 3], warp: u32, numt: u32) -> u32 {
+        let mut mask = 0;
+        self.lane_masks(group_id, numt, warp + 1, |w, m| {
+            if w == warp {
+                mask = m;
+            }
+        });
+        mask
+    }
+
+    /// The active-lane masks of warps `0..warps` of work-group `group_id` for `numt` lanes per
+    /// warp, as `f(warp, mask)` in warp order: what the group's shape decides is computed once
+    /// per work-group, not per warp.
+    pub fn lane_masks(&self, group_id: [u32; 3], numt: u32, warps: u32, mut f: impl FnMut(u32, u32)) {
         let [lx, ly, lz] = self.local.map(|v| v.max(1));
         let actual: [u32; 3] = std::array::from_fn(|d| {
             let start = group_id[d] as u64 * self.local[d] as u64;
@@ -86,18 +99,23 @@ impl WorkItems {
         if actual == self.local && self.local.iter().all(|&v| v >= 1) {
             // A full work-group: its first lx·ly·lz linear lanes are work-items.
             let total = lx as u64 * ly as u64 * lz as u64;
-            let n = total.saturating_sub(warp as u64 * numt as u64).min(numt.min(32) as u64) as u32;
-            return if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-        }
-        let mut m = 0u32;
-        for lane in 0..numt.min(32) {
-            let linear = warp * numt + lane;
-            let (x, y, z) = (linear % lx, (linear / lx) % ly, linear / (lx * ly));
-            if z < lz && x < actual[0] && y < actual[1] && z < actual[2] {
-                m |= 1 << lane;
+            for warp in 0..warps {
+                let n = total.saturating_sub(warp as u64 * numt as u64).min(numt.min(32) as u64) as u32;
+                f(warp, if n >= 32 { u32::MAX } else { (1u32 << n) - 1 });
             }
+            return;
         }
-        m
+        for warp in 0..warps {
+            let mut m = 0u32;
+            for lane in 0..numt.min(32) {
+                let linear = warp * numt + lane;
+                let (x, y, z) = (linear % lx, (linear / lx) % ly, linear / (lx * ly));
+                if z < lz && x < actual[0] && y < actual[1] && z < actual[2] {
+                    m |= 1 << lane;
+                }
+            }
+            f(warp, m);
+        }
     }
 }
 

@@ -136,9 +136,8 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         pool.warps[w].fflags_unread = !ctx.prog.reads_fflags();
     }
     if let Some(wi) = &p.work_items {
-        for (w, warp) in pool.warps.iter_mut().enumerate() {
-            warp.mask = wi.lane_mask(gid, w as u32, p.threads_per_warp);
-        }
+        let warps = &mut pool.warps;
+        wi.lane_masks(gid, p.threads_per_warp, numw as u32, |w, m| warps[w as usize].mask = m);
     }
     let warps = &mut pool.warps;
     // Warps still running, in index order, and the round each one is at: round-robin runs
