@@ -73,19 +73,7 @@ loop:
 fn measure(name: &str, src: &str, mem: &DeviceMemory, groups: u32, warps: u32) -> Vec<f64> {
     let asm = assemble(src, 0x8000_0000).expect("benchmark kernel assembles");
     let prog = Program::from_words(0x8000_0000, &asm.words).unwrap();
-    let params = LaunchParams {
-        num_groups: [groups, 1, 1],
-        warps_per_group: warps,
-        threads_per_warp: 32,
-        metadata_addr: 0,
-        pds_base: 0,
-        private_bytes_per_thread: 0,
-        start_pc: 0x8000_0000,
-        work_items: None,
-        lds_map: ventus_icd::emulator::LdsMap::WHOLE,
-        extents: None,
-        reg_bounds: None,
-    };
+    let params = LaunchParams::flat(groups, warps);
     let mut rates = Vec::new();
     for threads in [1usize, 2] {
         let opts = RunOptions { threads, ..RunOptions::default() };

@@ -17,19 +17,7 @@ use ventus_icd::isa::asm::assemble;
 fn time(src: &str, mem: &DeviceMemory, groups: u32, warps: u32) -> (f64, u64) {
     let asm = assemble(src, 0x8000_0000).expect("benchmark kernel assembles");
     let prog = Program::from_words(0x8000_0000, &asm.words).unwrap();
-    let params = LaunchParams {
-        num_groups: [groups, 1, 1],
-        warps_per_group: warps,
-        threads_per_warp: 32,
-        metadata_addr: 0,
-        pds_base: 0,
-        private_bytes_per_thread: 0,
-        start_pc: 0x8000_0000,
-        work_items: None,
-        lds_map: ventus_icd::emulator::LdsMap::WHOLE,
-        extents: None,
-        reg_bounds: None,
-    };
+    let params = LaunchParams::flat(groups, warps);
     let opts = RunOptions { threads: 1, ..RunOptions::default() };
     run(mem, &prog, &params, &opts).unwrap(); // warm-up
     let reps = std::env::var("REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);

@@ -1300,19 +1300,7 @@ fn one_warp(
     lds_map: ventus_icd::emulator::LdsMap,
     extents: Option<Arc<ventus_icd::emulator::memcheck::MemCheck>>,
 ) -> ventus_icd::emulator::LaunchParams {
-    ventus_icd::emulator::LaunchParams {
-        num_groups: [1, 1, 1],
-        warps_per_group: 1,
-        threads_per_warp: 32,
-        metadata_addr: 0,
-        pds_base: 0,
-        private_bytes_per_thread: 0,
-        start_pc: 0x8000_0000,
-        work_items: None,
-        lds_map,
-        extents,
-        reg_bounds: None,
-    }
+    ventus_icd::emulator::LaunchParams { lds_map, extents, ..ventus_icd::emulator::LaunchParams::flat(1, 1) }
 }
 
 /// The interpreter exists in two compiled copies (baseline x86-64 and AVX2/FMA); both must give

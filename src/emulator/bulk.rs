@@ -24,65 +24,18 @@ use std::sync::atomic::Ordering::Relaxed;
 #[inline(always)]
 pub fn load32(words: &[AtomicU32; 32], reg: &mut [u32; 32], wide: bool) {
     #[cfg(target_arch = "x86_64")]
-    if wide {
-        // SAFETY: as below; the caller checked that the host has AVX. Declaring xmm0–xmm3
-        // clobbered clobbers ymm0–ymm3 whole (the compiler knows them as one register each).
-        unsafe {
-            std::arch::asm!(
-                "vmovdqu ymm0, ymmword ptr [{s}]",
-                "vmovdqu ymm1, ymmword ptr [{s} + 32]",
-                "vmovdqu ymm2, ymmword ptr [{s} + 64]",
-                "vmovdqu ymm3, ymmword ptr [{s} + 96]",
-                "vmovdqu ymmword ptr [{r}], ymm0",
-                "vmovdqu ymmword ptr [{r} + 32], ymm1",
-                "vmovdqu ymmword ptr [{r} + 64], ymm2",
-                "vmovdqu ymmword ptr [{r} + 96], ymm3",
-                s = in(reg) words.as_ptr(),
-                r = in(reg) reg.as_mut_ptr(),
-                out("xmm0") _,
-                out("xmm1") _,
-                out("xmm2") _,
-                out("xmm3") _,
-                options(nostack, preserves_flags),
-            );
-        }
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: both pointers address 128 valid bytes (`words` is borrowed shared — atomics may be
-    // written through a shared reference — and `reg` exclusively); the block only moves those
-    // bytes through the four xmm registers it declares as clobbered, uses no stack and keeps
-    // the flags. SSE2 is part of the x86-64 baseline.
+    // SAFETY: `words` is 128 readable bytes (borrowed shared: nothing but atomics and this
+    // opaque block touch them) and `reg` 128 writable bytes borrowed exclusively; the two
+    // cannot overlap (device memory is never a register file).
     unsafe {
-        std::arch::asm!(
-            "movdqu {a}, xmmword ptr [{s}]",
-            "movdqu {b}, xmmword ptr [{s} + 16]",
-            "movdqu {c}, xmmword ptr [{s} + 32]",
-            "movdqu {d}, xmmword ptr [{s} + 48]",
-            "movdqu xmmword ptr [{r}], {a}",
-            "movdqu xmmword ptr [{r} + 16], {b}",
-            "movdqu xmmword ptr [{r} + 32], {c}",
-            "movdqu xmmword ptr [{r} + 48], {d}",
-            "movdqu {a}, xmmword ptr [{s} + 64]",
-            "movdqu {b}, xmmword ptr [{s} + 80]",
-            "movdqu {c}, xmmword ptr [{s} + 96]",
-            "movdqu {d}, xmmword ptr [{s} + 112]",
-            "movdqu xmmword ptr [{r} + 64], {a}",
-            "movdqu xmmword ptr [{r} + 80], {b}",
-            "movdqu xmmword ptr [{r} + 96], {c}",
-            "movdqu xmmword ptr [{r} + 112], {d}",
-            s = in(reg) words.as_ptr(),
-            r = in(reg) reg.as_mut_ptr(),
-            a = out(xmm_reg) _,
-            b = out(xmm_reg) _,
-            c = out(xmm_reg) _,
-            d = out(xmm_reg) _,
-            options(nostack, preserves_flags),
-        );
-    }
+        copy128(words.as_ptr().cast(), reg.as_mut_ptr().cast(), wide)
+    };
     #[cfg(not(target_arch = "x86_64"))]
-    for (r, w) in reg.iter_mut().zip(words) {
-        *r = w.load(Relaxed);
+    {
+        let _ = wide;
+        for (r, w) in reg.iter_mut().zip(words) {
+            *r = w.load(Relaxed);
+        }
     }
 }
 
@@ -91,62 +44,79 @@ pub fn load32(words: &[AtomicU32; 32], reg: &mut [u32; 32], wide: bool) {
 #[inline(always)]
 pub fn store32(reg: &[u32; 32], words: &[AtomicU32; 32], wide: bool) {
     #[cfg(target_arch = "x86_64")]
-    if wide {
-        // SAFETY: as in `load32`.
-        unsafe {
+    // SAFETY: as in `load32`, with the directions swapped (an atomic's value may change through
+    // a shared reference: `AtomicU32` is an `UnsafeCell`).
+    unsafe {
+        copy128(reg.as_ptr().cast(), words.as_ptr() as *mut u8, wide)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = wide;
+        for (w, r) in words.iter().zip(reg) {
+            w.store(*r, Relaxed);
+        }
+    }
+}
+
+/// Moves 128 bytes from `src` to `dst` in one `asm!` block: four 256-bit moves when `wide`,
+/// else eight 128-bit ones (SSE2, part of the x86-64 baseline).
+///
+/// # Safety
+/// `src` is readable and `dst` writable for 128 bytes, the two do not overlap, and `wide` only
+/// when the host has AVX. The block touches nothing else, uses no stack, keeps the flags and
+/// declares xmm0–xmm3 clobbered (which clobbers ymm0–ymm3 whole: the compiler knows each pair
+/// as one register).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn copy128(src: *const u8, dst: *mut u8, wide: bool) {
+    // One operand list for both templates: `s`, `d` and the four clobbered registers.
+    macro_rules! moves {
+        ($($line:literal),* $(,)?) => {
             std::arch::asm!(
-                "vmovdqu ymm0, ymmword ptr [{r}]",
-                "vmovdqu ymm1, ymmword ptr [{r} + 32]",
-                "vmovdqu ymm2, ymmword ptr [{r} + 64]",
-                "vmovdqu ymm3, ymmword ptr [{r} + 96]",
-                "vmovdqu ymmword ptr [{s}], ymm0",
-                "vmovdqu ymmword ptr [{s} + 32], ymm1",
-                "vmovdqu ymmword ptr [{s} + 64], ymm2",
-                "vmovdqu ymmword ptr [{s} + 96], ymm3",
-                s = in(reg) words.as_ptr(),
-                r = in(reg) reg.as_ptr(),
+                $($line,)*
+                s = in(reg) src,
+                d = in(reg) dst,
                 out("xmm0") _,
                 out("xmm1") _,
                 out("xmm2") _,
                 out("xmm3") _,
                 options(nostack, preserves_flags),
+            )
+        };
+    }
+    // SAFETY: the caller's contract above.
+    unsafe {
+        if wide {
+            moves!(
+                "vmovdqu ymm0, ymmword ptr [{s}]",
+                "vmovdqu ymm1, ymmword ptr [{s} + 32]",
+                "vmovdqu ymm2, ymmword ptr [{s} + 64]",
+                "vmovdqu ymm3, ymmword ptr [{s} + 96]",
+                "vmovdqu ymmword ptr [{d}], ymm0",
+                "vmovdqu ymmword ptr [{d} + 32], ymm1",
+                "vmovdqu ymmword ptr [{d} + 64], ymm2",
+                "vmovdqu ymmword ptr [{d} + 96], ymm3",
+            );
+        } else {
+            moves!(
+                "movdqu xmm0, xmmword ptr [{s}]",
+                "movdqu xmm1, xmmword ptr [{s} + 16]",
+                "movdqu xmm2, xmmword ptr [{s} + 32]",
+                "movdqu xmm3, xmmword ptr [{s} + 48]",
+                "movdqu xmmword ptr [{d}], xmm0",
+                "movdqu xmmword ptr [{d} + 16], xmm1",
+                "movdqu xmmword ptr [{d} + 32], xmm2",
+                "movdqu xmmword ptr [{d} + 48], xmm3",
+                "movdqu xmm0, xmmword ptr [{s} + 64]",
+                "movdqu xmm1, xmmword ptr [{s} + 80]",
+                "movdqu xmm2, xmmword ptr [{s} + 96]",
+                "movdqu xmm3, xmmword ptr [{s} + 112]",
+                "movdqu xmmword ptr [{d} + 64], xmm0",
+                "movdqu xmmword ptr [{d} + 80], xmm1",
+                "movdqu xmmword ptr [{d} + 96], xmm2",
+                "movdqu xmmword ptr [{d} + 112], xmm3",
             );
         }
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: as in `load32`, with the directions swapped (an atomic's value may change through
-    // a shared reference: `AtomicU32` is an `UnsafeCell`).
-    unsafe {
-        std::arch::asm!(
-            "movdqu {a}, xmmword ptr [{r}]",
-            "movdqu {b}, xmmword ptr [{r} + 16]",
-            "movdqu {c}, xmmword ptr [{r} + 32]",
-            "movdqu {d}, xmmword ptr [{r} + 48]",
-            "movdqu xmmword ptr [{s}], {a}",
-            "movdqu xmmword ptr [{s} + 16], {b}",
-            "movdqu xmmword ptr [{s} + 32], {c}",
-            "movdqu xmmword ptr [{s} + 48], {d}",
-            "movdqu {a}, xmmword ptr [{r} + 64]",
-            "movdqu {b}, xmmword ptr [{r} + 80]",
-            "movdqu {c}, xmmword ptr [{r} + 96]",
-            "movdqu {d}, xmmword ptr [{r} + 112]",
-            "movdqu xmmword ptr [{s} + 64], {a}",
-            "movdqu xmmword ptr [{s} + 80], {b}",
-            "movdqu xmmword ptr [{s} + 96], {c}",
-            "movdqu xmmword ptr [{s} + 112], {d}",
-            s = in(reg) words.as_ptr(),
-            r = in(reg) reg.as_ptr(),
-            a = out(xmm_reg) _,
-            b = out(xmm_reg) _,
-            c = out(xmm_reg) _,
-            d = out(xmm_reg) _,
-            options(nostack, preserves_flags),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    for (w, r) in words.iter().zip(reg) {
-        w.store(*r, Relaxed);
     }
 }
 

@@ -66,6 +66,28 @@ pub struct LaunchParams {
     pub reg_bounds: Option<warp::RegBounds>,
 }
 
+impl LaunchParams {
+    /// `groups` one-dimensional work-groups of `warps` full warps (32 lanes) starting at the
+    /// program window's base, with no metadata or private block, every lane active, the whole
+    /// LDS window, no extents and the program's register bounds: an assembled program's launch
+    /// (tests and benchmarks set the fields they need on top).
+    pub fn flat(groups: u32, warps: u32) -> LaunchParams {
+        LaunchParams {
+            num_groups: [groups, 1, 1],
+            warps_per_group: warps,
+            threads_per_warp: 32,
+            metadata_addr: 0,
+            pds_base: 0,
+            private_bytes_per_thread: 0,
+            start_pc: crate::abi::PROGRAM_BASE,
+            work_items: None,
+            lds_map: LdsMap::WHOLE,
+            extents: None,
+            reg_bounds: None,
+        }
+    }
+}
+
 /// The OpenCL view of a launch, used to mask lanes that are not work-items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkItems {

@@ -145,25 +145,25 @@ pub struct PassEnd {
     pub lanes: u64,
 }
 
-/// The turns of one scheduler pass, untraced and with no trap pending: from `run[ci]` on, each
-/// warp at round `r` takes a turn of at most `most` instructions (its round advances by what
-/// it ran), in list order, until one stops ([`FastEnd::stopped`]). One call per pass instead
-/// of one per turn: a shared instruction ends a turn, so a memory-bound kernel's turns are a
-/// few instructions long and the call and the work-group runner's bookkeeping were a third of
-/// a turn's cost.
-#[allow(clippy::too_many_arguments)]
+/// One scheduler pass ([`pass_fast_avx2`]): from `run[ci]` on, each warp of `run` (indices into
+/// `warps`) whose round (`rounds`) is `r` takes a turn of at most `most` instructions.
+pub struct Pass<'p> {
+    pub warps: &'p mut [Warp],
+    pub run: &'p [usize],
+    pub rounds: &'p mut [u64],
+    pub ci: usize,
+    pub r: u64,
+    pub most: u64,
+}
+
+/// The turns of one scheduler pass, untraced and with no trap pending, in list order (a warp's
+/// round advances by what it ran), until one stops ([`FastEnd::stopped`]). One call per pass
+/// instead of one per turn: a shared instruction ends a turn, so a memory-bound kernel's turns
+/// are a few instructions long and the call and the work-group runner's bookkeeping were a
+/// third of a turn's cost.
 #[inline(always)]
-fn pass_table(
-    warps: &mut [Warp],
-    run: &[usize],
-    rounds: &mut [u64],
-    mut ci: usize,
-    r: u64,
-    most: u64,
-    ctx: &Ctx,
-    table: &[[Handler; 16]; handlers::ROWS],
-    out: &mut Result<Flow, Trap>,
-) -> PassEnd {
+fn pass_table(p: Pass, ctx: &Ctx, table: &[[Handler; 16]; handlers::ROWS], out: &mut Result<Flow, Trap>) -> PassEnd {
+    let Pass { warps, run, rounds, mut ci, r, most } = p;
     let (mut instructions, mut lanes) = (0u64, 0u64);
     while let Some(&wi) = run.get(ci) {
         if rounds[wi] == r {
@@ -181,40 +181,20 @@ fn pass_table(
 }
 
 /// An untraced pass ([`pass_table`]) through the baseline handlers.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub fn pass_fast_baseline(
-    warps: &mut [Warp],
-    run: &[usize],
-    rounds: &mut [u64],
-    ci: usize,
-    r: u64,
-    most: u64,
-    ctx: &Ctx,
-    out: &mut Result<Flow, Trap>,
-) -> PassEnd {
-    pass_table(warps, run, rounds, ci, r, most, ctx, &handlers::BASELINE, out)
+pub fn pass_fast_baseline(p: Pass, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> PassEnd {
+    pass_table(p, ctx, &handlers::BASELINE, out)
 }
 
 /// An untraced pass ([`pass_table`]) through the AVX2 handlers.
 ///
 /// # Safety
 /// The host CPU must have the features ([`super::simd::host_has_avx2`]).
-#[allow(clippy::too_many_arguments)]
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
 #[inline(never)]
-pub unsafe fn pass_fast_avx2(
-    warps: &mut [Warp],
-    run: &[usize],
-    rounds: &mut [u64],
-    ci: usize,
-    r: u64,
-    most: u64,
-    ctx: &Ctx,
-    out: &mut Result<Flow, Trap>,
-) -> PassEnd {
-    pass_table(warps, run, rounds, ci, r, most, ctx, &handlers::AVX2, out)
+pub unsafe fn pass_fast_avx2(p: Pass, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> PassEnd {
+    pass_table(p, ctx, &handlers::AVX2, out)
 }
 
 /// Runs the straight-line run that starts at `d` ([`Decoded::run`]), at most `most` (≥ 1)

@@ -16,7 +16,7 @@ use super::trace::Tracer;
 #[cfg(target_arch = "x86_64")]
 use super::turn::{pass_fast_avx2, turn_avx2, turn_fast_avx2};
 use super::turn::{pass_fast_baseline, turn_baseline, turn_fast_baseline};
-use super::turn::{FastEnd, TurnEnd};
+use super::turn::{FastEnd, Pass, TurnEnd};
 use super::warp::{Csrs, Warp};
 use super::{LaunchParams, RunOptions, TrapMode};
 use std::sync::atomic::Ordering;
@@ -233,11 +233,12 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             let (wi, n, pc);
             if !T::ENABLED && pending.is_none() {
                 // The common case: the pass's turns in one call, up to one that stops.
+                let pass = Pass { warps, run, rounds, ci, r, most: turn };
                 let e = match AVX2 {
                     // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
                     #[cfg(target_arch = "x86_64")]
-                    true => unsafe { pass_fast_avx2(warps, run, rounds, ci, r, turn, ctx, &mut out) },
-                    _ => pass_fast_baseline(warps, run, rounds, ci, r, turn, ctx, &mut out),
+                    true => unsafe { pass_fast_avx2(pass, ctx, &mut out) },
+                    _ => pass_fast_baseline(pass, ctx, &mut out),
                 };
                 instructions += e.instructions;
                 lane_instructions += e.lanes;
