@@ -2,7 +2,9 @@
 //!
 //! * **Global regions** (device buffers from 0x9000_0000 up, and anything else the host maps) are
 //!   shared by all host threads. Policy for racy accesses: every global access is a relaxed atomic
-//!   on the containing 32-bit word (byte/halfword stores are compare-and-swap loops), so Rust stays
+//!   on the containing 32-bit word (byte/halfword stores are compare-and-swap loops; a full
+//!   warp's unit-stride word access, [`MemView::unit_stride`], moves its 32 words in one opaque
+//!   `asm!` block that moves each aligned word in one piece, see `super::bulk`), so Rust stays
 //!   defined and kernels' real atomics (AMOs) are true read-modify-write atomics. The 64-bit
 //!   compare-and-swap (`amocas.d`, [`Region::cas64`]) updates its two words under an
 //!   address-striped lock, so the memory stays made of 32-bit atomics.
@@ -704,8 +706,9 @@ impl<'a> MemView<'a> {
     }
 
     /// Lets full-warp unit-stride accesses move their 32 words in 256-bit moves (see
-    /// [`super::bulk`]) when `on` and the host has AVX2 (the interpreter then runs its AVX2
-    /// build, whose vector registers those moves match).
+    /// `emulator/bulk.rs`) when `on` — the launch runs the interpreter's AVX2 copy
+    /// ([`super::RunOptions::avx2_interpreter`]), whose vector registers those moves match —
+    /// and the host has AVX2 (checked here too: the moves need it).
     pub fn with_wide_copies(mut self, on: bool) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
@@ -904,26 +907,11 @@ impl<'a> MemView<'a> {
         (lo, hi, or)
     }
 
-    /// The 32 words lanes 0..32 address when all are active, access 4 bytes and address
-    /// consecutive words from `lo` upward (lane i at `lo + 4i`, the unit-stride pattern of
-    /// `a[get_global_id(0)]`), all inside `r`; `None` otherwise.
-    #[inline(always)]
-    fn contiguous<'r>(r: &'r Region, addrs: &[u32; 32], lo: u32, m: u32, bytes: u32) -> Option<&'r [AtomicU32]> {
-        if m != u32::MAX || bytes != 4 {
-            return None;
-        }
-        let step = addrs.iter().enumerate().fold(0u32, |d, (i, &a)| d | (a ^ lo.wrapping_add(4 * i as u32)));
-        if step != 0 {
-            return None;
-        }
-        let first = (lo.wrapping_sub(r.base) >> 2) as usize;
-        r.words().get(first..first + 32)
-    }
-
     /// Loads of `bytes` (1, 2 or 4, zero-extended) for every lane in `m` at `addrs[lane]` in
     /// one step, when all are aligned and lie in one mapped region ([`Self::span_region`]):
     /// the same values and byte counts as lane-by-lane [`Self::load`]s. `None` when the warp
-    /// must take the per-lane path (nothing was loaded or counted).
+    /// must take the per-lane path (nothing was loaded or counted). A full warp's unit-stride
+    /// word access takes [`Self::unit_stride`] first.
     #[inline(always)]
     pub fn load_lanes(&self, addrs: &[u32; 32], m: u32, bytes: u32) -> Option<[u32; 32]> {
         let (lo, hi, or) = Self::span(addrs, m);
@@ -932,11 +920,7 @@ impl<'a> MemView<'a> {
         }
         let (r, space) = self.span_region(lo, hi, false)?;
         let mut out = [0u32; 32];
-        if let Some(words) = Self::contiguous(r, addrs, lo, m, bytes) {
-            for (o, w) in out.iter_mut().zip(words) {
-                *o = w.load(Relaxed);
-            }
-        } else if m == u32::MAX && bytes == 4 {
+        if m == u32::MAX && bytes == 4 {
             for (o, &a) in out.iter_mut().zip(addrs) {
                 // SAFETY: every lane is active, so `lo <= a <= hi`, and `span_region` found one
                 // region containing both `lo` and `hi`.
@@ -992,11 +976,7 @@ impl<'a> MemView<'a> {
             return false;
         }
         let Some((r, space)) = self.span_region(lo, hi, true) else { return false };
-        if let Some(words) = Self::contiguous(r, addrs, lo, m, bytes).filter(|_| r.written.is_none()) {
-            for (w, &v) in words.iter().zip(values) {
-                w.store(v, Relaxed);
-            }
-        } else if bytes == 4 && r.written.is_none() {
+        if bytes == 4 && r.written.is_none() {
             for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
                 if (m >> i) & 1 != 0 {
                     // SAFETY: an active lane's address lies in `[lo, hi]`, and `span_region`

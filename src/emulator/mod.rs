@@ -101,18 +101,14 @@ impl WorkItems {
     /// Active-lane mask of warp `warp` in work-group `group_id` for `numt` lanes per warp.
     pub fn lane_mask(&self, group_id: [u32; 3], warp: u32, numt: u32) -> u32 {
         let mut mask = 0;
-        self.lane_masks(group_id, numt, warp + 1, |w, m| {
-            if w == warp {
-                mask = m;
-            }
-        });
+        self.lane_masks(group_id, numt, warp..warp + 1, |_, m| mask = m);
         mask
     }
 
-    /// The active-lane masks of warps `0..warps` of work-group `group_id` for `numt` lanes per
-    /// warp, as `f(warp, mask)` in warp order: what the group's shape decides is computed once
-    /// per work-group, not per warp.
-    pub fn lane_masks(&self, group_id: [u32; 3], numt: u32, warps: u32, mut f: impl FnMut(u32, u32)) {
+    /// The active-lane masks of `warps` of work-group `group_id` for `numt` lanes per warp, as
+    /// `f(warp, mask)` in warp order: what the group's shape decides is computed once per
+    /// work-group, not per warp.
+    pub fn lane_masks(&self, group_id: [u32; 3], numt: u32, warps: std::ops::Range<u32>, mut f: impl FnMut(u32, u32)) {
         let [lx, ly, lz] = self.local.map(|v| v.max(1));
         let actual: [u32; 3] = std::array::from_fn(|d| {
             let start = group_id[d] as u64 * self.local[d] as u64;
@@ -121,13 +117,13 @@ impl WorkItems {
         if actual == self.local && self.local.iter().all(|&v| v >= 1) {
             // A full work-group: its first lx·ly·lz linear lanes are work-items.
             let total = lx as u64 * ly as u64 * lz as u64;
-            for warp in 0..warps {
+            for warp in warps {
                 let n = total.saturating_sub(warp as u64 * numt as u64).min(numt.min(32) as u64) as u32;
                 f(warp, if n >= 32 { u32::MAX } else { (1u32 << n) - 1 });
             }
             return;
         }
-        for warp in 0..warps {
+        for warp in warps {
             let mut m = 0u32;
             for lane in 0..numt.min(32) {
                 let linear = warp * numt + lane;
@@ -203,6 +199,15 @@ impl RunOptions {
             baseline_interpreter: !c.simd,
             ..RunOptions::default()
         }
+    }
+
+    /// Whether launches run the interpreter's AVX2 copy: the host has the features
+    /// ([`simd::host_has_avx2`]) and [`Self::baseline_interpreter`] is off.
+    pub fn avx2_interpreter(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return !self.baseline_interpreter && simd::host_has_avx2();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
     }
 }
 

@@ -205,7 +205,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             .with_lds_map(p.lds_map)
             .with_program_pages(prog.pages())
             .with_extents(p.extents.as_deref(), opts.memcheck)
-            .with_wide_copies(!opts.baseline_interpreter);
+            .with_wide_copies(opts.avx2_interpreter());
         let ctx = Ctx { prog, mem: &view };
         let mut local = RunStats::default();
         while !stop.load(Ordering::Relaxed) {

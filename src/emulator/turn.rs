@@ -5,7 +5,8 @@
 //! changes the flow of the work-group (barrier, `endprg`, print, host call) or traps.
 //!
 //! This is the interpreter's hot loop. Untraced turns ([`turn_fast_avx2`],
-//! [`turn_fast_baseline`]) dispatch through the handler tables of [`exec::handlers`]; traced
+//! [`turn_fast_baseline`]; a whole pass of them in one call, [`pass_fast_avx2`], while no trap
+//! is pending) dispatch through the handler tables of [`exec::handlers`]; traced
 //! ones ([`turn_impl`]) inline every instruction's body and call the tracer's hooks. Each is
 //! compiled twice: once for the baseline target and
 //! once for AVX2/FMA/BMI ([`turn_avx2`]: 32-lane loops in 256-bit vectors, `f32::mul_add` one

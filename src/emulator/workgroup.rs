@@ -104,7 +104,7 @@ pub fn run_group<T: Tracer>(
     t: &mut T,
 ) -> Result<GroupStats, Fault> {
     #[cfg(target_arch = "x86_64")]
-    if !opts.baseline_interpreter && super::simd::host_has_avx2() {
+    if opts.avx2_interpreter() {
         return run_group_impl::<T, true>(g, p, opts, launch_start, ctx, pool, t);
     }
     run_group_impl::<T, false>(g, p, opts, launch_start, ctx, pool, t)
@@ -137,7 +137,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     }
     if let Some(wi) = &p.work_items {
         let warps = &mut pool.warps;
-        wi.lane_masks(gid, p.threads_per_warp, numw as u32, |w, m| warps[w as usize].mask = m);
+        wi.lane_masks(gid, p.threads_per_warp, 0..numw as u32, |w, m| warps[w as usize].mask = m);
     }
     let warps = &mut pool.warps;
     // Warps still running, in index order, and the round each one is at: round-robin runs
