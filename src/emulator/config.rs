@@ -13,6 +13,7 @@
 //! | `VENTUS_PRINTF_BUFFER_SIZE` | bytes of printf records per launch (`CL_DEVICE_PRINTF_BUFFER_SIZE`), 64 B–256 MiB | 1 MiB |
 //! | `VENTUS_LEGACY_PRINTF` | `1`: the 2023 libclc `printf` in official binaries runs on the host (it prints); `0`: its code runs as compiled (and traps, as in the reference) | `1` |
 //! | `VENTUS_SIMD` | `0`: run the baseline x86-64 copy of the interpreter even when the host has AVX2/FMA (see [`super::simd`]; results are identical, only speed differs) | `1` |
+//! | `VENTUS_JIT` | `0`: interpret straight-line code instead of running it translated to x86-64 code (see [`super::jit`]; AVX2 hosts only; results are identical, only speed differs) | `1` |
 //!
 //! A value out of range or not a number is ignored with a warning (`RUST_LOG=warn`).
 
@@ -40,6 +41,8 @@ pub struct Config {
     pub memcheck_uninit: bool,
     /// `VENTUS_SIMD` (default on): use the interpreter copy compiled for the host's AVX2/FMA.
     pub simd: bool,
+    /// `VENTUS_JIT` (default on): run straight-line code translated to host code.
+    pub jit: bool,
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
@@ -92,6 +95,7 @@ impl Config {
             memcheck: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v != 0),
             memcheck_uninit: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v >= 2),
             simd: var::<u8>(&["VENTUS_SIMD"]).is_none_or(|v| v != 0),
+            jit: var::<u8>(&["VENTUS_JIT"]).is_none_or(|v| v != 0),
         }
     }
 }

@@ -14,6 +14,8 @@ pub mod exec;
 pub mod fault;
 pub mod hostcall;
 pub mod images;
+#[cfg(target_arch = "x86_64")]
+mod jit;
 pub mod memcheck;
 pub mod memory;
 pub mod native_math;
@@ -181,12 +183,16 @@ pub struct RunOptions {
     /// Run the baseline x86-64 copy of the interpreter even when the host has AVX2/FMA
     /// (`VENTUS_SIMD=0`; see [`simd`]). Results are identical either way.
     pub baseline_interpreter: bool,
+    /// Interpret straight-line code instead of running it translated to host code
+    /// (`VENTUS_JIT=0`; see [`jit`]). The translator runs only with the AVX2 copy of the
+    /// interpreter; results are identical either way.
+    pub no_jit: bool,
 }
 
 impl RunOptions {
     /// Options from the environment (`VENTUS_THREADS`, `VENTUS_WATCHDOG`,
     /// `VENTUS_WATCHDOG_SECONDS`, `VENTUS_TIMEOUT`, `VENTUS_TRAP`, `VENTUS_MEMCHECK`,
-    /// `VENTUS_SIMD`).
+    /// `VENTUS_SIMD`, `VENTUS_JIT`).
     pub fn from_env() -> RunOptions {
         let c = config::Config::get();
         RunOptions {
@@ -197,6 +203,7 @@ impl RunOptions {
             trap_mode: c.trap_mode,
             memcheck: c.memcheck,
             baseline_interpreter: !c.simd,
+            no_jit: !c.jit,
             ..RunOptions::default()
         }
     }
@@ -208,6 +215,12 @@ impl RunOptions {
         return !self.baseline_interpreter && simd::host_has_avx2();
         #[cfg(not(target_arch = "x86_64"))]
         false
+    }
+
+    /// Whether untraced launches run straight-line code translated to host code ([`jit`]):
+    /// the AVX2 interpreter runs and [`Self::no_jit`] is off.
+    pub fn translated(&self) -> bool {
+        !self.no_jit && self.avx2_interpreter()
     }
 }
 

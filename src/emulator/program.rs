@@ -174,6 +174,21 @@ impl std::fmt::Debug for LaunchBoundsCache {
     }
 }
 
+/// [`Program::jit`]'s translation, made on first use. A clone starts without one (host calls
+/// installed on it change its runs).
+#[derive(Default)]
+struct JitCache(#[cfg(target_arch = "x86_64")] std::sync::OnceLock<Option<super::jit::Jit>>);
+impl Clone for JitCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+impl std::fmt::Debug for JitCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JitCache")
+    }
+}
+
 /// A predecoded program.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -188,6 +203,8 @@ pub struct Program {
     reg_bounds: RegBounds,
     /// [`Program::launch_reg_bounds`] computed so far.
     launch_bounds: LaunchBoundsCache,
+    /// The compiled runs ([`Program::jit`]).
+    jit: JitCache,
     /// Some instruction accesses `fflags` or `fcsr` (see [`Program::reads_fflags`]).
     reads_fflags: bool,
     /// Unique per built program (clones share it): the scheduler's slots keep the read-only
@@ -339,6 +356,7 @@ impl Program {
             host_originals: Vec::new(),
             reg_bounds,
             launch_bounds: LaunchBoundsCache::default(),
+            jit: JitCache::default(),
             reads_fflags,
             id,
             pages,
@@ -453,6 +471,12 @@ impl Program {
     pub(super) fn ops(&self) -> &[Decoded] {
         &self.ops
     }
+    /// The program's straight-line runs compiled to host code ([`super::jit`]), translated on
+    /// the first call; `None` when the host's executable memory cannot be had.
+    #[cfg(target_arch = "x86_64")]
+    pub(super) fn jit(&self) -> Option<&super::jit::Jit> {
+        self.jit.0.get_or_init(|| super::jit::Jit::new(self)).as_ref()
+    }
     /// Whether any instruction reads or writes the accrued FP flags (`fflags`, `fcsr`). When
     /// none does, the flags are unobservable and untraced runs need not compute them.
     pub fn reads_fflags(&self) -> bool {
@@ -515,6 +539,7 @@ impl Program {
         self.host_calls.push(call);
         self.host_originals.push(*d);
         self.launch_bounds = LaunchBoundsCache::default();
+        self.jit = JitCache::default();
         // A call that changes only the warp's registers runs inside a turn (untraced), like
         // any private instruction; the others end it. One that may decline and run its code
         // instead keeps its first instruction's place (so a shared one still runs in its

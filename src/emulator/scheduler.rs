@@ -206,7 +206,12 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             .with_program_pages(prog.pages())
             .with_extents(p.extents.as_deref(), opts.memcheck)
             .with_wide_copies(opts.avx2_interpreter());
-        let ctx = Ctx { prog, mem: &view };
+        let ctx = Ctx {
+            prog,
+            mem: &view,
+            #[cfg(target_arch = "x86_64")]
+            jit: if opts.translated() { prog.jit() } else { None },
+        };
         let mut local = RunStats::default();
         while !stop.load(Ordering::Relaxed) {
             let g = next.fetch_add(1, Ordering::Relaxed);

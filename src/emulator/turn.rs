@@ -103,6 +103,27 @@ fn turn_table(
             Ok(d) if executed == 0 || (executed < most && private(w, d, ctx)) => {
                 w.ext = NO_EXT;
                 if d.run > 1 {
+                    #[cfg(target_arch = "x86_64")]
+                    if let Some(f) = ctx
+                        .jit
+                        .filter(|_| u64::from(d.run) <= most - executed)
+                        .and_then(|j| j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize))
+                    {
+                        // SAFETY: `f` is the run compiled from `d`, the entry at the warp's pc
+                        // (a plain one: `w.ext` is clear), with `d.run` entries left in the
+                        // turn; its handlers are the AVX2 ones, and `ctx.jit` is only set when
+                        // the host has the features (`RunOptions::translated`).
+                        let r = unsafe { f(w, ctx, out, ctx.prog.ops().as_ptr()) };
+                        let n = r & 0xffff_ffff;
+                        executed += n;
+                        lanes += n * u64::from(w.mask.count_ones());
+                        w.csr.instret += n;
+                        if r >> 32 != 0 {
+                            let pc = pc.wrapping_add(4 * (n as u32 - 1));
+                            return FastEnd { executed, lanes, pc, stopped: true };
+                        }
+                        continue;
+                    }
                     // SAFETY: `d` is a plain entry of the program's text (a run is never an
                     // extended variant: those have `run == 0`), followed by `d.run - 1` more.
                     let (n, stop) = unsafe { run(w, d, ctx, table, most - executed, out) };
@@ -254,7 +275,7 @@ pub unsafe fn turn_fast_avx2(w: &mut Warp, most: u64, ctx: &Ctx, out: &mut Resul
 /// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no
 /// kernel store can change.
 #[inline(always)]
-fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
+pub(super) fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
     match d.sharing {
         Sharing::Private => true,
         Sharing::Shared => false,

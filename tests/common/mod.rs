@@ -92,22 +92,23 @@ pub fn exec(src: &str, s: &Setup) -> Outcome {
 
 /// [`exec`] in the chosen copy of the interpreter (`baseline`: the one compiled without AVX2).
 pub fn exec_with(src: &str, s: &Setup, baseline: bool) -> Outcome {
+    exec_opts(src, s, &RunOptions { baseline_interpreter: baseline, ..RunOptions::default() })
+}
+
+/// [`exec`] with `opts` (its `threads` and `watchdog` from `s`).
+pub fn exec_opts(src: &str, s: &Setup, opts: &RunOptions) -> Outcome {
     let (prog, labels) = build(src);
     let mem = memory(s);
     let params = params(s);
-    let opts = RunOptions {
-        threads: s.threads,
-        watchdog: s.watchdog,
-        baseline_interpreter: baseline,
-        ..RunOptions::default()
-    };
+    let opts = RunOptions { threads: s.threads, watchdog: s.watchdog, ..opts.clone() };
     let result = run(&mem, &prog, &params, &opts);
     let out = read_out(&mem, s.out_words);
     Outcome { result, out, mem, prog, params, labels }
 }
 
-/// Runs with 1 and 2 host threads and in the baseline copy of the interpreter (1 thread),
-/// asserts all succeed with identical output and statistics, returns the output.
+/// Runs with 1 and 2 host threads, in the baseline copy of the interpreter and in the AVX2 one
+/// without the translator (1 thread), asserts all succeed with identical output and
+/// statistics, returns the output.
 pub fn exec_ok(src: &str, s: Setup) -> Vec<u32> {
     let a = exec(src, &Setup { threads: 1, ..s });
     let stats = a.result.as_ref().unwrap_or_else(|e| panic!("run failed: {e}"));
@@ -118,6 +119,14 @@ pub fn exec_ok(src: &str, s: Setup) -> Vec<u32> {
     let base = c.result.as_ref().unwrap_or_else(|e| panic!("run failed in the baseline interpreter: {e}"));
     assert_eq!(a.out, c.out, "results differ between the SIMD and the baseline interpreter");
     assert_eq!(stats.instructions, base.instructions, "instruction counts differ between interpreters");
+    let d = exec_opts(src, &Setup { threads: 1, ..s }, &RunOptions { no_jit: true, ..RunOptions::default() });
+    let interp = d.result.as_ref().unwrap_or_else(|e| panic!("run failed without the translator: {e}"));
+    assert_eq!(a.out, d.out, "results differ with and without the translator");
+    assert_eq!(
+        (stats.instructions, stats.lane_instructions),
+        (interp.instructions, interp.lane_instructions),
+        "statistics differ with and without the translator"
+    );
     a.out
 }
 

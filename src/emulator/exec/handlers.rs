@@ -19,8 +19,17 @@ use crate::isa::{Op, ALL_OPS, OP_COUNT};
 /// `Ok(Flow::Next)` (the common case, returned in a register), else `false` with the outcome
 /// in the last argument.
 ///
+/// On x86-64 the handlers have the platform's C calling convention (`sysv64`), so that the
+/// translator's compiled runs ([`crate::emulator::jit`]) can call them. A handler does not
+/// panic (every operation is total; faults are outcomes), and one that did would abort the
+/// process rather than unwind through compiled code.
+///
 /// # Safety
 /// The entry's [`index`] selected the handler, and for [`AVX2`] the host has its features.
+#[cfg(target_arch = "x86_64")]
+pub type Handler = unsafe extern "sysv64" fn(&mut Warp, &Decoded, &Ctx, &mut Result<Flow, Trap>) -> bool;
+/// As on x86-64 (see there), with Rust's calling convention.
+#[cfg(not(target_arch = "x86_64"))]
 pub type Handler = unsafe fn(&mut Warp, &Decoded, &Ctx, &mut Result<Flow, Trap>) -> bool;
 
 /// Table size: every operation, the entry without one, padded to whole rows of 16.
@@ -71,6 +80,21 @@ fn run<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow
 ///
 /// # Safety
 /// None beyond [`Handler`]'s (this one is safe to call).
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+unsafe extern "sysv64" fn baseline<const N: u16>(
+    w: &mut Warp,
+    d: &Decoded,
+    ctx: &Ctx,
+    out: &mut Result<Flow, Trap>,
+) -> bool {
+    run::<N>(w, d, ctx, out)
+}
+/// Handler `N` for the baseline target.
+///
+/// # Safety
+/// None beyond [`Handler`]'s (this one is safe to call).
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(never)]
 unsafe fn baseline<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
     run::<N>(w, d, ctx, out)
@@ -83,7 +107,12 @@ unsafe fn baseline<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
 #[inline(never)]
-unsafe fn avx2<const N: u16>(w: &mut Warp, d: &Decoded, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
+unsafe extern "sysv64" fn avx2<const N: u16>(
+    w: &mut Warp,
+    d: &Decoded,
+    ctx: &Ctx,
+    out: &mut Result<Flow, Trap>,
+) -> bool {
     run::<N>(w, d, ctx, out)
 }
 
@@ -162,6 +191,16 @@ macro_rules! rows {
 ///
 /// # Safety
 /// None beyond [`Handler`]'s (this one is safe to call).
+#[cfg(target_arch = "x86_64")]
+unsafe extern "sysv64" fn not_an_op_handler(_: &mut Warp, d: &Decoded, _: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
+    *out = not_an_op(d);
+    false
+}
+/// As on x86-64.
+///
+/// # Safety
+/// None beyond [`Handler`]'s (this one is safe to call).
+#[cfg(not(target_arch = "x86_64"))]
 unsafe fn not_an_op_handler(_: &mut Warp, d: &Decoded, _: &Ctx, out: &mut Result<Flow, Trap>) -> bool {
     *out = not_an_op(d);
     false

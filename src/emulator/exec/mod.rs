@@ -51,6 +51,11 @@ pub enum Flow {
 pub struct Ctx<'a> {
     pub prog: &'a Program,
     pub mem: &'a MemView<'a>,
+    /// The program's compiled runs, when this launch uses them ([`RunOptions::translated`]).
+    ///
+    /// [`RunOptions::translated`]: crate::emulator::RunOptions::translated
+    #[cfg(target_arch = "x86_64")]
+    pub jit: Option<&'a crate::emulator::jit::Jit>,
 }
 
 #[inline(always)]

@@ -1,0 +1,635 @@
+//! The translator: each straight-line run of a program ([`Decoded::run`]) compiled once to
+//! x86-64 machine code (AVX2), which the untraced AVX2 turn loop ([`super::turn`]) calls instead
+//! of dispatching the run's entries one by one.
+//!
+//! Contract of a compiled run ([`RunFn`]), entered for a warp whose pc is the run's first entry
+//! (not an extended variant, `w.ext == NO_EXT`) with at least the run's length left in its turn:
+//! * It has exactly the effect of the interpreter's [`super::turn`] `run` over the same entries
+//!   — the same registers, memory, CSRs, pc and outcome — and returns what that returns, packed:
+//!   the entries executed `n` (≥ 1) in the low 32 bits, bit 32 set when the last of them ended
+//!   the turn (its outcome then is in `out`, and the warp's pc is that entry's, as the handler
+//!   left it). A scalar load after the first entry whose address other warps may store to
+//!   ([`super::turn`]'s `private`) is not run: the result is the entries before it, with the
+//!   warp's pc at it.
+//! * Entries with a template below run as host instructions on the warp's registers in memory
+//!   (no host register holds an emulated one across entries, so a later entry's fault sees the
+//!   registers exactly as the interpreter would leave them); every other entry calls its AVX2
+//!   handler ([`handlers::AVX2`]) with the warp's pc set to the entry's address first.
+//! * Vector templates are used only while the warp's vector state is known to be full: every
+//!   lane active and below `vl`, `vtype` legal (checked once at entry; a `vset*` or CSR write
+//!   inside the run ends the knowledge, later vector entries call their handlers), and only for
+//!   unmasked (`vm = 1`) integer operations: then "the active lanes" is all 32 lanes, and a
+//!   lane-wise integer operation on 32 lanes is eight 256-bit host operations. A run entered with
+//!   a partial mask runs its second copy, compiled without vector templates.
+//! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
+//!   `auipc` (the pc is known at translation), `mul`, and reads of the work-group CSRs
+//!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.
+//!
+//! Translation happens once per program ([`Program::jit`]) when a launch first needs it, after
+//! any host calls are installed (installing one ends the runs through it, and a program with new
+//! host calls starts without a translation). Compiled code refers to the program's entries
+//! through the base pointer passed in (`ops`), never by address, so it stays valid for clones.
+//! Traced runs never use it: they interpret every instruction (records are per instruction).
+//!
+//! [`Program::jit`]: super::program::Program::jit
+
+use super::exec::handlers::{self, Handler};
+use super::exec::{Ctx, Flow};
+use super::fault::Trap;
+use super::program::{Decoded, Program, Sharing, MAX_RUN};
+use super::warp::{Csrs, Warp};
+use crate::isa::regs::csr;
+use crate::isa::{Fmt, Op};
+use dynasmrt::x64::Assembler;
+use dynasmrt::{dynasm, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
+use std::mem::{offset_of, size_of};
+
+/// A compiled run (see the module documentation): `(warp, ctx, out, ops)` → `n | stopped << 32`
+/// (0: never returned; every call runs at least its first entry).
+pub type RunFn = unsafe extern "sysv64" fn(*mut Warp, *const Ctx, *mut Result<Flow, Trap>, *const Decoded) -> u64;
+
+/// The compiled runs of one program.
+pub struct Jit {
+    buf: ExecutableBuffer,
+    /// By entry index: the offset of the run compiled from there, plus one (0: none).
+    entries: Vec<u32>,
+}
+
+impl std::fmt::Debug for Jit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Jit({} bytes, {} runs)", self.buf.len(), self.entries.iter().filter(|&&e| e != 0).count())
+    }
+}
+
+/// Lanes `0, 1, …, 31` (`vid.v`).
+#[repr(C, align(32))]
+struct Iota([u32; 32]);
+static IOTA: Iota = Iota({
+    let mut a = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = i as u32;
+        i += 1;
+    }
+    a
+});
+
+/// `private` of the turn loop for a compiled run's scalar loads.
+unsafe extern "sysv64" fn scalar_load_private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
+    super::turn::private(w, d, ctx)
+}
+
+const PC: i32 = offset_of!(Warp, pc) as i32;
+const X: i32 = offset_of!(Warp, x) as i32;
+const V: i32 = offset_of!(Warp, v) as i32;
+const MASK: i32 = offset_of!(Warp, mask) as i32;
+const CSR: i32 = offset_of!(Warp, csr) as i32;
+const VL: i32 = CSR + offset_of!(Csrs, vl) as i32;
+const VILL: i32 = CSR + offset_of!(Csrs, vill) as i32;
+const ENTRY: usize = size_of::<Decoded>();
+
+fn x(r: u8) -> i32 {
+    X + 4 * i32::from(r)
+}
+/// Bytes `32 j ..` of vector register `r` (from the register file's base).
+fn v(r: u8, j: i32) -> i32 {
+    128 * i32::from(r) + 32 * j
+}
+
+/// The field of a work-group CSR (`tid` … `gidz`).
+fn wg_csr(num: u16) -> Option<i32> {
+    let f = match num {
+        csr::TID => offset_of!(Csrs, tid),
+        csr::NUMW => offset_of!(Csrs, numw),
+        csr::NUMT => offset_of!(Csrs, numt),
+        csr::KNL => offset_of!(Csrs, knl),
+        csr::WGID => offset_of!(Csrs, wgid),
+        csr::WID => offset_of!(Csrs, wid),
+        csr::LDS => offset_of!(Csrs, lds),
+        csr::PDS => offset_of!(Csrs, pds),
+        csr::GIDX..=csr::GIDZ => offset_of!(Csrs, gid) + 4 * usize::from(num - csr::GIDX),
+        _ => return None,
+    };
+    Some(CSR + f as i32)
+}
+
+/// A vector integer operation with a template, `vd = a ⊕ b` lane by lane (`a` = vs2).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum VAlu {
+    Add,
+    Sub,
+    Rsub,
+    And,
+    Or,
+    Xor,
+    Mul,
+    Sll,
+    Srl,
+    Sra,
+    Min,
+    Max,
+    Minu,
+    Maxu,
+    Seq,
+    Sne,
+}
+
+/// The second operand of a [`VAlu`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum B {
+    V(u8),
+    X(u8),
+    Imm(u32),
+}
+
+/// How one entry is translated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Plan {
+    /// No effect (an arithmetic write to x0).
+    Nothing,
+    /// `x[rd] = x[rs1] ⊕ (x[rs2] or imm)`.
+    Scalar(Op),
+    /// `x[rd] = ` a work-group CSR's field.
+    ReadCsr(i32),
+    /// `vd = vs2 ⊕ b` on all 32 lanes.
+    Vector(VAlu, B),
+    /// `vd = 0, 1, …, 31`.
+    Vid,
+    /// `vd = b` on all lanes.
+    Vmv(B),
+    /// The handler.
+    Call,
+}
+
+/// Whether `op` may change what "the vector state is full" means (`vl`, `vtype`), or a CSR.
+fn changes_vector_state(d: &Decoded) -> bool {
+    match d.op {
+        Some(Op::Vsetvli | Op::Vsetivli | Op::Vsetvl) => true,
+        Some(Op::Csrrw | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci) => true,
+        Some(Op::Csrrs) => d.rs1 != 0,
+        _ => false,
+    }
+}
+
+/// How entry `d` is translated, in the copy for a full vector state (`vector_full`) or the other.
+fn plan(d: &Decoded, vector_full: bool) -> Plan {
+    let Some(op) = d.op else { return Plan::Call };
+    let scalar = matches!(
+        op,
+        Op::Addi
+            | Op::Slti
+            | Op::Sltiu
+            | Op::Xori
+            | Op::Ori
+            | Op::Andi
+            | Op::Slli
+            | Op::Srli
+            | Op::Srai
+            | Op::Add
+            | Op::Sub
+            | Op::Sll
+            | Op::Slt
+            | Op::Sltu
+            | Op::Xor
+            | Op::Srl
+            | Op::Sra
+            | Op::Or
+            | Op::And
+            | Op::Lui
+            | Op::Auipc
+            | Op::Mul
+    );
+    if scalar {
+        return if d.rd == 0 { Plan::Nothing } else { Plan::Scalar(op) };
+    }
+    if op == Op::Csrrs && d.rs1 == 0 {
+        if let Some(f) = wg_csr(d.imm as u16) {
+            return if d.rd == 0 { Plan::Nothing } else { Plan::ReadCsr(f) };
+        }
+    }
+    if !vector_full || !d.vm {
+        return Plan::Call;
+    }
+    let (vv, vx, vi) = (B::V(d.rs1), B::X(d.rs1), B::Imm(d.imm as u32));
+    let (alu, b) = match op {
+        Op::VaddVv => (VAlu::Add, vv),
+        Op::VaddVx => (VAlu::Add, vx),
+        Op::VaddVi => (VAlu::Add, vi),
+        Op::VsubVv => (VAlu::Sub, vv),
+        Op::VsubVx => (VAlu::Sub, vx),
+        Op::VrsubVx => (VAlu::Rsub, vx),
+        Op::VrsubVi => (VAlu::Rsub, vi),
+        Op::VandVv => (VAlu::And, vv),
+        Op::VandVx => (VAlu::And, vx),
+        Op::VandVi => (VAlu::And, vi),
+        Op::VorVv => (VAlu::Or, vv),
+        Op::VorVx => (VAlu::Or, vx),
+        Op::VorVi => (VAlu::Or, vi),
+        Op::VxorVv => (VAlu::Xor, vv),
+        Op::VxorVx => (VAlu::Xor, vx),
+        Op::VxorVi => (VAlu::Xor, vi),
+        Op::VmulVv => (VAlu::Mul, vv),
+        Op::VmulVx => (VAlu::Mul, vx),
+        Op::VsllVv => (VAlu::Sll, vv),
+        Op::VsllVx => (VAlu::Sll, vx),
+        Op::VsllVi => (VAlu::Sll, vi),
+        Op::VsrlVv => (VAlu::Srl, vv),
+        Op::VsrlVx => (VAlu::Srl, vx),
+        Op::VsrlVi => (VAlu::Srl, vi),
+        Op::VsraVv => (VAlu::Sra, vv),
+        Op::VsraVx => (VAlu::Sra, vx),
+        Op::VsraVi => (VAlu::Sra, vi),
+        Op::VminVv => (VAlu::Min, vv),
+        Op::VminVx => (VAlu::Min, vx),
+        Op::VmaxVv => (VAlu::Max, vv),
+        Op::VmaxVx => (VAlu::Max, vx),
+        Op::VminuVv => (VAlu::Minu, vv),
+        Op::VminuVx => (VAlu::Minu, vx),
+        Op::VmaxuVv => (VAlu::Maxu, vv),
+        Op::VmaxuVx => (VAlu::Maxu, vx),
+        Op::VmseqVv => (VAlu::Seq, vv),
+        Op::VmseqVx => (VAlu::Seq, vx),
+        Op::VmseqVi => (VAlu::Seq, vi),
+        Op::VmsneVv => (VAlu::Sne, vv),
+        Op::VmsneVx => (VAlu::Sne, vx),
+        Op::VmsneVi => (VAlu::Sne, vi),
+        Op::VidV => return Plan::Vid,
+        Op::VmvVV => return Plan::Vmv(vv),
+        Op::VmvVX | Op::VmvSX => return Plan::Vmv(vx),
+        Op::VmvVI => return Plan::Vmv(vi),
+        _ => return Plan::Call,
+    };
+    Plan::Vector(alu, b)
+}
+
+impl Jit {
+    /// Translates, from every entry where turns enter straight-line code, the run that starts
+    /// there: the first entry of each run (after a shared instruction, a jump, a branch) and
+    /// every target of a branch, vector branch or `jal` inside a run (a loop's head). `None` when the host's
+    /// executable memory cannot be had (the interpreter then runs everything).
+    pub fn new(prog: &Program) -> Option<Jit> {
+        let ops = prog.ops();
+        let mut enter: Vec<bool> = (0..ops.len()).map(|i| i == 0 || ops[i - 1].run < 2).collect();
+        for (i, d) in ops.iter().enumerate() {
+            if d.op.is_some_and(|op| matches!(op.desc().fmt, Fmt::B | Fmt::J | Fmt::VBranch)) {
+                let target = (i as i64) + i64::from(d.imm >> 2);
+                if let Some(e) = usize::try_from(target).ok().and_then(|t| enter.get_mut(t)) {
+                    *e = true;
+                }
+            }
+        }
+        let mut a = Assembler::new().ok()?;
+        let mut entries = vec![0u32; ops.len()];
+        for i in 0..ops.len() {
+            let len = usize::from(ops[i].run);
+            if len < 2 || !enter[i] {
+                continue;
+            }
+            // A run longer than `MAX_RUN` goes on where this part of it ends.
+            if ops[i].run == MAX_RUN {
+                if let Some(e) = enter.get_mut(i + len) {
+                    *e = true;
+                }
+            }
+            let start = a.offset();
+            emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32));
+            entries[i] = u32::try_from(start.0).ok()?.checked_add(1)?;
+        }
+        let buf = a.finalize().ok()?;
+        Some(Jit { buf, entries })
+    }
+
+    /// The run compiled from entry `idx`, if any.
+    #[inline(always)]
+    pub fn entry(&self, idx: usize) -> Option<RunFn> {
+        let e = *self.entries.get(idx)?;
+        if e == 0 {
+            return None;
+        }
+        let p = self.buf.ptr(AssemblyOffset(e as usize - 1));
+        // SAFETY: `p` is the start of a function emitted by `emit_run` with the `RunFn`
+        // signature, in this buffer, which lives as long as `self`.
+        Some(unsafe { std::mem::transmute::<*const u8, RunFn>(p) })
+    }
+}
+
+/// Emits the function for the run of `len` entries at `ops[i..]`, whose first pc is `pc0`.
+///
+/// Two copies of the run: one for a full vector state (vector templates), one for any other
+/// (vector entries call their handlers). The function enters the copy the state at entry
+/// asks for; after an entry that may change the state (`vset*`, a CSR write) it checks again
+/// and goes on in the copy that fits, at the next entry (both copies leave the warp the same
+/// at every entry boundary after a call: registers in memory, pc current).
+fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32) {
+    let run = &ops[i..i + len];
+    let full: Vec<Plan> = run.iter().map(|d| plan(d, true)).collect();
+    let partial: Vec<Plan> = run.iter().map(|d| plan(d, false)).collect();
+    let exit = a.new_dynamic_label();
+    let at_full: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
+    let at_partial: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
+    // rbx = warp, r12 = ctx, r13 = out, r14 = ops, r15 = vector register file. Five pushes
+    // after the return address: rsp is 16-byte aligned at every call.
+    dynasm!(a
+        ; .arch x64
+        ; push rbx
+        ; push r12
+        ; push r13
+        ; push r14
+        ; push r15
+        ; mov rbx, rdi
+        ; mov r12, rsi
+        ; mov r13, rdx
+        ; mov r14, rcx
+        ; mov r15, [rbx + V]
+    );
+    let mut stops = Vec::new();
+    let copies = Copies { at_full: &at_full, at_partial: &at_partial, full: &full, partial: &partial };
+    if full != partial {
+        check_state(a, at_full[0], at_partial[0]);
+        emit_body(a, run, true, &copies, i, pc0, exit, &mut stops);
+    }
+    dynasm!(a ; .arch x64 ; =>at_partial[0]);
+    emit_body(a, run, false, &copies, i, pc0, exit, &mut stops);
+    // Out of line: the ends before a scalar load that may not run (`n`) and after an entry that
+    // ended the turn (`n | 1 << 32`).
+    for (label, value) in stops {
+        dynasm!(a
+            ; .arch x64
+            ; =>label
+            ; mov rax, QWORD value as i64
+            ; jmp =>exit
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; =>exit
+        ; pop r15
+        ; pop r14
+        ; pop r13
+        ; pop r12
+        ; pop rbx
+        ; ret
+    );
+}
+
+/// The two copies of a run: per entry, its label and its plan in each.
+struct Copies<'c> {
+    at_full: &'c [DynamicLabel],
+    at_partial: &'c [DynamicLabel],
+    full: &'c [Plan],
+    partial: &'c [Plan],
+}
+
+/// Jumps to `full` when every lane is active and below `vl` and `vtype` is legal, else to
+/// `partial`.
+fn check_state(a: &mut Assembler, full: DynamicLabel, partial: DynamicLabel) {
+    dynasm!(a
+        ; .arch x64
+        ; cmp DWORD [rbx + MASK], -1
+        ; jne =>partial
+        ; cmp DWORD [rbx + VL], 32
+        ; jb =>partial
+        ; cmp BYTE [rbx + VILL], 0
+        ; jne =>partial
+        ; jmp =>full
+    );
+}
+
+/// Emits one copy (`full`: the full-state one) of `run`; ends with the run's length in rax
+/// and a jump to `exit`.
+#[allow(clippy::too_many_arguments)]
+fn emit_body(
+    a: &mut Assembler,
+    run: &[Decoded],
+    full: bool,
+    c: &Copies,
+    i: usize,
+    pc0: u32,
+    exit: DynamicLabel,
+    stops: &mut Vec<(DynamicLabel, u64)>,
+) {
+    let (labels, plans) = if full { (c.at_full, c.full) } else { (c.at_partial, c.partial) };
+    // Whether the warp's pc in memory is behind (templates do not advance it).
+    let mut stale = false;
+    for (k, (d, p)) in run.iter().zip(plans).enumerate() {
+        if k > 0 || full {
+            dynasm!(a ; .arch x64 ; =>labels[k]);
+        }
+        let pc = pc0.wrapping_add(4 * k as u32);
+        match *p {
+            Plan::Nothing => {}
+            Plan::Scalar(op) => scalar(a, d, op, pc),
+            Plan::ReadCsr(f) => dynasm!(a
+                ; .arch x64
+                ; mov eax, [rbx + f]
+                ; mov [rbx + x(d.rd)], eax
+            ),
+            Plan::Vector(alu, b) => vector(a, d, alu, b),
+            Plan::Vid => {
+                dynasm!(a ; .arch x64 ; mov rax, QWORD IOTA.0.as_ptr() as i64);
+                for j in 0..4 {
+                    dynasm!(a
+                        ; .arch x64
+                        ; vmovdqu ymm0, [rax + 32 * j]
+                        ; vmovdqu [r15 + v(d.rd, j)], ymm0
+                    );
+                }
+            }
+            Plan::Vmv(b) => {
+                for j in 0..4 {
+                    operand(a, b, j, 1);
+                    dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm1);
+                }
+            }
+            Plan::Call => {
+                if stale {
+                    dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
+                }
+                let entry = ((i + k) * ENTRY) as i32;
+                if k > 0 && d.sharing == Sharing::ScalarLoad {
+                    let before = a.new_dynamic_label();
+                    stops.push((before, k as u64));
+                    let f = scalar_load_private as unsafe extern "sysv64" fn(&Warp, &Decoded, &Ctx) -> bool;
+                    dynasm!(a
+                        ; .arch x64
+                        ; mov rdi, rbx
+                        ; lea rsi, [r14 + entry]
+                        ; mov rdx, r12
+                        ; mov rax, QWORD f as usize as i64
+                        ; call rax
+                        ; test al, al
+                        ; jz =>before
+                    );
+                }
+                let h: Handler = handlers::handler(&handlers::AVX2, d);
+                let ended = a.new_dynamic_label();
+                stops.push((ended, (1u64 << 32) | (k as u64 + 1)));
+                dynasm!(a
+                    ; .arch x64
+                    ; mov rdi, rbx
+                    ; lea rsi, [r14 + entry]
+                    ; mov rdx, r12
+                    ; mov rcx, r13
+                    ; mov rax, QWORD h as usize as i64
+                    ; call rax
+                    ; test al, al
+                    ; jz =>ended
+                );
+                stale = false;
+                // The state may have changed: go on in the copy that fits it, when the rest of
+                // the run has a vector template at all.
+                if changes_vector_state(d) && c.full[k + 1..] != c.partial[k + 1..] {
+                    check_state(a, c.at_full[k + 1], c.at_partial[k + 1]);
+                }
+                continue;
+            }
+        }
+        stale = true;
+    }
+    let end = pc0.wrapping_add(4 * run.len() as u32);
+    if stale {
+        dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], end as i32);
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, run.len() as i32
+        ; jmp =>exit
+    );
+}
+
+/// A scalar template (`rd != 0`).
+fn scalar(a: &mut Assembler, d: &Decoded, op: Op, pc: u32) {
+    let (rd, rs1, rs2) = (x(d.rd), x(d.rs1), x(d.rs2));
+    let imm = d.imm;
+    match op {
+        Op::Lui => return dynasm!(a ; .arch x64 ; mov DWORD [rbx + rd], imm),
+        Op::Auipc => return dynasm!(a ; .arch x64 ; mov DWORD [rbx + rd], pc.wrapping_add(imm as u32) as i32),
+        _ => {}
+    }
+    dynasm!(a ; .arch x64 ; mov eax, [rbx + rs1]);
+    let sh = (imm & 31) as i8;
+    match op {
+        Op::Addi => dynasm!(a ; .arch x64 ; add eax, imm),
+        Op::Xori => dynasm!(a ; .arch x64 ; xor eax, imm),
+        Op::Ori => dynasm!(a ; .arch x64 ; or eax, imm),
+        Op::Andi => dynasm!(a ; .arch x64 ; and eax, imm),
+        Op::Slli => dynasm!(a ; .arch x64 ; shl eax, sh),
+        Op::Srli => dynasm!(a ; .arch x64 ; shr eax, sh),
+        Op::Srai => dynasm!(a ; .arch x64 ; sar eax, sh),
+        Op::Add => dynasm!(a ; .arch x64 ; add eax, [rbx + rs2]),
+        Op::Sub => dynasm!(a ; .arch x64 ; sub eax, [rbx + rs2]),
+        Op::Xor => dynasm!(a ; .arch x64 ; xor eax, [rbx + rs2]),
+        Op::Or => dynasm!(a ; .arch x64 ; or eax, [rbx + rs2]),
+        Op::And => dynasm!(a ; .arch x64 ; and eax, [rbx + rs2]),
+        Op::Mul => dynasm!(a ; .arch x64 ; imul eax, [rbx + rs2]),
+        // x86 masks a 32-bit shift count to 5 bits, as RV32 does.
+        Op::Sll => dynasm!(a ; .arch x64 ; mov ecx, [rbx + rs2] ; shl eax, cl),
+        Op::Srl => dynasm!(a ; .arch x64 ; mov ecx, [rbx + rs2] ; shr eax, cl),
+        Op::Sra => dynasm!(a ; .arch x64 ; mov ecx, [rbx + rs2] ; sar eax, cl),
+        Op::Slti => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, imm ; setl cl ; mov eax, ecx),
+        Op::Sltiu => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, imm ; setb cl ; mov eax, ecx),
+        Op::Slt => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, [rbx + rs2] ; setl cl ; mov eax, ecx),
+        Op::Sltu => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, [rbx + rs2] ; setb cl ; mov eax, ecx),
+        _ => unreachable!("no scalar template for {op:?}"),
+    }
+    dynasm!(a ; .arch x64 ; mov [rbx + rd], eax);
+}
+
+/// Loads chunk `j` (lanes 8j..8j+8) of operand `b` into ymm`reg` (a scalar or immediate is
+/// broadcast: the same for every chunk).
+fn operand(a: &mut Assembler, b: B, j: i32, reg: u8) {
+    match b {
+        B::V(r) => dynasm!(a ; .arch x64 ; vmovdqu Ry(reg), [r15 + v(r, j)]),
+        B::X(r) if j == 0 => dynasm!(a ; .arch x64 ; vpbroadcastd Ry(reg), [rbx + x(r)]),
+        B::Imm(c) if j == 0 => dynasm!(a
+            ; .arch x64
+            ; mov eax, c as i32
+            ; vmovd Rx(reg), eax
+            ; vpbroadcastd Ry(reg), Rx(reg)
+        ),
+        _ => {}
+    }
+}
+
+/// A vector template: `vd = vs2 ⊕ b` on all 32 lanes, in four 8-lane chunks (each chunk reads
+/// its sources before writing its destination, so `vd` may be a source).
+fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B) {
+    let (vd, vs2) = (d.rd, d.rs2);
+    let shift = matches!(alu, VAlu::Sll | VAlu::Srl | VAlu::Sra);
+    if shift {
+        match b {
+            // A vector of counts is masked to 5 bits lane by lane (ymm3 = 31s).
+            B::V(_) => dynasm!(a
+                ; .arch x64
+                ; mov eax, 31
+                ; vmovd xmm3, eax
+                ; vpbroadcastd ymm3, xmm3
+            ),
+            // One count for all lanes, masked to 5 bits, in xmm1.
+            B::X(r) => dynasm!(a
+                ; .arch x64
+                ; mov eax, [rbx + x(r)]
+                ; and eax, 31
+                ; vmovd xmm1, eax
+            ),
+            B::Imm(_) => {}
+        }
+    }
+    if matches!(alu, VAlu::Sne) {
+        // ymm2 = all ones (to invert a comparison).
+        dynasm!(a ; .arch x64 ; vpcmpeqd ymm2, ymm2, ymm2);
+    }
+    for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vmovdqu ymm0, [r15 + v(vs2, j)]);
+        if shift {
+            match b {
+                B::V(r) => {
+                    dynasm!(a ; .arch x64 ; vpand ymm1, ymm3, [r15 + v(r, j)]);
+                    match alu {
+                        VAlu::Sll => dynasm!(a ; .arch x64 ; vpsllvd ymm0, ymm0, ymm1),
+                        VAlu::Srl => dynasm!(a ; .arch x64 ; vpsrlvd ymm0, ymm0, ymm1),
+                        _ => dynasm!(a ; .arch x64 ; vpsravd ymm0, ymm0, ymm1),
+                    }
+                }
+                B::X(_) => match alu {
+                    VAlu::Sll => dynasm!(a ; .arch x64 ; vpslld ymm0, ymm0, xmm1),
+                    VAlu::Srl => dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, xmm1),
+                    _ => dynasm!(a ; .arch x64 ; vpsrad ymm0, ymm0, xmm1),
+                },
+                B::Imm(c) => {
+                    let c = (c & 31) as i8;
+                    match alu {
+                        VAlu::Sll => dynasm!(a ; .arch x64 ; vpslld ymm0, ymm0, c),
+                        VAlu::Srl => dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, c),
+                        _ => dynasm!(a ; .arch x64 ; vpsrad ymm0, ymm0, c),
+                    }
+                }
+            }
+        } else {
+            operand(a, b, j, 1);
+            match alu {
+                VAlu::Add => dynasm!(a ; .arch x64 ; vpaddd ymm0, ymm0, ymm1),
+                VAlu::Sub => dynasm!(a ; .arch x64 ; vpsubd ymm0, ymm0, ymm1),
+                VAlu::Rsub => dynasm!(a ; .arch x64 ; vpsubd ymm0, ymm1, ymm0),
+                VAlu::And => dynasm!(a ; .arch x64 ; vpand ymm0, ymm0, ymm1),
+                VAlu::Or => dynasm!(a ; .arch x64 ; vpor ymm0, ymm0, ymm1),
+                VAlu::Xor => dynasm!(a ; .arch x64 ; vpxor ymm0, ymm0, ymm1),
+                VAlu::Mul => dynasm!(a ; .arch x64 ; vpmulld ymm0, ymm0, ymm1),
+                VAlu::Min => dynasm!(a ; .arch x64 ; vpminsd ymm0, ymm0, ymm1),
+                VAlu::Max => dynasm!(a ; .arch x64 ; vpmaxsd ymm0, ymm0, ymm1),
+                VAlu::Minu => dynasm!(a ; .arch x64 ; vpminud ymm0, ymm0, ymm1),
+                VAlu::Maxu => dynasm!(a ; .arch x64 ; vpmaxud ymm0, ymm0, ymm1),
+                // Lane = 1 when equal (all ones >> 31), else 0.
+                VAlu::Seq => dynasm!(a ; .arch x64 ; vpcmpeqd ymm0, ymm0, ymm1 ; vpsrld ymm0, ymm0, 31),
+                VAlu::Sne => dynasm!(a
+                    ; .arch x64
+                    ; vpcmpeqd ymm0, ymm0, ymm1
+                    ; vpxor ymm0, ymm0, ymm2
+                    ; vpsrld ymm0, ymm0, 31
+                ),
+                VAlu::Sll | VAlu::Srl | VAlu::Sra => unreachable!(),
+            }
+        }
+        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(vd, j)], ymm0);
+    }
+}
