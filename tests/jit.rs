@@ -51,7 +51,7 @@ fn program(seed: u64, len: usize) -> String {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
-        let line = match r.next() % 16 {
+        let line = match r.next() % 17 {
             0 | 1 => format!("{} {x1}, {x2}, {x3}", r.pick(&rr)),
             2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), r.imm()),
             3 => format!("{} {x1}, {x2}, {}", r.pick(&sh), r.next() % 32),
@@ -85,6 +85,18 @@ fn program(seed: u64, len: usize) -> String {
                     format!("li t2, {}\n    vsetvli t2, t2, e32, m1, ta, ma", 1 + r.next() % 32)
                 } else {
                     format!("csrw mscratch, {x1}\n    csrr {x2}, mscratch")
+                }
+            }
+            15 => {
+                // FP on arbitrary bit patterns: NaNs, infinities, subnormals, signed zeros.
+                let op = *r.pick(&["vfadd", "vfsub", "vfmul", "vfmacc"]);
+                let x = if r.next() % 8 == 0 { "x0" } else { x1 };
+                if r.next() % 2 == 0 {
+                    format!("{op}.vv {v1}, {v2}, {v3}{masked}")
+                } else if op == "vfmacc" {
+                    format!("{op}.vf {v1}, {x}, {v2}{masked}")
+                } else {
+                    format!("{op}.vf {v1}, {v2}, {x}{masked}")
                 }
             }
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),
@@ -138,8 +150,8 @@ fn random_straight_line_code_runs_the_same_translated_on_partial_warps() {
 fn the_generator_makes_programs_the_translator_changes() {
     // Guard against a generator that only produces handler calls: a program of templates must
     // run measurably differently (fewer host calls is invisible, so check the code it made).
-    let src = program(7, 60);
-    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr"] {
+    let src: String = (0..10).map(|seed| program(seed, 60)).collect();
+    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc"] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }
 }

@@ -20,7 +20,11 @@
 //!   inside the run ends the knowledge, later vector entries call their handlers), and only for
 //!   unmasked (`vm = 1`) integer operations: then "the active lanes" is all 32 lanes, and a
 //!   lane-wise integer operation on 32 lanes is eight 256-bit host operations. A run entered with
-//!   a partial mask runs its second copy, compiled without vector templates.
+//!   a partial mask runs its second copy, compiled without vector templates. In a program that
+//!   never reads the accrued FP flags ([`Program::reads_fflags`]; untraced warps then compute
+//!   none, `Warp::fflags_unread`), unmasked `vfadd`/`vfsub`/`vfmul`/`vfmacc` `.vv`/`.vf` (not
+//!   `.vf` with x0, which reads as a NaN) have templates too: host arithmetic in
+//!   round-to-nearest-even, NaN results made canonical — the interpreter's flag-free path.
 //! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
 //!   `auipc` (the pc is known at translation), `mul`, and reads of the work-group CSRs
 //!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.
@@ -69,6 +73,22 @@ static IOTA: Iota = Iota({
     let mut i = 0;
     while i < 32 {
         a[i] = i as u32;
+        i += 1;
+    }
+    a
+});
+
+/// For the FP templates' NaN canonicalisation: 8 lanes each of the canonical NaN, the
+/// magnitude mask and the bits of +∞.
+#[repr(C, align(32))]
+struct FpConsts([u32; 24]);
+static FP_CONSTS: FpConsts = FpConsts({
+    let mut a = [0u32; 24];
+    let mut i = 0;
+    while i < 8 {
+        a[i] = crate::isa::semantics::CANONICAL_NAN;
+        a[8 + i] = 0x7fff_ffff;
+        a[16 + i] = 0x7f80_0000;
         i += 1;
     }
     a
@@ -134,6 +154,16 @@ enum VAlu {
     Sne,
 }
 
+/// A vector FP operation with a template (round-to-nearest-even, no flags, NaNs canonical).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum FAlu {
+    Add,
+    Sub,
+    Mul,
+    /// `vd = b · vs2 + vd`, one rounding.
+    Macc,
+}
+
 /// The second operand of a [`VAlu`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum B {
@@ -153,6 +183,8 @@ enum Plan {
     ReadCsr(i32),
     /// `vd = vs2 ⊕ b` on all 32 lanes.
     Vector(VAlu, B),
+    /// `vd = vs2 ⊕ b` (FP) on all 32 lanes.
+    Fp(FAlu, B),
     /// `vd = 0, 1, …, 31`.
     Vid,
     /// `vd = b` on all lanes.
@@ -171,8 +203,10 @@ fn changes_vector_state(d: &Decoded) -> bool {
     }
 }
 
-/// How entry `d` is translated, in the copy for a full vector state (`vector_full`) or the other.
-fn plan(d: &Decoded, vector_full: bool) -> Plan {
+/// How entry `d` is translated, in the copy for a full vector state (`vector_full`) or the
+/// other; `flags_unread`: the program never reads the accrued FP flags, so untraced runs
+/// compute none ([`Program::reads_fflags`]).
+fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     let Some(op) = d.op else { return Plan::Call };
     let scalar = matches!(
         op,
@@ -211,6 +245,25 @@ fn plan(d: &Decoded, vector_full: bool) -> Plan {
         return Plan::Call;
     }
     let (vv, vx, vi) = (B::V(d.rs1), B::X(d.rs1), B::Imm(d.imm as u32));
+    // A `.vf` scalar comes from the zfinx mirror, where x0 reads as a NaN: those call.
+    let vf = (d.rs1 != 0).then_some(vx);
+    let fp = match op {
+        Op::VfaddVv => Some((FAlu::Add, Some(vv))),
+        Op::VfaddVf => Some((FAlu::Add, vf)),
+        Op::VfsubVv => Some((FAlu::Sub, Some(vv))),
+        Op::VfsubVf => Some((FAlu::Sub, vf)),
+        Op::VfmulVv => Some((FAlu::Mul, Some(vv))),
+        Op::VfmulVf => Some((FAlu::Mul, vf)),
+        Op::VfmaccVv => Some((FAlu::Macc, Some(vv))),
+        Op::VfmaccVf => Some((FAlu::Macc, vf)),
+        _ => None,
+    };
+    if let Some((f, b)) = fp {
+        return match b {
+            Some(b) if flags_unread => Plan::Fp(f, b),
+            _ => Plan::Call,
+        };
+    }
     let (alu, b) = match op {
         Op::VaddVv => (VAlu::Add, vv),
         Op::VaddVx => (VAlu::Add, vx),
@@ -292,7 +345,7 @@ impl Jit {
                 }
             }
             let start = a.offset();
-            emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32));
+            emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32), !prog.reads_fflags());
             entries[i] = u32::try_from(start.0).ok()?.checked_add(1)?;
         }
         let buf = a.finalize().ok()?;
@@ -320,10 +373,10 @@ impl Jit {
 /// asks for; after an entry that may change the state (`vset*`, a CSR write) it checks again
 /// and goes on in the copy that fits, at the next entry (both copies leave the warp the same
 /// at every entry boundary after a call: registers in memory, pc current).
-fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32) {
+fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, flags_unread: bool) {
     let run = &ops[i..i + len];
-    let full: Vec<Plan> = run.iter().map(|d| plan(d, true)).collect();
-    let partial: Vec<Plan> = run.iter().map(|d| plan(d, false)).collect();
+    let full: Vec<Plan> = run.iter().map(|d| plan(d, true, flags_unread)).collect();
+    let partial: Vec<Plan> = run.iter().map(|d| plan(d, false, flags_unread)).collect();
     let exit = a.new_dynamic_label();
     let at_full: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
     let at_partial: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
@@ -425,6 +478,7 @@ fn emit_body(
                 ; mov [rbx + x(d.rd)], eax
             ),
             Plan::Vector(alu, b) => vector(a, d, alu, b),
+            Plan::Fp(f, b) => fp(a, d, f, b),
             Plan::Vid => {
                 dynasm!(a ; .arch x64 ; mov rax, QWORD IOTA.0.as_ptr() as i64);
                 for j in 0..4 {
@@ -631,5 +685,42 @@ fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B) {
             }
         }
         dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(vd, j)], ymm0);
+    }
+}
+
+/// An FP template: `vd = vs2 ⊕ b` (or `b · vs2 + vd`) on all 32 lanes in round-to-nearest-even,
+/// then every NaN result replaced by the canonical NaN — what the interpreter computes when no
+/// flag can be seen (`vector::unflagged`). Host FP leaves subnormals alone (no FTZ/DAZ).
+fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B) {
+    let (vd, vs2) = (d.rd, d.rs2);
+    // ymm4 = canonical NaN, ymm5 = magnitude mask, ymm6 = +∞'s bits.
+    dynasm!(a
+        ; .arch x64
+        ; mov rax, QWORD FP_CONSTS.0.as_ptr() as i64
+        ; vmovdqu ymm4, [rax]
+        ; vmovdqu ymm5, [rax + 32]
+        ; vmovdqu ymm6, [rax + 64]
+    );
+    for j in 0..4 {
+        operand(a, b, j, 1);
+        match f {
+            FAlu::Add => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vaddps ymm0, ymm0, ymm1),
+            FAlu::Sub => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vsubps ymm0, ymm0, ymm1),
+            FAlu::Mul => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vmulps ymm0, ymm0, ymm1),
+            FAlu::Macc => dynasm!(a
+                ; .arch x64
+                ; vmovups ymm0, [r15 + v(vd, j)]
+                ; vmovups ymm2, [r15 + v(vs2, j)]
+                ; vfmadd231ps ymm0, ymm1, ymm2
+            ),
+        }
+        // NaN ⟺ |bits| > +∞'s bits (as signed integers, both non-negative).
+        dynasm!(a
+            ; .arch x64
+            ; vpand ymm2, ymm0, ymm5
+            ; vpcmpgtd ymm2, ymm2, ymm6
+            ; vblendvps ymm0, ymm0, ymm4, ymm2
+            ; vmovdqu [r15 + v(vd, j)], ymm0
+        );
     }
 }
