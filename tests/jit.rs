@@ -8,21 +8,13 @@ mod common;
 use common::*;
 use ventus_icd::emulator::RunOptions;
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[(self.next() % xs.len() as u64) as usize]
-    }
-    fn imm(&mut self) -> i32 {
-        *self.pick(&[0, 1, -1, 2, 31, 32, 33, -32, 5, 2047, -2048, 100, -7])
-    }
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
+/// A small immediate, edge values included.
+fn imm(r: &mut Rng) -> i32 {
+    *r.pick(&[0, 1, -1, 2, 31, 32, 33, -32, 5, 2047, -2048, 100, -7])
 }
 
 /// Scalar registers the programs use (not a0 = output, t0, t2/t3 = `store_lanes`, sp/gp/tp).
@@ -53,7 +45,7 @@ fn program(seed: u64, len: usize) -> String {
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
         let line = match r.next() % 17 {
             0 | 1 => format!("{} {x1}, {x2}, {x3}", r.pick(&rr)),
-            2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), r.imm()),
+            2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), imm(&mut r)),
             3 => format!("{} {x1}, {x2}, {}", r.pick(&sh), r.next() % 32),
             4 => format!("lui {x1}, {}", r.next() % (1 << 20)),
             5 => format!("auipc {x1}, {}", r.next() % 16),
@@ -69,13 +61,13 @@ fn program(seed: u64, len: usize) -> String {
             11 => {
                 let op = *r.pick(&vi);
                 // Shift amounts are unsigned 5-bit immediates, the others signed.
-                let imm = if op.starts_with("vs") { (r.next() % 32) as i32 } else { r.imm().clamp(-16, 15) };
-                format!("{op}.vi {v1}, {v2}, {imm}{masked}")
+                let k = if op.starts_with("vs") { (r.next() % 32) as i32 } else { imm(&mut r).clamp(-16, 15) };
+                format!("{op}.vi {v1}, {v2}, {k}{masked}")
             }
             12 => match r.next() % 4 {
                 0 => format!("vid.v {v1}{masked}"),
                 1 => format!("vmv.v.x {v1}, {x1}"),
-                2 => format!("vmv.v.i {v1}, {}", r.imm().clamp(-16, 15)),
+                2 => format!("vmv.v.i {v1}, {}", imm(&mut r).clamp(-16, 15)),
                 _ => format!("vmv.v.v {v1}, {v2}"),
             },
             13 => format!("{} {v1}, {v2}, {x1}", r.pick(&["vremu.vx", "vdivu.vx", "vrsub.vx"])),

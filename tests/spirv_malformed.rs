@@ -47,23 +47,9 @@ fn spv_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// xorshift64*: small, deterministic, good enough to pick mutations.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// (start, word count) of each instruction after the 5-word header, as far as the stream parses.
 fn instructions(w: &[u32]) -> Vec<(usize, usize)> {
