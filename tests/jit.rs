@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use ventus_icd::emulator::RunOptions;
+use ventus_icd::emulator::{run, DeviceMemory, RunOptions, RunStats};
 
 #[path = "common/rng.rs"]
 mod rng;
@@ -22,7 +22,7 @@ const XS: [&str; 12] = ["t1", "t4", "t5", "t6", "a1", "a2", "a3", "a4", "s2", "s
 /// Vector registers (not v0, v1 = lane id, v30 = `store_lanes`).
 const VS: [&str; 8] = ["v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"];
 
-fn program(seed: u64, len: usize) -> String {
+fn program(seed: u64, len: usize, ro: u32) -> String {
     let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut s = String::new();
     // Initial values: every register differs, lanes differ, some negative.
@@ -33,6 +33,7 @@ fn program(seed: u64, len: usize) -> String {
         s += &format!("    vmul.vx {v}, v1, {}\n    vxor.vx {v}, {v}, {}\n", XS[k], XS[k + 1]);
     }
     s += "    vmsne.vi v0, v1, 3\n";
+    s += &format!("    li s5, {ro}\n");
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
@@ -43,7 +44,7 @@ fn program(seed: u64, len: usize) -> String {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
-        let line = match r.next() % 17 {
+        let line = match r.next() % 18 {
             0 | 1 => format!("{} {x1}, {x2}, {x3}", r.pick(&rr)),
             2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), imm(&mut r)),
             3 => format!("{} {x1}, {x2}, {}", r.pick(&sh), r.next() % 32),
@@ -75,6 +76,17 @@ fn program(seed: u64, len: usize) -> String {
                 // A shorter vl now and then (and back): templates must stop trusting the state.
                 if r.next() % 3 == 0 {
                     format!("li t2, {}\n    vsetvli t2, t2, e32, m1, ta, ma", 1 + r.next() % 32)
+                } else if r.next() % 3 == 0 {
+                    let op = *r.pick(&["csrrs", "csrrc", "csrrw"]);
+                    let iop = *r.pick(&["csrrsi", "csrrci", "csrrwi"]);
+                    match r.next() % 3 {
+                        0 => format!("{op} {x2}, mstatus, {x1}\n    csrr {x3}, mstatus"),
+                        1 => format!("{iop} {x2}, mstatus, {}\n    csrr {x3}, mstatus", r.next() % 32),
+                        // FS on again (a cleared FS makes the FP instructions illegal).
+                        _ => format!("lui {x1}, 6\n    csrrs {x2}, mstatus, {x1}"),
+                    }
+                } else if r.next() % 2 == 0 {
+                    format!("csrrw {x2}, mtvec, {x1}\n    csrr {x3}, mtvec")
                 } else {
                     format!("csrw mscratch, {x1}\n    csrr {x2}, mscratch")
                 }
@@ -89,6 +101,19 @@ fn program(seed: u64, len: usize) -> String {
                     format!("{op}.vf {v1}, {x}, {v2}{masked}")
                 } else {
                     format!("{op}.vf {v1}, {v2}, {x}{masked}")
+                }
+            }
+            16 => {
+                // A load from the read-only block (s5), or from the text (read-only, but not a
+                // block the memory view remembers), or from the output buffer (writable: a
+                // shared load, which ends the run).
+                match r.next() % 4 {
+                    0 => format!("lw {x1}, {}(a0)", 4 * (r.next() % 64)),
+                    1 => {
+                        let b = if x1 == "x0" { "t1" } else { x1 };
+                        format!("auipc {b}, 0\n    lw {x1}, {}({b})", 4 * (r.next() % 8))
+                    }
+                    _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),
@@ -110,15 +135,31 @@ fn program(seed: u64, len: usize) -> String {
     s
 }
 
+/// Runs the program of `seed` with a read-only block of 256 bytes (as a driver's argument
+/// buffer) filled with words derived from `seed`, its address in s5; returns the statistics,
+/// the output and the program.
+fn run_with_block(seed: u64, s: &Setup, opts: &RunOptions) -> (RunStats, Vec<u32>, String) {
+    let mem = DeviceMemory::new();
+    mem.map(OUT, (s.out_words * 4) as u32).unwrap();
+    mem.map(0x9100_0000, 0x1000 * s.warps * s.numt).unwrap();
+    let block = mem.alloc_read_only(256).unwrap();
+    let mut r = Rng(seed | 1);
+    let words: Vec<u8> = (0..64).flat_map(|_| (r.next() as u32).to_le_bytes()).collect();
+    block.write_bytes(block.base(), &words);
+    let src = program(seed, 60, block.base());
+    let (prog, _) = build(&src);
+    let opts = RunOptions { threads: s.threads, ..opts.clone() };
+    let stats = run(&mem, &prog, &params(s), &opts).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+    (stats, read_out(&mem, s.out_words), src)
+}
+
 fn compare(seed: u64, setup: Setup) {
-    let src = program(seed, 60);
-    let on = exec_opts(&src, &setup, &RunOptions::default());
-    let off = exec_opts(&src, &setup, &RunOptions { no_jit: true, ..RunOptions::default() });
-    let (a, b) = (on.result.as_ref().unwrap(), off.result.as_ref().unwrap());
-    assert_eq!(on.out, off.out, "seed {seed}, numt {}: registers differ with the translator\n{src}", setup.numt);
+    let (a, on, src) = run_with_block(seed, &setup, &RunOptions::default());
+    let (b, off, _) = run_with_block(seed, &setup, &RunOptions { no_jit: true, ..RunOptions::default() });
+    assert_eq!(on, off, "seed {seed}, numt {}: registers differ with the translator\n{src}", setup.numt);
     assert_eq!(
-        (a.instructions, a.lane_instructions),
-        (b.instructions, b.lane_instructions),
+        (a.instructions, a.lane_instructions, a.global_bytes),
+        (b.instructions, b.lane_instructions, b.global_bytes),
         "seed {seed}: statistics differ"
     );
 }
@@ -142,8 +183,8 @@ fn random_straight_line_code_runs_the_same_translated_on_partial_warps() {
 fn the_generator_makes_programs_the_translator_changes() {
     // Guard against a generator that only produces handler calls: a program of templates must
     // run measurably differently (fewer host calls is invisible, so check the code it made).
-    let src: String = (0..10).map(|seed| program(seed, 60)).collect();
-    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc"] {
+    let src: String = (0..10).map(|seed| program(seed, 60, 0x9200_0000)).collect();
+    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec"] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }
 }

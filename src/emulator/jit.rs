@@ -99,6 +99,24 @@ unsafe extern "sysv64" fn scalar_load_private(w: &Warp, d: &Decoded, ctx: &Ctx) 
     super::turn::private(w, d, ctx)
 }
 
+/// `lw` from a remembered read-only block (a kernel's argument and metadata loads,
+/// [`MemView::read_only_word`]): `false`, with nothing changed, when the word is not in one —
+/// the compiled code then takes the general path (the private check, the handler).
+///
+/// [`MemView::read_only_word`]: super::memory::MemView::read_only_word
+unsafe extern "sysv64" fn read_only_lw(w: &mut Warp, d: &Decoded, ctx: &Ctx) -> bool {
+    let addr = w.x[d.rs1 as usize].wrapping_add(d.imm as u32);
+    match ctx.mem.read_only_word(addr) {
+        Some(v) => {
+            if d.rd != 0 {
+                w.x[d.rd as usize] = v;
+            }
+            true
+        }
+        None => false,
+    }
+}
+
 const PC: i32 = offset_of!(Warp, pc) as i32;
 const X: i32 = offset_of!(Warp, x) as i32;
 const V: i32 = offset_of!(Warp, v) as i32;
@@ -106,6 +124,10 @@ const MASK: i32 = offset_of!(Warp, mask) as i32;
 const CSR: i32 = offset_of!(Warp, csr) as i32;
 const VL: i32 = CSR + offset_of!(Csrs, vl) as i32;
 const VILL: i32 = CSR + offset_of!(Csrs, vill) as i32;
+const VTYPE: i32 = CSR + offset_of!(Csrs, vtype) as i32;
+const NUMT: i32 = CSR + offset_of!(Csrs, numt) as i32;
+const MSTATUS: i32 = CSR + offset_of!(Csrs, mstatus) as i32;
+const MTVEC: i32 = CSR + offset_of!(Csrs, mtvec) as i32;
 const ENTRY: usize = size_of::<Decoded>();
 
 fn x(r: u8) -> i32 {
@@ -189,6 +211,14 @@ enum Plan {
     Vid,
     /// `vd = b` on all lanes.
     Vmv(B),
+    /// `vsetvli`/`vsetivli` (`vl`, `vtype`, `vill`, `mstatus.VS`, `x[rd]`).
+    Vsetvli,
+    /// `csrrw rd, mtvec, rs1`.
+    WriteMtvec,
+    /// `csrr{w,s,c}[i] rd, mstatus, …` (crt0 turns the FP unit on this way).
+    Mstatus(Op),
+    /// `lw` from a remembered read-only block, else the general path.
+    LoadWord,
     /// The handler.
     Call,
 }
@@ -240,6 +270,15 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         if let Some(f) = wg_csr(d.imm as u16) {
             return if d.rd == 0 { Plan::Nothing } else { Plan::ReadCsr(f) };
         }
+    }
+    match op {
+        Op::Vsetvli | Op::Vsetivli => return Plan::Vsetvli,
+        Op::Csrrw if d.imm as u16 == csr::MTVEC => return Plan::WriteMtvec,
+        Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci if d.imm as u16 == csr::MSTATUS => {
+            return Plan::Mstatus(op)
+        }
+        Op::Lw => return Plan::LoadWord,
+        _ => {}
     }
     if !vector_full || !d.vm {
         return Plan::Call;
@@ -495,7 +534,37 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm1);
                 }
             }
-            Plan::Call => {
+            Plan::Vsetvli => vsetvli(a, d),
+            Plan::Mstatus(op) => mstatus(a, d, op),
+            Plan::WriteMtvec => {
+                // `csr_op`: old value to rd, the source with its low bits cleared to mtvec.
+                dynasm!(a
+                    ; .arch x64
+                    ; mov eax, [rbx + x(d.rs1)]
+                    ; and eax, -4
+                    ; mov ecx, [rbx + MTVEC]
+                    ; mov [rbx + MTVEC], eax
+                );
+                if d.rd != 0 {
+                    dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], ecx);
+                }
+            }
+            Plan::LoadWord | Plan::Call => {
+                let done = a.new_dynamic_label();
+                if *p == Plan::LoadWord {
+                    let f = read_only_lw as unsafe extern "sysv64" fn(&mut Warp, &Decoded, &Ctx) -> bool;
+                    let entry = ((i + k) * ENTRY) as i32;
+                    dynasm!(a
+                        ; .arch x64
+                        ; mov rdi, rbx
+                        ; lea rsi, [r14 + entry]
+                        ; mov rdx, r12
+                        ; mov rax, QWORD f as usize as i64
+                        ; call rax
+                        ; test al, al
+                        ; jnz =>done
+                    );
+                }
                 if stale {
                     dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
                 }
@@ -529,14 +598,21 @@ fn emit_body(
                     ; test al, al
                     ; jz =>ended
                 );
-                stale = false;
-                // The state may have changed: go on in the copy that fits it, when the rest of
-                // the run has a vector template at all.
-                if changes_vector_state(d) && c.full[k + 1..] != c.partial[k + 1..] {
-                    check_state(a, c.at_full[k + 1], c.at_partial[k + 1]);
+                dynasm!(a ; .arch x64 ; =>done);
+                if *p == Plan::Call {
+                    stale = false;
+                    // The state may have changed: go on in the copy that fits it, when the rest
+                    // of the run has a vector template at all.
+                    if changes_vector_state(d) && c.full[k + 1..] != c.partial[k + 1..] {
+                        check_state(a, c.at_full[k + 1], c.at_partial[k + 1]);
+                    }
+                    continue;
                 }
-                continue;
+                // A load: the fast path left the pc behind, the general one did not.
             }
+        }
+        if *p == Plan::Vsetvli && c.full[k + 1..] != c.partial[k + 1..] {
+            check_state(a, c.at_full[k + 1], c.at_partial[k + 1]);
         }
         stale = true;
     }
@@ -722,5 +798,96 @@ fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B) {
             ; vblendvps ymm0, ymm0, ymm4, ymm2
             ; vmovdqu [r15 + v(vd, j)], ymm0
         );
+    }
+}
+
+/// `vsetvli`/`vsetivli` (`exec::vsetvl`): a legal `vtype` (e32, m1, any tail/mask policy) sets
+/// `vl = min(AVL, numt)`; another sets `vill` with `vl = 0`, `vtype = 0`. Either way
+/// `mstatus.VS` becomes dirty and `x[rd] = vl`.
+fn vsetvli(a: &mut Assembler, d: &Decoded) {
+    let vtype = d.imm as u32;
+    if vtype & !0xc0 == 0x10 {
+        match d.op {
+            Some(Op::Vsetivli) => dynasm!(a ; .arch x64 ; mov eax, i32::from(d.rs1)),
+            _ if d.rs1 != 0 => dynasm!(a ; .arch x64 ; mov eax, [rbx + x(d.rs1)]),
+            _ if d.rd != 0 => dynasm!(a ; .arch x64 ; mov eax, -1),
+            _ => dynasm!(a ; .arch x64 ; mov eax, [rbx + VL]),
+        }
+        dynasm!(a
+            ; .arch x64
+            ; mov ecx, [rbx + NUMT]
+            ; cmp eax, ecx
+            ; cmova eax, ecx
+            ; mov DWORD [rbx + VTYPE], vtype as i32
+            ; mov BYTE [rbx + VILL], 0
+        );
+    } else {
+        dynasm!(a
+            ; .arch x64
+            ; xor eax, eax
+            ; mov DWORD [rbx + VTYPE], 0
+            ; mov BYTE [rbx + VILL], 1
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov [rbx + VL], eax
+        ; or DWORD [rbx + MSTATUS], 3 << 9
+    );
+    if d.rd != 0 {
+        dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
+    }
+}
+
+/// A CSR instruction on `mstatus` (`csr_op` with `Warp::read_csr`/`write_csr`): the value read
+/// has SD set when FS or VS is dirty; a write keeps MIE/MPIE/MPP, VS and FS
+/// (`& 0x7f88`) and makes a non-zero FS dirty. `csrrs`/`csrrc` with a zero source only read.
+fn mstatus(a: &mut Assembler, d: &Decoded, op: Op) {
+    const FS: i32 = 3 << 13;
+    const VS: i32 = 3 << 9;
+    // eax = the value read.
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + MSTATUS]
+        ; mov ecx, eax
+        ; and ecx, FS
+        ; cmp ecx, FS
+        ; sete dl
+        ; mov ecx, eax
+        ; and ecx, VS
+        ; cmp ecx, VS
+        ; sete cl
+        ; or cl, dl
+        ; movzx ecx, cl
+        ; shl ecx, 31
+        ; or eax, ecx
+    );
+    let immediate = matches!(op, Op::Csrrwi | Op::Csrrsi | Op::Csrrci);
+    let writes = matches!(op, Op::Csrrw | Op::Csrrwi) || d.rs1 != 0;
+    if writes {
+        // edx = the source, then the new value.
+        if immediate {
+            dynasm!(a ; .arch x64 ; mov edx, i32::from(d.rs1));
+        } else {
+            dynasm!(a ; .arch x64 ; mov edx, [rbx + x(d.rs1)]);
+        }
+        match op {
+            Op::Csrrs | Op::Csrrsi => dynasm!(a ; .arch x64 ; or edx, eax),
+            Op::Csrrc | Op::Csrrci => dynasm!(a ; .arch x64 ; not edx ; and edx, eax),
+            _ => {}
+        }
+        let keep = a.new_dynamic_label();
+        dynasm!(a
+            ; .arch x64
+            ; and edx, 0x7f88
+            ; test edx, FS
+            ; jz =>keep
+            ; or edx, FS
+            ; =>keep
+            ; mov [rbx + MSTATUS], edx
+        );
+    }
+    if d.rd != 0 {
+        dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
     }
 }

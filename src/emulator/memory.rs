@@ -1045,6 +1045,20 @@ impl<'a> MemView<'a> {
         }
     }
 
+    /// The word at `addr` when it lies in a remembered read-only block ([`Self::is_read_only`])
+    /// and no checker is on: exactly what [`Self::load`] of 4 bytes returns and counts there.
+    /// `None` otherwise (misaligned, elsewhere, checked), with nothing changed.
+    #[inline(always)]
+    pub fn read_only_word(&self, addr: u32) -> Option<u32> {
+        if addr & 3 != 0 || self.check.is_some() {
+            return None;
+        }
+        let r = self.remembered_read_only(addr)?;
+        let c = &self.moved[Space::Global as usize];
+        c.set(c.get() + 4);
+        Some(r.load(addr, 4))
+    }
+
     /// Aligned load of 1/2/4 bytes (zero-extended).
     #[inline(always)]
     pub fn load(&self, addr: u32, bytes: u32) -> Result<u32, MemError> {
