@@ -52,6 +52,36 @@ pub struct Decoded {
     pub run: u16,
 }
 
+/// The register file `d` writes and the end of the registers it writes (exclusive, at most
+/// 256): its destination + 1, or + 2 for `amocas.d`, which writes the pair `vd`, `vd + 1`
+/// (no other instruction writes more than its destination: a `vtype` with LMUL > 1 is
+/// illegal, so there are no register groups). The AMOs are encoded as scalar A instructions
+/// but act per lane on vector registers (`exec::scalar`): their destination is a `v`
+/// register. `None`: it writes no register.
+pub(super) fn written(d: &Decoded) -> Option<(crate::isa::roles::Class, usize)> {
+    use crate::isa::roles::Class;
+    let op = d.op?;
+    let rd = op.desc().roles.rd;
+    if !rd.writes() {
+        return None;
+    }
+    let (class, n) = match op {
+        Op::AmocasD => (Class::V, 2),
+        Op::AmoswapW
+        | Op::AmoaddW
+        | Op::AmoxorW
+        | Op::AmoandW
+        | Op::AmoorW
+        | Op::AmominW
+        | Op::AmomaxW
+        | Op::AmominuW
+        | Op::AmomaxuW
+        | Op::AmocasW => (Class::V, 1),
+        _ => (rd.class()?, 1),
+    };
+    Some((class, (d.rd as usize + n).min(256)))
+}
+
 /// The longest run [`Decoded::run`] records.
 pub const MAX_RUN: u16 = 64;
 
@@ -316,18 +346,9 @@ impl Program {
         for (idx, op) in ops.iter_mut().enumerate() {
             Self::link_prefix(&words, op, idx, Ext::default(), &mut ext);
         }
-        // Per register file: the written destination registers (extension applied) + 8, room
-        // for register pairs and groups (64-bit AMOs write rd and rd+1, LMUL > 1 groups).
+        // Per register file: past the written destination registers (extension applied).
         let bound_of = |class: crate::isa::roles::Class| {
-            ops.iter()
-                .chain(&ext)
-                .filter_map(|d| {
-                    let roles = d.op?.desc().roles;
-                    (roles.rd.writes() && roles.rd.class() == Some(class)).then_some(d.rd as usize + 8)
-                })
-                .max()
-                .unwrap_or(0)
-                .min(256)
+            ops.iter().chain(&ext).filter_map(|d| written(d).filter(|w| w.0 == class).map(|w| w.1)).max().unwrap_or(0)
         };
         let reg_bounds =
             RegBounds { x: bound_of(crate::isa::roles::Class::X), v: bound_of(crate::isa::roles::Class::V) };
@@ -627,19 +648,25 @@ mod tests {
     }
     #[test]
     fn register_bounds_cover_every_written_destination_per_file() {
-        // vadd.vi v1, v2, -1: v1 + 8; no scalar destination.
-        assert_eq!(prog(&[0x022fb0d7]).reg_bounds(), RegBounds { x: 0, v: 9 });
+        // vadd.vi v1, v2, -1: v1 only; no scalar destination.
+        assert_eq!(prog(&[0x022fb0d7]).reg_bounds(), RegBounds { x: 0, v: 2 });
         // regext (rd + 3·32) ; vadd.vi v1, v2, -1 → v97; plain successor v1
         let p = prog(&[0x0030200b, 0x022fb0d7]);
         assert_eq!(p.extended(p.fetch(0x8000_0000).unwrap().next_ext).rd, 97);
-        assert_eq!(p.reg_bounds().v, 97 + 8);
+        assert_eq!(p.reg_bounds().v, 97 + 1);
         // addi t6, zero, 1 (x31) and vmv.x.s a0, v3: scalar destinations only.
-        assert_eq!(prog(&[0x00100f93, 0x42302557]).reg_bounds(), RegBounds { x: 31 + 8, v: 0 });
+        assert_eq!(prog(&[0x00100f93, 0x42302557]).reg_bounds(), RegBounds { x: 31 + 1, v: 0 });
+        // amocas.d writes a pair: amocas.d x20, x22, (x5) → v20 and v21.
+        let amo = crate::isa::asm::assemble("amocas.d x20, x22, (x5)", 0x8000_0000).unwrap();
+        assert_eq!(prog(&amo.words).reg_bounds(), RegBounds { x: 0, v: 22 });
+        // The other AMOs write their (vector) destination: amoadd.w x7, x8, (x9) → v7.
+        let amo = crate::isa::asm::assemble("amoadd.w x7, x8, (x9)", 0x8000_0000).unwrap();
+        assert_eq!(prog(&amo.words).reg_bounds(), RegBounds { x: 0, v: 8 });
         // A store writes nothing: sw a0, 0(sp).
         assert_eq!(prog(&[0x00a12023]).reg_bounds(), RegBounds { x: 0, v: 0 });
         // A host call writes v0.
         let mut p = prog(&[0x00000013, 0x00008067]);
-        assert_eq!(p.reg_bounds(), RegBounds { x: 8, v: 0 });
+        assert_eq!(p.reg_bounds(), RegBounds { x: 1, v: 0 });
         assert!(p.install_host_call(0x8000_0000, HostCall::LegacyPrintf));
         assert_eq!(p.reg_bounds().v, 1);
     }

@@ -16,24 +16,19 @@
 //! [`Warp::reset`]: super::warp::Warp::reset
 //! [`Warp::check_bounds`]: super::warp::Warp::check_bounds
 
-use super::program::{Decoded, Program};
+use super::program::{written, Decoded, Program};
 use super::warp::RegBounds;
 use crate::isa::regs::csr;
 use crate::isa::roles::Class;
 use crate::isa::{Fmt, Op};
 
 /// The bounds of the registers written by `d` (and by the extended variants a prefix selects)
-/// folded into `b`: destination + 8, as [`Program::reg_bounds`] counts them.
+/// folded into `b`, as [`Program::reg_bounds`] counts them ([`written`]).
 fn add_writes(b: &mut RegBounds, d: &Decoded) {
-    let Some(op) = d.op else { return };
-    let roles = op.desc().roles;
-    if roles.rd.writes() {
-        let top = (d.rd as usize + 8).min(256);
-        match roles.rd.class() {
-            Some(Class::X) => b.x = b.x.max(top),
-            Some(Class::V) => b.v = b.v.max(top),
-            _ => {}
-        }
+    match written(d) {
+        Some((Class::X, top)) => b.x = b.x.max(top),
+        Some((Class::V, top)) => b.v = b.v.max(top),
+        _ => {}
     }
 }
 
@@ -164,10 +159,10 @@ mod tests {
                     ret"
         ));
         let b = p.launch_reg_bounds(0x8000_0000, l["small"]);
-        assert_eq!(b, RegBounds { x: 6 + 8, v: 5 + 8 }, "crt0's t1/ra/t0 (x6) and the called helper's v5");
+        assert_eq!(b, RegBounds { x: 6 + 1, v: 5 + 1 }, "crt0's t1/ra/t0 (x6) and the called helper's v5");
         let b = p.launch_reg_bounds(0x8000_0000, l["big"]);
-        assert_eq!(b, RegBounds { x: 27 + 8, v: 30 + 8 });
-        assert_eq!(p.reg_bounds(), RegBounds { x: 27 + 8, v: 30 + 8 });
+        assert_eq!(b, RegBounds { x: 27 + 1, v: 30 + 1 });
+        assert_eq!(p.reg_bounds(), RegBounds { x: 27 + 1, v: 30 + 1 });
     }
 
     #[test]
@@ -190,7 +185,7 @@ mod tests {
                     ret"
         ));
         let b = p.launch_reg_bounds(0x8000_0000, l["k"]);
-        assert_eq!(b.v, 9 + 8, "the setrpc target (auipc + 16) is reached, `other` is not");
+        assert_eq!(b.v, 9 + 1, "the setrpc target (auipc + 16) is reached, `other` is not");
     }
 
     #[test]
