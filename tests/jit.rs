@@ -34,6 +34,11 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
     }
     s += "    vmsne.vi v0, v1, 3\n";
     s += &format!("    li s5, {ro}\n");
+    // Shared accesses mid-program (each starts a turn: the translator's heads): v10 addresses
+    // lane i's word of a scratch area of the output (v11 the next lane's: loads see the other
+    // warps' stores in round-robin order), s6 a scalar scratch area.
+    s += &format!("    vsll.vi v10, v1, 2\n    li s6, {}\n    vadd.vx v10, v10, s6\n", OUT + 0x2000);
+    s += &format!("    vadd.vi v11, v10, 4\n    li s6, {}\n", OUT + 0x2400);
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
@@ -44,7 +49,7 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
-        let line = match r.next() % 18 {
+        let line = match r.next() % 19 {
             0 | 1 => format!("{} {x1}, {x2}, {x3}", r.pick(&rr)),
             2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), imm(&mut r)),
             3 => format!("{} {x1}, {x2}, {}", r.pick(&sh), r.next() % 32),
@@ -71,7 +76,15 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
                 2 => format!("vmv.v.i {v1}, {}", imm(&mut r).clamp(-16, 15)),
                 _ => format!("vmv.v.v {v1}, {v2}"),
             },
-            13 => format!("{} {v1}, {v2}, {x1}", r.pick(&["vremu.vx", "vdivu.vx", "vrsub.vx"])),
+            13 => {
+                let op = *r.pick(&["vremu.vx", "vdivu.vx", "vrsub.vx"]);
+                // Powers of two (a shift or a mask in the translator) half of the time.
+                if r.next() % 2 == 0 {
+                    format!("li {x1}, {}\n    {op} {v1}, {v2}, {x1}", 1u32 << (r.next() % 32))
+                } else {
+                    format!("{op} {v1}, {v2}, {x1}")
+                }
+            }
             14 => {
                 // A shorter vl now and then (and back): templates must stop trusting the state.
                 if r.next() % 3 == 0 {
@@ -116,6 +129,11 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
+            17 => match r.next() % 3 {
+                0 => format!("vsw12.v {v1}, 0(v10)"),
+                1 => format!("vlw12.v {v1}, 0(v11)"),
+                _ => format!("sw {x1}, {}(s6)", 4 * (r.next() % 16)),
+            },
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),
         };
         s += "    ";

@@ -3,14 +3,17 @@
 //! of dispatching the run's entries one by one.
 //!
 //! Contract of a compiled run ([`RunFn`]), entered for a warp whose pc is the run's first entry
-//! (not an extended variant, `w.ext == NO_EXT`) with at least the run's length left in its turn:
-//! * It has exactly the effect of the interpreter's [`super::turn`] `run` over the same entries
-//!   — the same registers, memory, CSRs, pc and outcome — and returns what that returns, packed:
-//!   the entries executed `n` (≥ 1) in the low 32 bits, bit 32 set when the last of them ended
-//!   the turn (its outcome then is in `out`, and the warp's pc is that entry's, as the handler
-//!   left it). A scalar load after the first entry whose address other warps may store to
-//!   ([`super::turn`]'s `private`) is not run: the result is the entries before it, with the
-//!   warp's pc at it.
+//! (not an extended variant, `w.ext == NO_EXT`) with at least the run's length left in its turn
+//! — and, for a function that starts with a shared instruction (a *head*, [`Jit::entry`]), as
+//! the turn's first instruction:
+//! * It has exactly the effect of the interpreter's turn loop over the same entries — the same
+//!   registers, memory, CSRs, pc and outcome — and returns, packed: the entries executed `n`
+//!   (≥ 1) in the low 32 bits, bit 32 set when the last of them ended the turn (its outcome
+//!   then is in `out`, and the warp's pc is that entry's, as the handler left it), and
+//!   [`TURN_OVER`] when the next entry may not run in this turn (it is shared, or past the
+//!   text) so the caller need not look at it. A scalar load after the first entry whose
+//!   address other warps may store to ([`super::turn`]'s `private`) is not run: the result is
+//!   the entries before it, with the warp's pc at it, and [`TURN_OVER`].
 //! * Entries with a template below run as host instructions on the warp's registers in memory
 //!   (no host register holds an emulated one across entries, so a later entry's fault sees the
 //!   registers exactly as the interpreter would leave them); every other entry calls its AVX2
@@ -40,7 +43,7 @@
 use super::exec::handlers::{self, Handler};
 use super::exec::{Ctx, Flow};
 use super::fault::Trap;
-use super::program::{Decoded, Program, Sharing, MAX_RUN};
+use super::program::{straight, Decoded, Program, Sharing, MAX_RUN};
 use super::warp::{Csrs, Warp};
 use crate::isa::regs::csr;
 use crate::isa::{Fmt, Op};
@@ -55,13 +58,28 @@ pub type RunFn = unsafe extern "sysv64" fn(*mut Warp, *const Ctx, *mut Result<Fl
 /// The compiled runs of one program.
 pub struct Jit {
     buf: ExecutableBuffer,
-    /// By entry index: the offset of the run compiled from there, plus one (0: none).
-    entries: Vec<u32>,
+    /// By entry index: what was compiled from there.
+    entries: Vec<Entry>,
 }
+
+/// A compiled function ([`Jit::entry`]).
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    /// Its offset in the buffer, plus one (0: none compiled from this entry).
+    off: u32,
+    /// The entries it runs when none stops it.
+    len: u16,
+    /// It starts with a shared instruction ([`Jit::entry`]).
+    head: bool,
+}
+
+/// In a compiled function's result: the entry after the last one run may not run in this
+/// turn (it is shared, or the text ends there): the turn is over.
+pub const TURN_OVER: u64 = 1 << 33;
 
 impl std::fmt::Debug for Jit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Jit({} bytes, {} runs)", self.buf.len(), self.entries.iter().filter(|&&e| e != 0).count())
+        write!(f, "Jit({} bytes, {} functions)", self.buf.len(), self.entries.iter().filter(|e| e.off != 0).count())
     }
 }
 
@@ -219,6 +237,8 @@ enum Plan {
     Mstatus(Op),
     /// `lw` from a remembered read-only block, else the general path.
     LoadWord,
+    /// `vdivu.vx`/`vremu.vx` by a power of two (a shift, a mask), else the handler.
+    DivPow2(Op),
     /// The handler.
     Call,
 }
@@ -346,6 +366,7 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         Op::VmsneVx => (VAlu::Sne, vx),
         Op::VmsneVi => (VAlu::Sne, vi),
         Op::VidV => return Plan::Vid,
+        Op::VdivuVx | Op::VremuVx => return Plan::DivPow2(op),
         Op::VmvVV => return Plan::Vmv(vv),
         Op::VmvVX | Op::VmvSX => return Plan::Vmv(vx),
         Op::VmvVI => return Plan::Vmv(vi),
@@ -356,9 +377,13 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
 
 impl Jit {
     /// Translates, from every entry where turns enter straight-line code, the run that starts
-    /// there: the first entry of each run (after a shared instruction, a jump, a branch) and
-    /// every target of a branch, vector branch or `jal` inside a run (a loop's head). `None` when the host's
-    /// executable memory cannot be had (the interpreter then runs everything).
+    /// there: the first entry of each run (after a shared instruction, a jump, a branch), every
+    /// target of a branch, vector branch or `jal` inside a run (a loop's head), and every 64
+    /// entries of a longer run. Also, from every shared instruction that continues at the next
+    /// word without changing the mask (a global access: where the turns of memory-bound code
+    /// begin), that instruction and the run after it — called only as a turn's first
+    /// instruction. `None` when the host's executable memory cannot be had (the interpreter
+    /// then runs everything).
     pub fn new(prog: &Program) -> Option<Jit> {
         let ops = prog.ops();
         let mut enter: Vec<bool> = (0..ops.len()).map(|i| i == 0 || ops[i - 1].run < 2).collect();
@@ -371,37 +396,46 @@ impl Jit {
             }
         }
         let mut a = Assembler::new().ok()?;
-        let mut entries = vec![0u32; ops.len()];
+        let mut entries = vec![Entry::default(); ops.len()];
+        let flags_unread = !prog.reads_fflags();
         for i in 0..ops.len() {
-            let len = usize::from(ops[i].run);
-            if len < 2 || !enter[i] {
+            let d = &ops[i];
+            let after = ops.get(i + 1).map_or(0, |n| usize::from(n.run));
+            let (len, head) = if d.run >= 2 && enter[i] {
+                (usize::from(d.run), false)
+            } else if d.sharing == Sharing::Shared && straight(d) && after >= 1 {
+                (1 + after, true)
+            } else {
                 continue;
-            }
+            };
             // A run longer than `MAX_RUN` goes on where this part of it ends.
-            if ops[i].run == MAX_RUN {
+            if !head && d.run == MAX_RUN {
                 if let Some(e) = enter.get_mut(i + len) {
                     *e = true;
                 }
             }
             let start = a.offset();
-            emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32), !prog.reads_fflags());
-            entries[i] = u32::try_from(start.0).ok()?.checked_add(1)?;
+            emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32), flags_unread);
+            let off = u32::try_from(start.0).ok()?.checked_add(1)?;
+            entries[i] = Entry { off, len: len as u16, head };
         }
         let buf = a.finalize().ok()?;
         Some(Jit { buf, entries })
     }
 
-    /// The run compiled from entry `idx`, if any.
+    /// The function compiled from entry `idx`, if any: the function, how many entries it runs
+    /// when none stops it, and whether it starts with a shared instruction (then it may only be
+    /// a turn's first: a shared instruction runs in its round-robin place).
     #[inline(always)]
-    pub fn entry(&self, idx: usize) -> Option<RunFn> {
+    pub fn entry(&self, idx: usize) -> Option<(RunFn, u64, bool)> {
         let e = *self.entries.get(idx)?;
-        if e == 0 {
+        if e.off == 0 {
             return None;
         }
-        let p = self.buf.ptr(AssemblyOffset(e as usize - 1));
+        let p = self.buf.ptr(AssemblyOffset(e.off as usize - 1));
         // SAFETY: `p` is the start of a function emitted by `emit_run` with the `RunFn`
         // signature, in this buffer, which lives as long as `self`.
-        Some(unsafe { std::mem::transmute::<*const u8, RunFn>(p) })
+        Some((unsafe { std::mem::transmute::<*const u8, RunFn>(p) }, u64::from(e.len), e.head))
     }
 }
 
@@ -414,6 +448,8 @@ impl Jit {
 /// at every entry boundary after a call: registers in memory, pc current).
 fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, flags_unread: bool) {
     let run = &ops[i..i + len];
+    // The entry after the run: when it is shared (or there is none), the turn ends there.
+    let over = if ops.get(i + len).is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
     let full: Vec<Plan> = run.iter().map(|d| plan(d, true, flags_unread)).collect();
     let partial: Vec<Plan> = run.iter().map(|d| plan(d, false, flags_unread)).collect();
     let exit = a.new_dynamic_label();
@@ -438,10 +474,10 @@ fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, 
     let copies = Copies { at_full: &at_full, at_partial: &at_partial, full: &full, partial: &partial };
     if full != partial {
         check_state(a, at_full[0], at_partial[0]);
-        emit_body(a, run, true, &copies, i, pc0, exit, &mut stops);
+        emit_body(a, run, true, &copies, i, pc0, (exit, over), &mut stops);
     }
     dynasm!(a ; .arch x64 ; =>at_partial[0]);
-    emit_body(a, run, false, &copies, i, pc0, exit, &mut stops);
+    emit_body(a, run, false, &copies, i, pc0, (exit, over), &mut stops);
     // Out of line: the ends before a scalar load that may not run (`n`) and after an entry that
     // ended the turn (`n | 1 << 32`).
     for (label, value) in stops {
@@ -487,8 +523,8 @@ fn check_state(a: &mut Assembler, full: DynamicLabel, partial: DynamicLabel) {
     );
 }
 
-/// Emits one copy (`full`: the full-state one) of `run`; ends with the run's length in rax
-/// and a jump to `exit`.
+/// Emits one copy (`full`: the full-state one) of `run`; ends with the run's length (and
+/// `over`, [`TURN_OVER`] or 0) in rax and a jump to `exit`.
 #[allow(clippy::too_many_arguments)]
 fn emit_body(
     a: &mut Assembler,
@@ -497,7 +533,7 @@ fn emit_body(
     c: &Copies,
     i: usize,
     pc0: u32,
-    exit: DynamicLabel,
+    (exit, over): (DynamicLabel, u64),
     stops: &mut Vec<(DynamicLabel, u64)>,
 ) {
     let (labels, plans) = if full { (c.at_full, c.full) } else { (c.at_partial, c.partial) };
@@ -549,8 +585,11 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], ecx);
                 }
             }
-            Plan::LoadWord | Plan::Call => {
+            Plan::LoadWord | Plan::DivPow2(_) | Plan::Call => {
                 let done = a.new_dynamic_label();
+                if let Plan::DivPow2(op) = *p {
+                    div_pow2(a, d, op, done);
+                }
                 if *p == Plan::LoadWord {
                     let f = read_only_lw as unsafe extern "sysv64" fn(&mut Warp, &Decoded, &Ctx) -> bool;
                     let entry = ((i + k) * ENTRY) as i32;
@@ -571,7 +610,8 @@ fn emit_body(
                 let entry = ((i + k) * ENTRY) as i32;
                 if k > 0 && d.sharing == Sharing::ScalarLoad {
                     let before = a.new_dynamic_label();
-                    stops.push((before, k as u64));
+                    // That load may not run now: the turn is over before it.
+                    stops.push((before, k as u64 | TURN_OVER));
                     let f = scalar_load_private as unsafe extern "sysv64" fn(&Warp, &Decoded, &Ctx) -> bool;
                     dynasm!(a
                         ; .arch x64
@@ -608,7 +648,7 @@ fn emit_body(
                     }
                     continue;
                 }
-                // A load: the fast path left the pc behind, the general one did not.
+                // A fast path left the pc behind, the general one did not.
             }
         }
         if *p == Plan::Vsetvli && c.full[k + 1..] != c.partial[k + 1..] {
@@ -622,7 +662,7 @@ fn emit_body(
     }
     dynasm!(a
         ; .arch x64
-        ; mov eax, run.len() as i32
+        ; mov rax, QWORD (run.len() as u64 | over) as i64
         ; jmp =>exit
     );
 }
@@ -890,4 +930,35 @@ fn mstatus(a: &mut Assembler, d: &Decoded, op: Op) {
     if d.rd != 0 {
         dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
     }
+}
+
+/// The fast path of `vdivu.vx`/`vremu.vx` (full vector state): a divisor that is a power of two
+/// divides by a shift and leaves the remainder by a mask, then jumps to `done`; any other
+/// divisor (zero included) falls through to the general path.
+fn div_pow2(a: &mut Assembler, d: &Decoded, op: Op, done: DynamicLabel) {
+    let general = a.new_dynamic_label();
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + x(d.rs1)]
+        ; test eax, eax
+        ; jz =>general
+        ; lea ecx, [rax - 1]
+        ; test eax, ecx
+        ; jnz =>general
+    );
+    if op == Op::VremuVx {
+        dynasm!(a ; .arch x64 ; vmovd xmm1, ecx ; vpbroadcastd ymm1, xmm1);
+    } else {
+        dynasm!(a ; .arch x64 ; tzcnt ecx, eax ; vmovd xmm1, ecx);
+    }
+    for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vmovdqu ymm0, [r15 + v(d.rs2, j)]);
+        if op == Op::VremuVx {
+            dynasm!(a ; .arch x64 ; vpand ymm0, ymm0, ymm1);
+        } else {
+            dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, xmm1);
+        }
+        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm0);
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done ; =>general);
 }

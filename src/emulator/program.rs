@@ -87,9 +87,15 @@ pub const MAX_RUN: u16 = 64;
 
 /// Whether `d` may be part of a straight-line run ([`Decoded::run`]).
 fn plain(d: &Decoded) -> bool {
+    d.sharing != Sharing::Shared && straight(d)
+}
+
+/// Whether `d` is an operation that continues at the next word without changing the warp's
+/// mask: not a host call, no jump, branch, SIMT, prefix, barrier or system instruction
+/// ([`Decoded::run`]'s condition, sharing aside).
+pub(super) fn straight(d: &Decoded) -> bool {
     let Some(op) = d.op else { return false };
     d.host_call == 0
-        && d.sharing != Sharing::Shared
         && !matches!(
             op.desc().fmt,
             Fmt::J | Fmt::Jalr | Fmt::B | Fmt::Bare | Fmt::Prefix | Fmt::X3 | Fmt::Barrier | Fmt::VBranch | Fmt::Join

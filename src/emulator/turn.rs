@@ -101,29 +101,36 @@ fn turn_table(
         let pc = w.pc;
         let next = match exec::peek(w, ctx.prog) {
             Ok(d) if executed == 0 || (executed < most && private(w, d, ctx)) => {
+                #[cfg(target_arch = "x86_64")]
+                if let Some((f, _, head)) = ctx
+                    .jit
+                    .filter(|_| w.ext == NO_EXT && (d.run > 1 || executed == 0))
+                    .and_then(|j| j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize))
+                    .filter(|&(_, len, _)| len <= most - executed)
+                {
+                    // A head is shared: it never passes `private`, only a turn's start.
+                    debug_assert!(!head || executed == 0);
+                    // SAFETY: `f` was compiled from `d`, the entry at the warp's pc (a plain one:
+                    // `w.ext` is clear), with `len` entries left in the turn and, for a head, as
+                    // the turn's first instruction; its handlers are the AVX2 ones, and
+                    // `ctx.jit` is only set when the host has the features
+                    // (`RunOptions::translated`).
+                    let r = unsafe { f(w, ctx, out, ctx.prog.ops().as_ptr()) };
+                    let n = r & 0xffff_ffff;
+                    executed += n;
+                    lanes += n * u64::from(w.mask.count_ones());
+                    w.csr.instret += n;
+                    if r & (1 << 32) != 0 {
+                        let pc = pc.wrapping_add(4 * (n as u32 - 1));
+                        return FastEnd { executed, lanes, pc, stopped: true };
+                    }
+                    if r & crate::emulator::jit::TURN_OVER != 0 {
+                        return FastEnd { executed, lanes, pc: w.pc, stopped: false };
+                    }
+                    continue;
+                }
                 w.ext = NO_EXT;
                 if d.run > 1 {
-                    #[cfg(target_arch = "x86_64")]
-                    if let Some(f) = ctx
-                        .jit
-                        .filter(|_| u64::from(d.run) <= most - executed)
-                        .and_then(|j| j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize))
-                    {
-                        // SAFETY: `f` is the run compiled from `d`, the entry at the warp's pc
-                        // (a plain one: `w.ext` is clear), with `d.run` entries left in the
-                        // turn; its handlers are the AVX2 ones, and `ctx.jit` is only set when
-                        // the host has the features (`RunOptions::translated`).
-                        let r = unsafe { f(w, ctx, out, ctx.prog.ops().as_ptr()) };
-                        let n = r & 0xffff_ffff;
-                        executed += n;
-                        lanes += n * u64::from(w.mask.count_ones());
-                        w.csr.instret += n;
-                        if r >> 32 != 0 {
-                            let pc = pc.wrapping_add(4 * (n as u32 - 1));
-                            return FastEnd { executed, lanes, pc, stopped: true };
-                        }
-                        continue;
-                    }
                     // SAFETY: `d` is a plain entry of the program's text (a run is never an
                     // extended variant: those have `run == 0`), followed by `d.run - 1` more.
                     let (n, stop) = unsafe { run(w, d, ctx, table, most - executed, out) };
