@@ -45,7 +45,7 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
     let vvx = ["vadd", "vsub", "vand", "vor", "vxor", "vmul", "vsll", "vsrl", "vsra", "vmin", "vmax", "vminu", "vmaxu"];
     let vvx_extra = ["vmseq", "vmsne"];
     let vi = ["vadd", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vmseq", "vmsne"];
-    for _ in 0..len {
+    for k in 0..len {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
@@ -136,6 +136,16 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
             },
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),
         };
+        // Now and then the line is a loop's body (the translator runs a loop inside one call
+        // while the turn allows) or skipped by a forward branch.
+        let line = match r.next() % 10 {
+            0 => format!(
+                "li s7, {}\nL{k}:\n    {line}\n    vadd.vx {v3}, {v2}, {x3}\n    addi s7, s7, -1\n    bnez s7, L{k}",
+                1 + r.next() % 40
+            ),
+            1 => format!("{} {x2}, {x3}, S{k}\n    {line}\nS{k}:", r.pick(&["beq", "bne", "blt", "bgeu"])),
+            _ => line,
+        };
         s += "    ";
         s += &line;
         s += "\n";
@@ -202,7 +212,7 @@ fn the_generator_makes_programs_the_translator_changes() {
     // Guard against a generator that only produces handler calls: a program of templates must
     // run measurably differently (fewer host calls is invisible, so check the code it made).
     let src: String = (0..10).map(|seed| program(seed, 60, 0x9200_0000)).collect();
-    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec"] {
+    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec", "bnez s7", "S1"] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }
 }

@@ -31,6 +31,12 @@
 //! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
 //!   `auipc` (the pc is known at translation), `mul`, and reads of the work-group CSRs
 //!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.
+//! * A scalar branch or `jal` right after a run is compiled as the function's last entry
+//!   (neither changes the mask). Taken back to the function's first entry — a loop — when
+//!   that entry is private, and the turn's budget (the last argument: entries the turn still
+//!   allows) has room for another whole iteration, it runs the body again inside the call;
+//!   the result then counts every iteration, and a turn-ending entry's position is given
+//!   separately ([`STOP_AT_SHIFT`]) since its pc no longer follows from the count.
 //!
 //! Translation happens once per program ([`Program::jit`]) when a launch first needs it, after
 //! any host calls are installed (installing one ends the runs through it, and a program with new
@@ -53,7 +59,15 @@ use std::mem::{offset_of, size_of};
 
 /// A compiled run (see the module documentation): `(warp, ctx, out, ops)` → `n | stopped << 32`
 /// (0: never returned; every call runs at least its first entry).
-pub type RunFn = unsafe extern "sysv64" fn(*mut Warp, *const Ctx, *mut Result<Flow, Trap>, *const Decoded) -> u64;
+pub type RunFn = unsafe extern "sysv64" fn(*mut Warp, *const Ctx, *mut Result<Flow, Trap>, *const Decoded, u64) -> u64;
+
+/// In a compiled function's result: the entries executed (see [`RunFn`]).
+pub const EXECUTED: u64 = 0xffff_ffff;
+/// In a compiled function's result: the last entry executed ended the turn.
+pub const STOPPED: u64 = 1 << 32;
+/// In a compiled function's result, when [`STOPPED`]: the position in the function's text of
+/// the entry that ended the turn (its pc = the first pc + 4 × this).
+pub const STOP_AT_SHIFT: u32 = 40;
 
 /// The compiled runs of one program.
 pub struct Jit {
@@ -239,6 +253,8 @@ enum Plan {
     LoadWord,
     /// `vdivu.vx`/`vremu.vx` by a power of two (a shift, a mask), else the handler.
     DivPow2(Op),
+    /// A scalar branch or `jal` ending the function (see [`emit_run`]).
+    Jump(Op),
     /// The handler.
     Call,
 }
@@ -251,6 +267,11 @@ fn changes_vector_state(d: &Decoded) -> bool {
         Some(Op::Csrrs) => d.rs1 != 0,
         _ => false,
     }
+}
+
+/// A scalar branch or `jal`: continues at a known pc without changing the mask.
+fn is_jump(op: Op) -> bool {
+    matches!(op, Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu | Op::Jal)
 }
 
 /// How entry `d` is translated, in the copy for a full vector state (`vector_full`) or the
@@ -285,6 +306,9 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     );
     if scalar {
         return if d.rd == 0 { Plan::Nothing } else { Plan::Scalar(op) };
+    }
+    if is_jump(op) {
+        return Plan::Jump(op);
     }
     if op == Op::Csrrs && d.rs1 == 0 {
         if let Some(f) = wg_csr(d.imm as u16) {
@@ -401,7 +425,7 @@ impl Jit {
         for i in 0..ops.len() {
             let d = &ops[i];
             let after = ops.get(i + 1).map_or(0, |n| usize::from(n.run));
-            let (len, head) = if d.run >= 2 && enter[i] {
+            let (mut len, head) = if d.run >= 1 && enter[i] {
                 (usize::from(d.run), false)
             } else if d.sharing == Sharing::Shared && straight(d) && after >= 1 {
                 (1 + after, true)
@@ -413,6 +437,14 @@ impl Jit {
                 if let Some(e) = enter.get_mut(i + len) {
                     *e = true;
                 }
+            }
+            // A scalar branch or `jal` right after the run ends the function (a loop's body
+            // and its branch back: one call per iteration, or per turn, see `emit_run`).
+            if ops.get(i + len).is_some_and(|t| t.sharing == Sharing::Private && t.op.is_some_and(is_jump)) {
+                len += 1;
+            }
+            if len < 2 {
+                continue;
             }
             let start = a.offset();
             emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32), flags_unread);
@@ -448,22 +480,29 @@ impl Jit {
 /// at every entry boundary after a call: registers in memory, pc current).
 fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, flags_unread: bool) {
     let run = &ops[i..i + len];
-    // The entry after the run: when it is shared (or there is none), the turn ends there.
-    let over = if ops.get(i + len).is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
+    // The entry after the run: when it is shared (or there is none), the turn ends there
+    // (after a jump, the next entry is the target's).
+    let jumps = run[len - 1].op.is_some_and(is_jump);
+    let over = if !jumps && ops.get(i + len).is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
     let full: Vec<Plan> = run.iter().map(|d| plan(d, true, flags_unread)).collect();
     let partial: Vec<Plan> = run.iter().map(|d| plan(d, false, flags_unread)).collect();
     let exit = a.new_dynamic_label();
     let at_full: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
     let at_partial: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
-    // rbx = warp, r12 = ctx, r13 = out, r14 = ops, r15 = vector register file. Five pushes
-    // after the return address: rsp is 16-byte aligned at every call.
+    // rbx = warp, r12 = ctx, r13 = out, r14 = ops, r15 = vector register file, rbp = entries
+    // run by earlier iterations of a loop, [rsp] = the budget (entries the turn allows). Six
+    // pushes and the slot after the return address: rsp is 16-byte aligned at every call.
     dynasm!(a
         ; .arch x64
         ; push rbx
+        ; push rbp
         ; push r12
         ; push r13
         ; push r14
         ; push r15
+        ; sub rsp, 8
+        ; mov [rsp], r8
+        ; xor ebp, ebp
         ; mov rbx, rdi
         ; mov r12, rsi
         ; mov r13, rdx
@@ -488,13 +527,17 @@ fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, 
             ; jmp =>exit
         );
     }
+    // Every result counts the entries of earlier iterations too.
     dynasm!(a
         ; .arch x64
         ; =>exit
+        ; add rax, rbp
+        ; add rsp, 8
         ; pop r15
         ; pop r14
         ; pop r13
         ; pop r12
+        ; pop rbp
         ; pop rbx
         ; ret
     );
@@ -570,6 +613,13 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm1);
                 }
             }
+            Plan::Jump(op) => {
+                // The function's last entry: sets the pc, returns or loops.
+                // Only a private first entry may run again without the turn loop's checks.
+                let head = (run[0].sharing == Sharing::Private).then_some(labels[0]);
+                jump(a, d, op, pc, pc0, head, run.len(), exit);
+                return;
+            }
             Plan::Vsetvli => vsetvli(a, d),
             Plan::Mstatus(op) => mstatus(a, d, op),
             Plan::WriteMtvec => {
@@ -626,7 +676,7 @@ fn emit_body(
                 }
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 let ended = a.new_dynamic_label();
-                stops.push((ended, (1u64 << 32) | (k as u64 + 1)));
+                stops.push((ended, STOPPED | (k as u64) << STOP_AT_SHIFT | (k as u64 + 1)));
                 dynasm!(a
                     ; .arch x64
                     ; mov rdi, rbx
@@ -961,4 +1011,72 @@ fn div_pow2(a: &mut Assembler, d: &Decoded, op: Op, done: DynamicLabel) {
         dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm0);
     }
     dynasm!(a ; .arch x64 ; jmp =>done ; =>general);
+}
+
+/// The scalar branch or `jal` at `pc` that ends a function of `len` entries starting at `pc0`
+/// (`head`: its first entry's label in this copy, when that entry is private — a shared one,
+/// or a scalar load that must pass the sharing check, may not run again inside the turn).
+/// Not taken: the pc moves on and the function returns. Taken to `pc0` (a loop) while the
+/// budget has room for another whole iteration: counts this one (rbp) and runs the body again
+/// — in this copy, whose assumption about the vector state still holds; otherwise the pc
+/// moves to the target and the function returns.
+#[allow(clippy::too_many_arguments)]
+fn jump(
+    a: &mut Assembler,
+    d: &Decoded,
+    op: Op,
+    pc: u32,
+    pc0: u32,
+    head: Option<DynamicLabel>,
+    len: usize,
+    exit: DynamicLabel,
+) {
+    let target = pc.wrapping_add(d.imm as u32);
+    let taken = a.new_dynamic_label();
+    let n = len as i32;
+    if op == Op::Jal {
+        if d.rd != 0 {
+            dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(d.rd)], pc.wrapping_add(4) as i32);
+        }
+    } else {
+        dynasm!(a
+            ; .arch x64
+            ; mov eax, [rbx + x(d.rs1)]
+            ; cmp eax, [rbx + x(d.rs2)]
+        );
+        match op {
+            Op::Beq => dynasm!(a ; .arch x64 ; je =>taken),
+            Op::Bne => dynasm!(a ; .arch x64 ; jne =>taken),
+            Op::Blt => dynasm!(a ; .arch x64 ; jl =>taken),
+            Op::Bge => dynasm!(a ; .arch x64 ; jge =>taken),
+            Op::Bltu => dynasm!(a ; .arch x64 ; jb =>taken),
+            _ => dynasm!(a ; .arch x64 ; jae =>taken),
+        }
+        dynasm!(a
+            ; .arch x64
+            ; mov DWORD [rbx + PC], pc.wrapping_add(4) as i32
+            ; mov eax, n
+            ; jmp =>exit
+        );
+    }
+    dynasm!(a ; .arch x64 ; =>taken);
+    if let Some(head) = head.filter(|_| target == pc0) {
+        let done = a.new_dynamic_label();
+        dynasm!(a
+            ; .arch x64
+            ; lea rax, [rbp + 2 * n]
+            ; cmp rax, [rsp]
+            ; ja =>done
+            ; add rbp, n
+            ; mov DWORD [rbx + PC], pc0 as i32
+            ; jmp =>head
+            ; =>done
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov DWORD [rbx + PC], target as i32
+        ; mov eax, n
+        ; jmp =>exit
+    );
 }

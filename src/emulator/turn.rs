@@ -17,6 +17,8 @@
 use super::exec::handlers::{self, Handler};
 use super::exec::{self, Ctx, Flow};
 use super::fault::Trap;
+#[cfg(target_arch = "x86_64")]
+use super::jit;
 use super::program::{Decoded, Sharing, NO_EXT};
 use super::trace::Tracer;
 use super::warp::Warp;
@@ -104,7 +106,7 @@ fn turn_table(
                 #[cfg(target_arch = "x86_64")]
                 if let Some((f, _, head)) = ctx
                     .jit
-                    .filter(|_| w.ext == NO_EXT && (d.run > 1 || executed == 0))
+                    .filter(|_| w.ext == NO_EXT && (d.run >= 1 || executed == 0))
                     .and_then(|j| j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize))
                     .filter(|&(_, len, _)| len <= most - executed)
                 {
@@ -115,16 +117,16 @@ fn turn_table(
                     // the turn's first instruction; its handlers are the AVX2 ones, and
                     // `ctx.jit` is only set when the host has the features
                     // (`RunOptions::translated`).
-                    let r = unsafe { f(w, ctx, out, ctx.prog.ops().as_ptr()) };
-                    let n = r & 0xffff_ffff;
+                    let r = unsafe { f(w, ctx, out, ctx.prog.ops().as_ptr(), most - executed) };
+                    let n = r & jit::EXECUTED;
                     executed += n;
                     lanes += n * u64::from(w.mask.count_ones());
                     w.csr.instret += n;
-                    if r & (1 << 32) != 0 {
-                        let pc = pc.wrapping_add(4 * (n as u32 - 1));
+                    if r & jit::STOPPED != 0 {
+                        let pc = pc.wrapping_add(4 * (r >> jit::STOP_AT_SHIFT) as u32);
                         return FastEnd { executed, lanes, pc, stopped: true };
                     }
-                    if r & crate::emulator::jit::TURN_OVER != 0 {
+                    if r & jit::TURN_OVER != 0 {
                         return FastEnd { executed, lanes, pc: w.pc, stopped: false };
                     }
                     continue;
