@@ -640,54 +640,28 @@ fn emit_body(
                 if let Plan::DivPow2(op) = *p {
                     div_pow2(a, d, op, done);
                 }
+                let entry = ((i + k) * ENTRY) as i32;
                 if *p == Plan::LoadWord {
                     let f = read_only_lw as unsafe extern "sysv64" fn(&mut Warp, &Decoded, &Ctx) -> bool;
-                    let entry = ((i + k) * ENTRY) as i32;
-                    dynasm!(a
-                        ; .arch x64
-                        ; mov rdi, rbx
-                        ; lea rsi, [r14 + entry]
-                        ; mov rdx, r12
-                        ; mov rax, QWORD f as usize as i64
-                        ; call rax
-                        ; test al, al
-                        ; jnz =>done
-                    );
+                    call(a, f as usize, entry, false);
+                    dynasm!(a ; .arch x64 ; jnz =>done);
                 }
                 if stale {
                     dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
                 }
-                let entry = ((i + k) * ENTRY) as i32;
                 if k > 0 && d.sharing == Sharing::ScalarLoad {
                     let before = a.new_dynamic_label();
                     // That load may not run now: the turn is over before it.
                     stops.push((before, k as u64 | TURN_OVER));
                     let f = scalar_load_private as unsafe extern "sysv64" fn(&Warp, &Decoded, &Ctx) -> bool;
-                    dynasm!(a
-                        ; .arch x64
-                        ; mov rdi, rbx
-                        ; lea rsi, [r14 + entry]
-                        ; mov rdx, r12
-                        ; mov rax, QWORD f as usize as i64
-                        ; call rax
-                        ; test al, al
-                        ; jz =>before
-                    );
+                    call(a, f as usize, entry, false);
+                    dynasm!(a ; .arch x64 ; jz =>before);
                 }
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 let ended = a.new_dynamic_label();
                 stops.push((ended, STOPPED | (k as u64) << STOP_AT_SHIFT | (k as u64 + 1)));
-                dynasm!(a
-                    ; .arch x64
-                    ; mov rdi, rbx
-                    ; lea rsi, [r14 + entry]
-                    ; mov rdx, r12
-                    ; mov rcx, r13
-                    ; mov rax, QWORD h as usize as i64
-                    ; call rax
-                    ; test al, al
-                    ; jz =>ended
-                );
+                call(a, h as usize, entry, true);
+                dynasm!(a ; .arch x64 ; jz =>ended);
                 dynasm!(a ; .arch x64 ; =>done);
                 if *p == Plan::Call {
                     stale = false;
@@ -1078,5 +1052,25 @@ fn jump(
         ; mov DWORD [rbx + PC], target as i32
         ; mov eax, n
         ; jmp =>exit
+    );
+}
+
+/// Calls `f(warp, &ops[entry / ENTRY], ctx[, out])` and tests its `bool` result (the caller
+/// jumps on the flags).
+fn call(a: &mut Assembler, f: usize, entry: i32, with_out: bool) {
+    dynasm!(a
+        ; .arch x64
+        ; mov rdi, rbx
+        ; lea rsi, [r14 + entry]
+        ; mov rdx, r12
+    );
+    if with_out {
+        dynasm!(a ; .arch x64 ; mov rcx, r13);
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov rax, QWORD f as i64
+        ; call rax
+        ; test al, al
     );
 }

@@ -67,16 +67,8 @@ pub(super) fn written(d: &Decoded) -> Option<(crate::isa::roles::Class, usize)> 
     }
     let (class, n) = match op {
         Op::AmocasD => (Class::V, 2),
-        Op::AmoswapW
-        | Op::AmoaddW
-        | Op::AmoxorW
-        | Op::AmoandW
-        | Op::AmoorW
-        | Op::AmominW
-        | Op::AmomaxW
-        | Op::AmominuW
-        | Op::AmomaxuW
-        | Op::AmocasW => (Class::V, 1),
+        // Every AMO but `sc.w`, which writes its scalar result.
+        _ if op.desc().fmt == Fmt::Amo && op != Op::ScW => (Class::V, 1),
         _ => (rd.class()?, 1),
     };
     Some((class, (d.rd as usize + n).min(256)))
