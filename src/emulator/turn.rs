@@ -6,7 +6,11 @@
 //!
 //! This is the interpreter's hot loop. Untraced turns ([`turn_fast_avx2`],
 //! [`turn_fast_baseline`]; a whole pass of them in one call, [`pass_fast_avx2`], while no trap
-//! is pending) dispatch through the handler tables of [`exec::handlers`]; traced
+//! is pending) dispatch through the handler tables of [`exec::handlers`] — or, where the
+//! launch uses the translator ([`super::jit`], AVX2 hosts), call the function compiled from the
+//! entry at the warp's pc, which runs a straight-line run (with a shared instruction before it
+//! as a turn's first, a branch after it, the iterations of a loop) and says how many entries it
+//! ran, whether the last ended the turn and whether the next may run; traced
 //! ones ([`turn_impl`]) inline every instruction's body and call the tracer's hooks. Each is
 //! compiled twice: once for the baseline target and
 //! once for AVX2/FMA/BMI ([`turn_avx2`]: 32-lane loops in 256-bit vectors, `f32::mul_add` one
