@@ -1,4 +1,4 @@
-//! The translator (`src/emulator/jit.rs`) against the interpreter: random straight-line programs
+//! The translator (`src/emulator/jit/`) against the interpreter: random straight-line programs
 //! of the operations it has templates for, mixed with operations it calls handlers for
 //! (divisions, `vsetvli` to a shorter `vl`, CSR reads and writes, masked forms), run with
 //! and without it on full and partial warps; every scalar and vector register and the

@@ -1,0 +1,448 @@
+//! The translator's templates ([`super`]): what a translated entry becomes in x86-64 code, and
+//! the layout facts they rely on (field offsets of [`Warp`], the constant tables).
+//!
+//! Register conventions of the code around them ([`super::emit_run`]): `rbx` = the warp,
+//! `r12` = the context, `r13` = the outcome slot, `r14` = the program's entries, `r15` = the
+//! vector register file (`v[r][lane]`, 128 bytes per register), `rbp` = entries run by earlier
+//! iterations of a loop, `[rsp]` = the turn's budget. A template may use rax, rcx, rdx and
+//! ymm0–ymm6 freely; no emulated register stays in a host register after it.
+
+use super::{FAlu, VAlu, B};
+use crate::emulator::program::Decoded;
+use crate::emulator::warp::{Csrs, Warp};
+use crate::isa::regs::csr;
+use crate::isa::Op;
+use dynasmrt::x64::Assembler;
+use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
+use std::mem::{offset_of, size_of};
+
+/// Lanes `0, 1, …, 31` (`vid.v`).
+#[repr(C, align(32))]
+pub(super) struct Iota(pub(super) [u32; 32]);
+pub(super) static IOTA: Iota = Iota({
+    let mut a = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = i as u32;
+        i += 1;
+    }
+    a
+});
+
+/// For the FP templates' NaN canonicalisation: 8 lanes each of the canonical NaN, the
+/// magnitude mask and the bits of +∞.
+#[repr(C, align(32))]
+struct FpConsts([u32; 24]);
+static FP_CONSTS: FpConsts = FpConsts({
+    let mut a = [0u32; 24];
+    let mut i = 0;
+    while i < 8 {
+        a[i] = crate::isa::semantics::CANONICAL_NAN;
+        a[8 + i] = 0x7fff_ffff;
+        a[16 + i] = 0x7f80_0000;
+        i += 1;
+    }
+    a
+});
+
+pub(super) const PC: i32 = offset_of!(Warp, pc) as i32;
+pub(super) const X: i32 = offset_of!(Warp, x) as i32;
+pub(super) const V: i32 = offset_of!(Warp, v) as i32;
+pub(super) const MASK: i32 = offset_of!(Warp, mask) as i32;
+pub(super) const CSR: i32 = offset_of!(Warp, csr) as i32;
+pub(super) const VL: i32 = CSR + offset_of!(Csrs, vl) as i32;
+pub(super) const VILL: i32 = CSR + offset_of!(Csrs, vill) as i32;
+pub(super) const VTYPE: i32 = CSR + offset_of!(Csrs, vtype) as i32;
+pub(super) const NUMT: i32 = CSR + offset_of!(Csrs, numt) as i32;
+pub(super) const MSTATUS: i32 = CSR + offset_of!(Csrs, mstatus) as i32;
+pub(super) const MTVEC: i32 = CSR + offset_of!(Csrs, mtvec) as i32;
+pub(super) const ENTRY: usize = size_of::<Decoded>();
+
+pub(super) fn x(r: u8) -> i32 {
+    X + 4 * i32::from(r)
+}
+/// Bytes `32 j ..` of vector register `r` (from the register file's base).
+pub(super) fn v(r: u8, j: i32) -> i32 {
+    128 * i32::from(r) + 32 * j
+}
+
+/// The field of a work-group CSR (`tid` … `gidz`).
+pub(super) fn wg_csr(num: u16) -> Option<i32> {
+    let f = match num {
+        csr::TID => offset_of!(Csrs, tid),
+        csr::NUMW => offset_of!(Csrs, numw),
+        csr::NUMT => offset_of!(Csrs, numt),
+        csr::KNL => offset_of!(Csrs, knl),
+        csr::WGID => offset_of!(Csrs, wgid),
+        csr::WID => offset_of!(Csrs, wid),
+        csr::LDS => offset_of!(Csrs, lds),
+        csr::PDS => offset_of!(Csrs, pds),
+        csr::GIDX..=csr::GIDZ => offset_of!(Csrs, gid) + 4 * usize::from(num - csr::GIDX),
+        _ => return None,
+    };
+    Some(CSR + f as i32)
+}
+
+/// A scalar template (`rd != 0`).
+pub(super) fn scalar(a: &mut Assembler, d: &Decoded, op: Op, pc: u32) {
+    let (rd, rs1, rs2) = (x(d.rd), x(d.rs1), x(d.rs2));
+    let imm = d.imm;
+    match op {
+        Op::Lui => return dynasm!(a ; .arch x64 ; mov DWORD [rbx + rd], imm),
+        Op::Auipc => return dynasm!(a ; .arch x64 ; mov DWORD [rbx + rd], pc.wrapping_add(imm as u32) as i32),
+        _ => {}
+    }
+    dynasm!(a ; .arch x64 ; mov eax, [rbx + rs1]);
+    let sh = (imm & 31) as i8;
+    match op {
+        Op::Addi => dynasm!(a ; .arch x64 ; add eax, imm),
+        Op::Xori => dynasm!(a ; .arch x64 ; xor eax, imm),
+        Op::Ori => dynasm!(a ; .arch x64 ; or eax, imm),
+        Op::Andi => dynasm!(a ; .arch x64 ; and eax, imm),
+        Op::Slli => dynasm!(a ; .arch x64 ; shl eax, sh),
+        Op::Srli => dynasm!(a ; .arch x64 ; shr eax, sh),
+        Op::Srai => dynasm!(a ; .arch x64 ; sar eax, sh),
+        Op::Add => dynasm!(a ; .arch x64 ; add eax, [rbx + rs2]),
+        Op::Sub => dynasm!(a ; .arch x64 ; sub eax, [rbx + rs2]),
+        Op::Xor => dynasm!(a ; .arch x64 ; xor eax, [rbx + rs2]),
+        Op::Or => dynasm!(a ; .arch x64 ; or eax, [rbx + rs2]),
+        Op::And => dynasm!(a ; .arch x64 ; and eax, [rbx + rs2]),
+        Op::Mul => dynasm!(a ; .arch x64 ; imul eax, [rbx + rs2]),
+        // x86 masks a 32-bit shift count to 5 bits, as RV32 does.
+        Op::Sll => dynasm!(a ; .arch x64 ; mov ecx, [rbx + rs2] ; shl eax, cl),
+        Op::Srl => dynasm!(a ; .arch x64 ; mov ecx, [rbx + rs2] ; shr eax, cl),
+        Op::Sra => dynasm!(a ; .arch x64 ; mov ecx, [rbx + rs2] ; sar eax, cl),
+        Op::Slti => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, imm ; setl cl ; mov eax, ecx),
+        Op::Sltiu => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, imm ; setb cl ; mov eax, ecx),
+        Op::Slt => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, [rbx + rs2] ; setl cl ; mov eax, ecx),
+        Op::Sltu => dynasm!(a ; .arch x64 ; xor ecx, ecx ; cmp eax, [rbx + rs2] ; setb cl ; mov eax, ecx),
+        _ => unreachable!("no scalar template for {op:?}"),
+    }
+    dynasm!(a ; .arch x64 ; mov [rbx + rd], eax);
+}
+
+/// Loads chunk `j` (lanes 8j..8j+8) of operand `b` into ymm`reg` (a scalar or immediate is
+/// broadcast: the same for every chunk).
+pub(super) fn operand(a: &mut Assembler, b: B, j: i32, reg: u8) {
+    match b {
+        B::V(r) => dynasm!(a ; .arch x64 ; vmovdqu Ry(reg), [r15 + v(r, j)]),
+        B::X(r) if j == 0 => dynasm!(a ; .arch x64 ; vpbroadcastd Ry(reg), [rbx + x(r)]),
+        B::Imm(c) if j == 0 => dynasm!(a
+            ; .arch x64
+            ; mov eax, c as i32
+            ; vmovd Rx(reg), eax
+            ; vpbroadcastd Ry(reg), Rx(reg)
+        ),
+        _ => {}
+    }
+}
+
+/// A vector template: `vd = vs2 ⊕ b` on all 32 lanes, in four 8-lane chunks (each chunk reads
+/// its sources before writing its destination, so `vd` may be a source).
+pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B) {
+    let (vd, vs2) = (d.rd, d.rs2);
+    let shift = matches!(alu, VAlu::Sll | VAlu::Srl | VAlu::Sra);
+    if shift {
+        match b {
+            // A vector of counts is masked to 5 bits lane by lane (ymm3 = 31s).
+            B::V(_) => dynasm!(a
+                ; .arch x64
+                ; mov eax, 31
+                ; vmovd xmm3, eax
+                ; vpbroadcastd ymm3, xmm3
+            ),
+            // One count for all lanes, masked to 5 bits, in xmm1.
+            B::X(r) => dynasm!(a
+                ; .arch x64
+                ; mov eax, [rbx + x(r)]
+                ; and eax, 31
+                ; vmovd xmm1, eax
+            ),
+            B::Imm(_) => {}
+        }
+    }
+    if matches!(alu, VAlu::Sne) {
+        // ymm2 = all ones (to invert a comparison).
+        dynasm!(a ; .arch x64 ; vpcmpeqd ymm2, ymm2, ymm2);
+    }
+    for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vmovdqu ymm0, [r15 + v(vs2, j)]);
+        if shift {
+            match b {
+                B::V(r) => {
+                    dynasm!(a ; .arch x64 ; vpand ymm1, ymm3, [r15 + v(r, j)]);
+                    match alu {
+                        VAlu::Sll => dynasm!(a ; .arch x64 ; vpsllvd ymm0, ymm0, ymm1),
+                        VAlu::Srl => dynasm!(a ; .arch x64 ; vpsrlvd ymm0, ymm0, ymm1),
+                        _ => dynasm!(a ; .arch x64 ; vpsravd ymm0, ymm0, ymm1),
+                    }
+                }
+                B::X(_) => match alu {
+                    VAlu::Sll => dynasm!(a ; .arch x64 ; vpslld ymm0, ymm0, xmm1),
+                    VAlu::Srl => dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, xmm1),
+                    _ => dynasm!(a ; .arch x64 ; vpsrad ymm0, ymm0, xmm1),
+                },
+                B::Imm(c) => {
+                    let c = (c & 31) as i8;
+                    match alu {
+                        VAlu::Sll => dynasm!(a ; .arch x64 ; vpslld ymm0, ymm0, c),
+                        VAlu::Srl => dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, c),
+                        _ => dynasm!(a ; .arch x64 ; vpsrad ymm0, ymm0, c),
+                    }
+                }
+            }
+        } else {
+            operand(a, b, j, 1);
+            match alu {
+                VAlu::Add => dynasm!(a ; .arch x64 ; vpaddd ymm0, ymm0, ymm1),
+                VAlu::Sub => dynasm!(a ; .arch x64 ; vpsubd ymm0, ymm0, ymm1),
+                VAlu::Rsub => dynasm!(a ; .arch x64 ; vpsubd ymm0, ymm1, ymm0),
+                VAlu::And => dynasm!(a ; .arch x64 ; vpand ymm0, ymm0, ymm1),
+                VAlu::Or => dynasm!(a ; .arch x64 ; vpor ymm0, ymm0, ymm1),
+                VAlu::Xor => dynasm!(a ; .arch x64 ; vpxor ymm0, ymm0, ymm1),
+                VAlu::Mul => dynasm!(a ; .arch x64 ; vpmulld ymm0, ymm0, ymm1),
+                VAlu::Min => dynasm!(a ; .arch x64 ; vpminsd ymm0, ymm0, ymm1),
+                VAlu::Max => dynasm!(a ; .arch x64 ; vpmaxsd ymm0, ymm0, ymm1),
+                VAlu::Minu => dynasm!(a ; .arch x64 ; vpminud ymm0, ymm0, ymm1),
+                VAlu::Maxu => dynasm!(a ; .arch x64 ; vpmaxud ymm0, ymm0, ymm1),
+                // Lane = 1 when equal (all ones >> 31), else 0.
+                VAlu::Seq => dynasm!(a ; .arch x64 ; vpcmpeqd ymm0, ymm0, ymm1 ; vpsrld ymm0, ymm0, 31),
+                VAlu::Sne => dynasm!(a
+                    ; .arch x64
+                    ; vpcmpeqd ymm0, ymm0, ymm1
+                    ; vpxor ymm0, ymm0, ymm2
+                    ; vpsrld ymm0, ymm0, 31
+                ),
+                VAlu::Sll | VAlu::Srl | VAlu::Sra => unreachable!(),
+            }
+        }
+        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(vd, j)], ymm0);
+    }
+}
+
+/// An FP template: `vd = vs2 ⊕ b` (or `b · vs2 + vd`) on all 32 lanes in round-to-nearest-even,
+/// then every NaN result replaced by the canonical NaN — what the interpreter computes when no
+/// flag can be seen (`vector::unflagged`). Host FP leaves subnormals alone (no FTZ/DAZ).
+pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B) {
+    let (vd, vs2) = (d.rd, d.rs2);
+    // ymm4 = canonical NaN, ymm5 = magnitude mask, ymm6 = +∞'s bits.
+    dynasm!(a
+        ; .arch x64
+        ; mov rax, QWORD FP_CONSTS.0.as_ptr() as i64
+        ; vmovdqu ymm4, [rax]
+        ; vmovdqu ymm5, [rax + 32]
+        ; vmovdqu ymm6, [rax + 64]
+    );
+    for j in 0..4 {
+        operand(a, b, j, 1);
+        match f {
+            FAlu::Add => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vaddps ymm0, ymm0, ymm1),
+            FAlu::Sub => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vsubps ymm0, ymm0, ymm1),
+            FAlu::Mul => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vmulps ymm0, ymm0, ymm1),
+            FAlu::Macc => dynasm!(a
+                ; .arch x64
+                ; vmovups ymm0, [r15 + v(vd, j)]
+                ; vmovups ymm2, [r15 + v(vs2, j)]
+                ; vfmadd231ps ymm0, ymm1, ymm2
+            ),
+        }
+        // NaN ⟺ |bits| > +∞'s bits (as signed integers, both non-negative).
+        dynasm!(a
+            ; .arch x64
+            ; vpand ymm2, ymm0, ymm5
+            ; vpcmpgtd ymm2, ymm2, ymm6
+            ; vblendvps ymm0, ymm0, ymm4, ymm2
+            ; vmovdqu [r15 + v(vd, j)], ymm0
+        );
+    }
+}
+
+/// `vsetvli`/`vsetivli` (`exec::vsetvl`): a legal `vtype` (e32, m1, any tail/mask policy) sets
+/// `vl = min(AVL, numt)`; another sets `vill` with `vl = 0`, `vtype = 0`. Either way
+/// `mstatus.VS` becomes dirty and `x[rd] = vl`.
+pub(super) fn vsetvli(a: &mut Assembler, d: &Decoded) {
+    let vtype = d.imm as u32;
+    if vtype & !0xc0 == 0x10 {
+        match d.op {
+            Some(Op::Vsetivli) => dynasm!(a ; .arch x64 ; mov eax, i32::from(d.rs1)),
+            _ if d.rs1 != 0 => dynasm!(a ; .arch x64 ; mov eax, [rbx + x(d.rs1)]),
+            _ if d.rd != 0 => dynasm!(a ; .arch x64 ; mov eax, -1),
+            _ => dynasm!(a ; .arch x64 ; mov eax, [rbx + VL]),
+        }
+        dynasm!(a
+            ; .arch x64
+            ; mov ecx, [rbx + NUMT]
+            ; cmp eax, ecx
+            ; cmova eax, ecx
+            ; mov DWORD [rbx + VTYPE], vtype as i32
+            ; mov BYTE [rbx + VILL], 0
+        );
+    } else {
+        dynasm!(a
+            ; .arch x64
+            ; xor eax, eax
+            ; mov DWORD [rbx + VTYPE], 0
+            ; mov BYTE [rbx + VILL], 1
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov [rbx + VL], eax
+        ; or DWORD [rbx + MSTATUS], 3 << 9
+    );
+    if d.rd != 0 {
+        dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
+    }
+}
+
+/// A CSR instruction on `mstatus` (`csr_op` with `Warp::read_csr`/`write_csr`): the value read
+/// has SD set when FS or VS is dirty; a write keeps MIE/MPIE/MPP, VS and FS
+/// (`& 0x7f88`) and makes a non-zero FS dirty. `csrrs`/`csrrc` with a zero source only read.
+pub(super) fn mstatus(a: &mut Assembler, d: &Decoded, op: Op) {
+    const FS: i32 = 3 << 13;
+    const VS: i32 = 3 << 9;
+    // eax = the value read.
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + MSTATUS]
+        ; mov ecx, eax
+        ; and ecx, FS
+        ; cmp ecx, FS
+        ; sete dl
+        ; mov ecx, eax
+        ; and ecx, VS
+        ; cmp ecx, VS
+        ; sete cl
+        ; or cl, dl
+        ; movzx ecx, cl
+        ; shl ecx, 31
+        ; or eax, ecx
+    );
+    let immediate = matches!(op, Op::Csrrwi | Op::Csrrsi | Op::Csrrci);
+    let writes = matches!(op, Op::Csrrw | Op::Csrrwi) || d.rs1 != 0;
+    if writes {
+        // edx = the source, then the new value.
+        if immediate {
+            dynasm!(a ; .arch x64 ; mov edx, i32::from(d.rs1));
+        } else {
+            dynasm!(a ; .arch x64 ; mov edx, [rbx + x(d.rs1)]);
+        }
+        match op {
+            Op::Csrrs | Op::Csrrsi => dynasm!(a ; .arch x64 ; or edx, eax),
+            Op::Csrrc | Op::Csrrci => dynasm!(a ; .arch x64 ; not edx ; and edx, eax),
+            _ => {}
+        }
+        let keep = a.new_dynamic_label();
+        dynasm!(a
+            ; .arch x64
+            ; and edx, 0x7f88
+            ; test edx, FS
+            ; jz =>keep
+            ; or edx, FS
+            ; =>keep
+            ; mov [rbx + MSTATUS], edx
+        );
+    }
+    if d.rd != 0 {
+        dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
+    }
+}
+
+/// The fast path of `vdivu.vx`/`vremu.vx` (full vector state): a divisor that is a power of two
+/// divides by a shift and leaves the remainder by a mask, then jumps to `done`; any other
+/// divisor (zero included) falls through to the general path.
+pub(super) fn div_pow2(a: &mut Assembler, d: &Decoded, op: Op, done: DynamicLabel) {
+    let general = a.new_dynamic_label();
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + x(d.rs1)]
+        ; test eax, eax
+        ; jz =>general
+        ; lea ecx, [rax - 1]
+        ; test eax, ecx
+        ; jnz =>general
+    );
+    if op == Op::VremuVx {
+        dynasm!(a ; .arch x64 ; vmovd xmm1, ecx ; vpbroadcastd ymm1, xmm1);
+    } else {
+        dynasm!(a ; .arch x64 ; tzcnt ecx, eax ; vmovd xmm1, ecx);
+    }
+    for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vmovdqu ymm0, [r15 + v(d.rs2, j)]);
+        if op == Op::VremuVx {
+            dynasm!(a ; .arch x64 ; vpand ymm0, ymm0, ymm1);
+        } else {
+            dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, xmm1);
+        }
+        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm0);
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done ; =>general);
+}
+
+/// The scalar branch or `jal` at `pc` that ends a function of `len` entries starting at `pc0`
+/// (`head`: its first entry's label in this copy, when that entry is private — a shared one,
+/// or a scalar load that must pass the sharing check, may not run again inside the turn).
+/// Not taken: the pc moves on and the function returns. Taken to `pc0` (a loop) while the
+/// budget has room for another whole iteration: counts this one (rbp) and runs the body again
+/// — in this copy, whose assumption about the vector state still holds; otherwise the pc
+/// moves to the target and the function returns.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn jump(
+    a: &mut Assembler,
+    d: &Decoded,
+    op: Op,
+    pc: u32,
+    pc0: u32,
+    head: Option<DynamicLabel>,
+    len: usize,
+    exit: DynamicLabel,
+) {
+    let target = pc.wrapping_add(d.imm as u32);
+    let taken = a.new_dynamic_label();
+    let n = len as i32;
+    if op == Op::Jal {
+        if d.rd != 0 {
+            dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(d.rd)], pc.wrapping_add(4) as i32);
+        }
+    } else {
+        dynasm!(a
+            ; .arch x64
+            ; mov eax, [rbx + x(d.rs1)]
+            ; cmp eax, [rbx + x(d.rs2)]
+        );
+        match op {
+            Op::Beq => dynasm!(a ; .arch x64 ; je =>taken),
+            Op::Bne => dynasm!(a ; .arch x64 ; jne =>taken),
+            Op::Blt => dynasm!(a ; .arch x64 ; jl =>taken),
+            Op::Bge => dynasm!(a ; .arch x64 ; jge =>taken),
+            Op::Bltu => dynasm!(a ; .arch x64 ; jb =>taken),
+            _ => dynasm!(a ; .arch x64 ; jae =>taken),
+        }
+        dynasm!(a
+            ; .arch x64
+            ; mov DWORD [rbx + PC], pc.wrapping_add(4) as i32
+            ; mov eax, n
+            ; jmp =>exit
+        );
+    }
+    dynasm!(a ; .arch x64 ; =>taken);
+    if let Some(head) = head.filter(|_| target == pc0) {
+        let done = a.new_dynamic_label();
+        dynasm!(a
+            ; .arch x64
+            ; lea rax, [rbp + 2 * n]
+            ; cmp rax, [rsp]
+            ; ja =>done
+            ; add rbp, n
+            ; mov DWORD [rbx + PC], pc0 as i32
+            ; jmp =>head
+            ; =>done
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov DWORD [rbx + PC], target as i32
+        ; mov eax, n
+        ; jmp =>exit
+    );
+}
