@@ -55,7 +55,10 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
             3 => format!("{} {x1}, {x2}, {}", r.pick(&sh), r.next() % 32),
             4 => format!("lui {x1}, {}", r.next() % (1 << 20)),
             5 => format!("auipc {x1}, {}", r.next() % 16),
-            6 => format!("csrr {x1}, {}", r.pick(&["tid", "wid", "numw", "numt", "wgid", "gidx", "mstatus", "vl"])),
+            6 => format!(
+                "csrr {x1}, {}",
+                r.pick(&["tid", "wid", "numw", "numt", "wgid", "gidx", "mstatus", "vl", "instret", "cycle"])
+            ),
             7 | 8 => {
                 let op = if r.next() % 4 == 0 { r.pick(&vvx_extra) } else { r.pick(&vvx) };
                 format!("{op}.vv {v1}, {v2}, {v3}{masked}")

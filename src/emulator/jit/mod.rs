@@ -205,6 +205,16 @@ fn changes_vector_state(d: &Decoded) -> bool {
     }
 }
 
+/// Whether `d` reads `instret` (or `cycle`, `time`: the same counter).
+fn reads_counter(d: &Decoded) -> bool {
+    let csr_op = matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci));
+    csr_op
+        && matches!(
+            d.imm as u16,
+            csr::CYCLE | csr::TIME | csr::INSTRET | csr::CYCLEH | csr::INSTRETH | csr::MCYCLE | csr::MINSTRET
+        )
+}
+
 /// A scalar branch or `jal`: continues at a known pc without changing the mask.
 fn is_jump(op: Op) -> bool {
     matches!(op, Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu | Op::Jal)
@@ -363,7 +373,13 @@ impl Jit {
             let after = ops.get(i + 1).map_or(0, |n| usize::from(n.run));
             let (mut len, head) = if d.run >= 1 && enter[i] {
                 (usize::from(d.run), false)
-            } else if d.sharing == Sharing::Shared && straight(d) && after >= 1 {
+            } else if d.sharing == Sharing::Shared
+                && straight(d)
+                && after >= 1
+                // The interpreter counts the head before its run starts: a counter read in
+                // the run would see one more there.
+                && !ops[i + 1..i + 1 + after].iter().any(reads_counter)
+            {
                 (1 + after, true)
             } else {
                 continue;
@@ -551,8 +567,12 @@ fn emit_body(
             }
             Plan::Jump(op) => {
                 // The function's last entry: sets the pc, returns or loops.
-                // Only a private first entry may run again without the turn loop's checks.
-                let head = (run[0].sharing == Sharing::Private).then_some(labels[0]);
+                // Only a private first entry may run again without the turn loop's checks,
+                // and only a body that reads no counter: `instret` (and the cycle and time
+                // CSRs, which read it) advances when the call returns, as after an
+                // interpreted run, so a loop inside one call would read it unchanged.
+                let again = run[0].sharing == Sharing::Private && !run.iter().any(reads_counter);
+                let head = again.then_some(labels[0]);
                 jump(a, d, op, pc, pc0, head, run.len(), exit);
                 return;
             }
