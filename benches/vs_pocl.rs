@@ -24,7 +24,8 @@ use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::time::{Duration, Instant};
 
-/// Interleaved runs per figure (`VS_POCL_RUNS` overrides it, e.g. for a profile of one workload).
+/// Interleaved runs per figure (`VS_POCL_RUNS` overrides it, e.g. for a profile of one workload;
+/// `VS_POCL_ALL=1` prints every run's time, not only the medians).
 fn runs() -> usize {
     std::env::var("VS_POCL_RUNS").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(5)
 }
@@ -509,6 +510,12 @@ fn main() {
             if let Some(p) = &pocl {
                 b.push(f(p).0);
             }
+        }
+        if std::env::var_os("VS_POCL_ALL").is_some() {
+            let ms = |v: &[Duration]| {
+                v.iter().map(|d| format!("{:.2}", d.as_secs_f64() * 1e3)).collect::<Vec<_>>().join(" ")
+            };
+            println!("  {key} runs (ms): ours {} | pocl {}", ms(&a), ms(&b));
         }
         let (ma, mb) = (median(a), (!b.is_empty()).then(|| median(b)));
         let ratio = mb.map_or("-".into(), |mb| format!("{:.1}×", ma.as_secs_f64() / mb.as_secs_f64()));

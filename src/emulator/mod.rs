@@ -7,6 +7,7 @@
 //! thread, so a work-group is fully deterministic and results do not depend on the thread count
 //! (for kernels without inter-work-group races).
 
+mod affinity;
 mod bulk;
 pub mod commit_log;
 pub mod config;

@@ -3,8 +3,10 @@
 //! a private-memory overlay; work-group ids are taken from a shared counter in linear order.
 //! The fault reported is the one of the lowest work-group id, so it does not depend on timing when
 //! only one work-group faults. A launch on N threads runs on the calling thread and N − 1
-//! threads of a persistent pool (no thread is created per launch).
+//! threads of a persistent pool (no thread is created per launch), kept off the calling
+//! thread's CPU ([`affinity`]).
 
+use super::affinity;
 use super::exec::Ctx;
 use super::fault::Fault;
 use super::memory::{DeviceMemory, LdsMap, MemView, Region, Space};
@@ -143,24 +145,42 @@ impl Slot {
 /// for the process: a launch does not create threads. One pool per size (launches may ask for
 /// different thread counts through [`RunOptions::threads`]); at most a few sizes are ever used.
 /// `None` if the threads cannot be started.
-fn helpers(n: usize) -> Option<Arc<rayon::ThreadPool>> {
-    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+fn helpers(n: usize) -> Option<Arc<Helpers>> {
+    static POOLS: Mutex<Vec<(usize, Arc<Helpers>)>> = Mutex::new(Vec::new());
     let mut pools = POOLS.lock();
     if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
         return Some(p.clone());
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(n).thread_name(|i| format!("ventus-emu-{}", i + 1)).build();
+    let tids = Arc::new(Mutex::new(Vec::new()));
+    let t = tids.clone();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("ventus-emu-{}", i + 1))
+        .start_handler(move |_| t.lock().push(affinity::this_thread()))
+        .build();
     match pool {
         Ok(pool) => {
-            let pool = Arc::new(pool);
-            pools.push((n, pool.clone()));
-            Some(pool)
+            // The threads record their ids as they start: wait for them (once per process),
+            // so that the first launch places them too.
+            let start = Instant::now();
+            while tids.lock().len() < n && start.elapsed() < Duration::from_millis(100) {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+            let h = Arc::new(Helpers { pool, tids });
+            pools.push((n, h.clone()));
+            Some(h)
         }
         Err(e) => {
             log::warn!("cannot start {n} emulator threads ({e}): running on one");
             None
         }
     }
+}
+
+/// A pool of helper threads and their kernel thread ids (for [`affinity`]).
+struct Helpers {
+    pool: rayon::ThreadPool,
+    tids: Arc<Mutex<Vec<affinity::Tid>>>,
 }
 
 fn validate(p: &LaunchParams) -> Result<u64, LaunchError> {
@@ -261,7 +281,9 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         // The calling thread is one of the workers; the others come from a persistent pool
         // (without one, the calling thread runs every work-group).
         match helpers(workers - 1) {
-            Some(pool) => pool.in_place_scope(|s| {
+            Some(h) => h.pool.in_place_scope(|s| {
+                // Wake-up placement would often queue a helper on this thread's CPU.
+                affinity::keep_helpers_off_this_cpu(&h.tids.lock());
                 for _ in 1..workers {
                     s.spawn(|_| worker());
                 }
