@@ -7,6 +7,7 @@
 //!   the ratio ours / pocl;
 //! * an empty 1-work-group launch, `clEnqueueNDRangeKernel` to event complete (wall time);
 //! * a loop of 1,000 small launches (256 work-items each) and one `clFinish` (wall time);
+//! * a cold build of a small kernel (a source no cache has seen; wall time, see [`cold_build`]);
 //! * emulated lane-instructions per second of the ALU loop, from our launch statistics
 //!   (`CL_EVENT_STATISTICS_VENTUS`), per emulator thread.
 //!
@@ -438,6 +439,52 @@ fn launch_loop(t: &Target) -> (Duration, Option<(u64, u64)>) {
     (elapsed, None)
 }
 
+/// A cold build of a small kernel: `clCreateProgramWithSource` + `clBuildProgram` +
+/// `clCreateKernel` (wall time) of a source no earlier build saw (a constant from a nonce, so
+/// neither our build cache nor pocl's kernel cache has it; what a build keeps per options set,
+/// such as a precompiled OpenCL C header, may be warm). The kernel then runs once and its result
+/// is checked.
+fn cold_build(t: &Target) -> (Duration, Option<(u64, u64)>) {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+    let nonce = (nanos ^ (u64::from(std::process::id()) << 32))
+        .wrapping_add(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let (a, b) = ((nonce % 1_000_003) as i32 + 2, ((nonce / 1_000_003) % 1_000_033) as i32);
+    let src = format!(
+        "kernel void cold(global int *o, int k) {{\n    int i = get_global_id(0);\n    o[i] = (i + k) * {a} + {b};\n}}\n"
+    );
+    let cl = cl_api();
+    let start = Instant::now();
+    let mut err = 0;
+    let mut p = src.as_ptr() as *const i8;
+    let len = src.len();
+    // SAFETY: one source string with its length.
+    let program = unsafe { (cl.clCreateProgramWithSource)(t.ctx, 1, &mut p, &len, &mut err) };
+    check(err, "clCreateProgramWithSource");
+    // SAFETY: a valid program, every device of its context, NUL-terminated options.
+    check(
+        unsafe { (cl.clBuildProgram)(program, 0, null(), c"-cl-std=CL1.2".as_ptr(), None, null_mut()) },
+        "clBuildProgram",
+    );
+    // SAFETY: a built program and a NUL-terminated name.
+    let k = unsafe { (cl.clCreateKernel)(program, c"cold".as_ptr(), &mut err) };
+    check(err, "clCreateKernel");
+    let elapsed = start.elapsed();
+    let buf = t.buffer(&vec![0u8; 64 * 4]);
+    set_arg(k, 0, &buf);
+    set_arg(k, 1, &3i32);
+    let ev = t.launch(k, &[64], None);
+    let got = t.read(buf, 64 * 4);
+    for (i, c) in got.chunks_exact(4).enumerate() {
+        let want = (i as i32 + 3).wrapping_mul(a).wrapping_add(b);
+        assert_eq!(i32::from_le_bytes(c.try_into().unwrap()), want, "cold build result at {i}");
+    }
+    release(&[buf], &[k], ev);
+    // SAFETY: our program, no longer used.
+    unsafe { (cl.clReleaseProgram)(program) };
+    (elapsed, None)
+}
+
 fn release(mems: &[cl_mem], kernels: &[cl_kernel], ev: cl_event) {
     let cl = cl_api();
     // SAFETY: objects this benchmark created and no longer uses.
@@ -488,7 +535,7 @@ fn main() {
     if pocl.is_none() {
         println!("(pocl is not installed: only our figures)");
     }
-    let workloads: [(&str, &str, Workload, f64); 7] = [
+    let workloads: [(&str, &str, Workload, f64); 8] = [
         ("alu", "compute: ALU loop, 8192 items × 2000 iterations", alu, 10.0),
         ("matmul", "compute: matmul 256², __local 16×16 tiles", matmul, 10.0),
         ("nbody", "compute: n-body, 2048 bodies", nbody, 10.0),
@@ -496,6 +543,7 @@ fn main() {
         ("stencil", "memory: 5-point stencil, 1024²", stencil, 20.0),
         ("empty", "latency: empty 1-group launch (wall, enqueue→complete)", empty_launch, 2.0),
         ("loop", "latency: 1,000 small launches + clFinish (wall)", launch_loop, 3.0),
+        ("build", "front end: cold build of a small kernel (wall)", cold_build, 1.0),
     ];
     println!("{:<58} {:>10} {:>10} {:>8} {:>7} {:>12}", "workload", "ours", "pocl", "ratio", "target", "warp instr.");
     for (key, what, f, target_ratio) in workloads {
