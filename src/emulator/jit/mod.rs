@@ -75,6 +75,9 @@ pub const STOP_AT_SHIFT: u32 = 40;
 /// The compiled runs of one program.
 pub struct Jit {
     buf: ExecutableBuffer,
+    /// The address of `buf`'s first byte (the buffer never moves: it is only read after
+    /// `finalize`), so that a lookup is one add.
+    base: usize,
     /// By entry index: what was compiled from there.
     entries: Vec<Entry>,
 }
@@ -404,7 +407,8 @@ impl Jit {
             entries[i] = Entry { off, len: len as u16, head };
         }
         let buf = a.finalize().ok()?;
-        Some(Jit { buf, entries })
+        let base = buf.ptr(AssemblyOffset(0)) as usize;
+        Some(Jit { buf, base, entries })
     }
 
     /// The function compiled from entry `idx`, if any: the function, how many entries it runs
@@ -416,9 +420,9 @@ impl Jit {
         if e.off == 0 {
             return None;
         }
-        let p = self.buf.ptr(AssemblyOffset(e.off as usize - 1));
+        let p = (self.base + (e.off as usize - 1)) as *const u8;
         // SAFETY: `p` is the start of a function emitted by `emit_run` with the `RunFn`
-        // signature, in this buffer, which lives as long as `self`.
+        // signature, in `self.buf` (at `base`), which lives as long as `self`.
         Some((unsafe { std::mem::transmute::<*const u8, RunFn>(p) }, u64::from(e.len), e.head))
     }
 }
