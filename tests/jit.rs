@@ -22,7 +22,7 @@ const XS: [&str; 12] = ["t1", "t4", "t5", "t6", "a1", "a2", "a3", "a4", "s2", "s
 /// Vector registers (not v0, v1 = lane id, v30 = `store_lanes`).
 const VS: [&str; 8] = ["v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"];
 
-fn program(seed: u64, len: usize, ro: u32) -> String {
+fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut s = String::new();
     // Initial values: every register differs, lanes differ, some negative.
@@ -33,7 +33,8 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
         s += &format!("    vmul.vx {v}, v1, {}\n    vxor.vx {v}, {v}, {}\n", XS[k], XS[k + 1]);
     }
     s += "    vmsne.vi v0, v1, 3\n";
-    s += &format!("    li s5, {ro}\n");
+    // Two read-only blocks (s5, s8): the memory view remembers the two it found last.
+    s += &format!("    li s5, {}\n    li s8, {}\n", ro[0], ro[1]);
     // Shared accesses mid-program (each starts a turn: the translator's heads): v10 addresses
     // lane i's word of a scratch area of the output (v11 the next lane's: loads see the other
     // warps' stores in round-robin order), s6 a scalar scratch area.
@@ -120,15 +121,16 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
                 }
             }
             16 => {
-                // A load from the read-only block (s5), or from the text (read-only, but not a
+                // A load from a read-only block (s5, s8), or from the text (read-only, but not a
                 // block the memory view remembers), or from the output buffer (writable: a
                 // shared load, which ends the run).
-                match r.next() % 4 {
+                match r.next() % 5 {
                     0 => format!("lw {x1}, {}(a0)", 4 * (r.next() % 64)),
                     1 => {
                         let b = if x1 == "x0" { "t1" } else { x1 };
                         format!("auipc {b}, 0\n    lw {x1}, {}({b})", 4 * (r.next() % 8))
                     }
+                    2 => format!("lw {x1}, {}(s8)", 4 * (r.next() % 64)),
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
@@ -166,18 +168,21 @@ fn program(seed: u64, len: usize, ro: u32) -> String {
     s
 }
 
-/// Runs the program of `seed` with a read-only block of 256 bytes (as a driver's argument
-/// buffer) filled with words derived from `seed`, its address in s5; returns the statistics,
-/// the output and the program.
+/// Runs the program of `seed` with two read-only blocks of 256 bytes (as a driver's argument
+/// and metadata buffers) filled with words derived from `seed`, their addresses in s5 and s8;
+/// returns the statistics, the output and the program.
 fn run_with_block(seed: u64, s: &Setup, opts: &RunOptions) -> (RunStats, Vec<u32>, String) {
     let mem = DeviceMemory::new();
     mem.map(OUT, (s.out_words * 4) as u32).unwrap();
     mem.map(0x9100_0000, 0x1000 * s.warps * s.numt).unwrap();
-    let block = mem.alloc_read_only(256).unwrap();
     let mut r = Rng(seed | 1);
-    let words: Vec<u8> = (0..64).flat_map(|_| (r.next() as u32).to_le_bytes()).collect();
-    block.write_bytes(block.base(), &words);
-    let src = program(seed, 60, block.base());
+    let blocks = [(); 2].map(|_| {
+        let block = mem.alloc_read_only(256).unwrap();
+        let words: Vec<u8> = (0..64).flat_map(|_| (r.next() as u32).to_le_bytes()).collect();
+        block.write_bytes(block.base(), &words);
+        block.base()
+    });
+    let src = program(seed, 60, blocks);
     let (prog, _) = build(&src);
     let opts = RunOptions { threads: s.threads, ..opts.clone() };
     let stats = run(&mem, &prog, &params(s), &opts).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
@@ -214,7 +219,7 @@ fn random_straight_line_code_runs_the_same_translated_on_partial_warps() {
 fn the_generator_makes_programs_the_translator_changes() {
     // Guard against a generator that only produces handler calls: a program of templates must
     // run measurably differently (fewer host calls is invisible, so check the code it made).
-    let src: String = (0..10).map(|seed| program(seed, 60, 0x9200_0000)).collect();
+    let src: String = (0..10).map(|seed| program(seed, 60, [0x9200_0000, 0x9300_0000])).collect();
     for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec", "bnez s7", "S1"] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }

@@ -661,9 +661,53 @@ pub struct MemView<'a> {
     lds_written: std::cell::Cell<bool>,
     /// 32-word copies in 256-bit moves ([`Self::with_wide_copies`]).
     wide: bool,
-    /// Read-only blocks [`Self::is_read_only`] found lately, as (base, n, block): an address `a`
-    /// with `a − base < n` is the start of a 4-byte load inside the block ((0, 0, None): none).
-    read_only_words: [std::cell::Cell<(u32, u32, Option<&'a Region>)>; 2],
+    /// Read-only blocks [`Self::is_read_only`] found lately, most recent first.
+    read_only_words: [std::cell::Cell<RecentReadOnly<'a>>; 2],
+}
+
+/// A read-only block [`MemView::is_read_only`] found: an address `a` with `a − base < n` is the
+/// start of a 4-byte load inside it (`n` = 0: none). The translator's `lw` template reads these
+/// fields directly ([`ReadOnlyLayout`]), hence the fixed layout and the word pointer.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RecentReadOnly<'a> {
+    base: u32,
+    n: u32,
+    /// The block's first word (at `base`).
+    words: *const AtomicU32,
+    region: Option<&'a Region>,
+}
+
+impl Default for RecentReadOnly<'_> {
+    fn default() -> Self {
+        RecentReadOnly { base: 0, n: 0, words: std::ptr::null(), region: None }
+    }
+}
+
+/// Where compiled code finds, from a [`MemView`]'s address, what [`MemView::read_only_word`]
+/// reads: the checker (a load goes the general way while one is set: null = none), the two
+/// remembered read-only blocks (`base`, `n`, word pointer, each `stride` bytes apart) and the
+/// global bytes-moved counter it adds 4 to. Byte offsets.
+pub(crate) struct ReadOnlyLayout {
+    pub check: usize,
+    pub blocks: usize,
+    pub stride: usize,
+    pub base: usize,
+    pub n: usize,
+    pub words: usize,
+    pub moved_global: usize,
+}
+
+impl MemView<'static> {
+    pub(crate) const READ_ONLY_LAYOUT: ReadOnlyLayout = ReadOnlyLayout {
+        check: std::mem::offset_of!(MemView<'static>, check),
+        blocks: std::mem::offset_of!(MemView<'static>, read_only_words),
+        stride: std::mem::size_of::<RecentReadOnly<'static>>(),
+        base: std::mem::offset_of!(RecentReadOnly<'static>, base),
+        n: std::mem::offset_of!(RecentReadOnly<'static>, n),
+        words: std::mem::offset_of!(RecentReadOnly<'static>, words),
+        moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
+    };
 }
 
 /// The address spaces the statistics distinguish.
@@ -813,7 +857,8 @@ impl<'a> MemView<'a> {
                 Some(r) if r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len) => {
                     // Remember where a 4-byte load stays inside the block (len ≥ 4 here).
                     self.read_only_words[1].set(self.read_only_words[0].get());
-                    self.read_only_words[0].set((r.base, r.len - 3, Some(r)));
+                    let words = r.words().as_ptr();
+                    self.read_only_words[0].set(RecentReadOnly { base: r.base, n: r.len - 3, words, region: Some(r) });
                     true
                 }
                 _ => false,
@@ -826,9 +871,9 @@ impl<'a> MemView<'a> {
     #[inline(always)]
     fn remembered_read_only(&self, addr: u32) -> Option<&'a Region> {
         self.read_only_words.iter().find_map(|c| {
-            let (base, words, r) = c.get();
-            if addr.wrapping_sub(base) < words {
-                r
+            let b = c.get();
+            if addr.wrapping_sub(b.base) < b.n {
+                b.region
             } else {
                 None
             }

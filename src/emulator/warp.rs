@@ -194,7 +194,7 @@ impl Warp {
         self.x[5] = pc;
         self.x[10] = csrs.wid;
         self.x[11] = 0x1020;
-        self.v[..self.dirty_vregs].iter_mut().for_each(|r| *r = [0; MAX_LANES]);
+        self.v[..self.dirty_vregs].as_flattened_mut().fill(0);
         self.dirty_vregs = bounds.v.min(self.v.len());
         self.mask = width_mask;
         self.width_mask = width_mask;

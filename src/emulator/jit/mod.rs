@@ -57,7 +57,7 @@ use super::warp::Warp;
 use crate::isa::regs::csr;
 use crate::isa::{Fmt, Op};
 use dynasmrt::x64::Assembler;
-use dynasmrt::{dynasm, AssemblyOffset, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
+use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
 use templates::*;
 
 /// A compiled run (see the module documentation): `(warp, ctx, out, ops)` → `n | stopped << 32`
@@ -106,24 +106,6 @@ impl std::fmt::Debug for Jit {
 /// `private` of the turn loop for a compiled run's scalar loads.
 unsafe extern "sysv64" fn scalar_load_private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
     super::turn::private(w, d, ctx)
-}
-
-/// `lw` from a remembered read-only block (a kernel's argument and metadata loads,
-/// [`MemView::read_only_word`]): `false`, with nothing changed, when the word is not in one —
-/// the compiled code then takes the general path (the private check, the handler).
-///
-/// [`MemView::read_only_word`]: super::memory::MemView::read_only_word
-unsafe extern "sysv64" fn read_only_lw(w: &mut Warp, d: &Decoded, ctx: &Ctx) -> bool {
-    let addr = w.x[d.rs1 as usize].wrapping_add(d.imm as u32);
-    match ctx.mem.read_only_word(addr) {
-        Some(v) => {
-            if d.rd != 0 {
-                w.x[d.rd as usize] = v;
-            }
-            true
-        }
-        None => false,
-    }
 }
 
 /// A vector integer operation with a template, `vd = a ⊕ b` lane by lane (`a` = vs2).
@@ -407,7 +389,7 @@ impl Jit {
             entries[i] = Entry { off, len: len as u16, head };
         }
         let buf = a.finalize().ok()?;
-        let base = buf.ptr(AssemblyOffset(0)) as usize;
+        let base = buf.as_ptr() as usize;
         Some(Jit { buf, base, entries })
     }
 
@@ -602,9 +584,10 @@ fn emit_body(
                 }
                 let entry = ((i + k) * ENTRY) as i32;
                 if *p == Plan::LoadWord {
-                    let f = read_only_lw as unsafe extern "sysv64" fn(&mut Warp, &Decoded, &Ctx) -> bool;
-                    call(a, f as usize, entry, false);
-                    dynasm!(a ; .arch x64 ; jnz =>done);
+                    // A word of a remembered read-only block inline; else the general path.
+                    let slow = a.new_dynamic_label();
+                    templates::read_only_lw(a, d, slow, done);
+                    dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if stale {
                     dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);

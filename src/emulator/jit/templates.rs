@@ -446,3 +446,47 @@ pub(super) fn jump(
         ; jmp =>exit
     );
 }
+
+/// `lw rd, imm(rs1)` from one of the view's two remembered read-only blocks, inline (what
+/// [`MemView::read_only_word`] does: an aligned address inside a block, no checker; the word
+/// to rd, 4 bytes to the global bytes moved); anything else jumps to `slow` with nothing
+/// changed. Falls through to `done`'s jump after a hit.
+///
+/// [`MemView::read_only_word`]: crate::emulator::memory::MemView::read_only_word
+pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::READ_ONLY_LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |k: usize, field: usize| (l.blocks + k * l.stride + field) as i32;
+    let (hit0, load) = (a.new_dynamic_label(), a.new_dynamic_label());
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + x(d.rs1)]
+        ; add eax, d.imm
+        ; test al, 3
+        ; jnz =>slow
+        ; mov rcx, [r12 + mem]
+        ; cmp QWORD [rcx + l.check as i32], 0
+        ; jne =>slow
+        ; mov edx, eax
+        ; sub edx, [rcx + block(0, l.base)]
+        ; cmp edx, [rcx + block(0, l.n)]
+        ; jb =>hit0
+        ; mov edx, eax
+        ; sub edx, [rcx + block(1, l.base)]
+        ; cmp edx, [rcx + block(1, l.n)]
+        ; jae =>slow
+        ; mov rax, [rcx + block(1, l.words)]
+        ; jmp =>load
+        ; =>hit0
+        ; mov rax, [rcx + block(0, l.words)]
+        ; =>load
+        ; add QWORD [rcx + l.moved_global as i32], 4
+        ; mov eax, [rax + rdx]
+    );
+    if d.rd != 0 {
+        dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
