@@ -40,6 +40,9 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     // warps' stores in round-robin order), s6 a scalar scratch area.
     s += &format!("    vsll.vi v10, v1, 2\n    li s6, {}\n    vadd.vx v10, v10, s6\n", OUT + 0x2000);
     s += &format!("    vadd.vi v11, v10, 4\n    li s6, {}\n", OUT + 0x2400);
+    // v12: every other word of the same area (stride 8: not unit-stride, the general path).
+    s += &format!("    vsll.vi v12, v1, 3\n    li s6, {}\n    vadd.vx v12, v12, s6\n", OUT + 0x2000);
+    s += &format!("    li s6, {}\n", OUT + 0x2400);
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
@@ -134,9 +137,11 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
-            17 => match r.next() % 3 {
-                0 => format!("vsw12.v {v1}, 0(v10)"),
-                1 => format!("vlw12.v {v1}, 0(v11)"),
+            17 => match r.next() % 5 {
+                0 => format!("vsw12.v {v1}, {}(v10)", 4 * (r.next() % 2)),
+                1 => format!("vlw12.v {v1}, {}(v11)", -4 * (r.next() % 2) as i32),
+                2 => format!("vlw12.v {v1}, 0(v12)"),
+                3 => format!("vsw12.v {v1}, 4(v12)"),
                 _ => format!("sw {x1}, {}(s6)", 4 * (r.next() % 16)),
             },
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),

@@ -663,6 +663,44 @@ pub struct MemView<'a> {
     wide: bool,
     /// Read-only blocks [`Self::is_read_only`] found lately, most recent first.
     read_only_words: [std::cell::Cell<RecentReadOnly<'a>>; 2],
+    /// The global buffers the latest full-warp unit-stride load (0) and store (1) found
+    /// ([`Self::unit_stride`]), for the translator's inline copies ([`UnitStrideLayout`]).
+    unit_stride_blocks: [std::cell::Cell<RecentBlock>; 2],
+}
+
+/// A global buffer a full-warp unit-stride access found ([`MemView::unit_stride`]): a 4-aligned
+/// address `lo` with `lo − base < n` starts 32 words inside it that the same access (a load for
+/// entry 0, a store for entry 1) may move whole, with nothing but the counts to add (`n` = 0:
+/// none). Kept only without a checker; for stores only in a buffer with no read-only part and
+/// no written-byte bits.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RecentBlock {
+    base: u32,
+    n: u32,
+    /// The buffer's first word (at `base`).
+    words: *const AtomicU32,
+}
+
+impl Default for RecentBlock {
+    fn default() -> Self {
+        RecentBlock { base: 0, n: 0, words: std::ptr::null() }
+    }
+}
+
+/// Where compiled code finds, from a [`MemView`]'s address, what a full-warp unit-stride
+/// access in global memory ([`MemView::unit_stride`]) reads and counts: the remembered load
+/// and store blocks (`base`, `n`, word pointer; the store block `stride` bytes after the load
+/// block's), the global bytes-moved counter (+128) and the shared-writes counter (+32 for a
+/// store). Byte offsets.
+pub(crate) struct UnitStrideLayout {
+    pub blocks: usize,
+    pub stride: usize,
+    pub base: usize,
+    pub n: usize,
+    pub words: usize,
+    pub moved_global: usize,
+    pub shared_writes: usize,
 }
 
 /// A read-only block [`MemView::is_read_only`] found: an address `a` with `a − base < n` is the
@@ -708,6 +746,15 @@ impl MemView<'static> {
         words: std::mem::offset_of!(RecentReadOnly<'static>, words),
         moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
     };
+    pub(crate) const UNIT_STRIDE_LAYOUT: UnitStrideLayout = UnitStrideLayout {
+        blocks: std::mem::offset_of!(MemView<'static>, unit_stride_blocks),
+        stride: std::mem::size_of::<RecentBlock>(),
+        base: std::mem::offset_of!(RecentBlock, base),
+        n: std::mem::offset_of!(RecentBlock, n),
+        words: std::mem::offset_of!(RecentBlock, words),
+        moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
+        shared_writes: std::mem::offset_of!(MemView<'static>, shared_writes),
+    };
 }
 
 /// The address spaces the statistics distinguish.
@@ -746,6 +793,7 @@ impl<'a> MemView<'a> {
             lds_written: Default::default(),
             wide: false,
             read_only_words: Default::default(),
+            unit_stride_blocks: Default::default(),
         }
     }
 
@@ -1002,6 +1050,14 @@ impl<'a> MemView<'a> {
         }
         let first = (lo.wrapping_sub(r.base) >> 2) as usize;
         let words = r.words().get(first..first + 32)?.try_into().ok()?;
+        if space == Space::Global && !(write && r.read_only) {
+            // For the translator: the buffer's other 32-word spans are the same case (a global
+            // buffer, no checker: `span_region` found none; for a store, no written-byte bits and
+            // no read-only part). The program window (also global space) never gets here.
+            let n = r.size.saturating_sub(127);
+            let block = RecentBlock { base: r.base, n, words: r.words().as_ptr() };
+            self.unit_stride_blocks[usize::from(write)].set(block);
+        }
         let c = &self.moved[space as usize];
         c.set(c.get() + 128);
         if write && space != Space::Private {

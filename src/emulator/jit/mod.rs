@@ -172,12 +172,21 @@ enum Plan {
     Mstatus(Op),
     /// `lw` from a remembered read-only block, else the general path.
     LoadWord,
+    /// A full warp's unit-stride `vlw12.v` (false) / `vsw12.v` (true) in the global buffer
+    /// the view remembers, else the handler (only in the copy for a full vector state).
+    UnitStride(bool),
     /// `vdivu.vx`/`vremu.vx` by a power of two (a shift, a mask), else the handler.
     DivPow2(Op),
     /// A scalar branch or `jal` ending the function (see [`emit_run`]).
     Jump(Op),
     /// The handler.
     Call,
+}
+
+/// A shared instruction worth a function of its own (a head with no run after it): one with
+/// an inline path, which saves the handler call ([`Plan::UnitStride`]).
+fn inline_head(d: &Decoded) -> bool {
+    matches!(plan(d, true, false), Plan::UnitStride(_))
 }
 
 /// Whether `op` may change what "the vector state is full" means (`vl`, `vtype`), or a CSR.
@@ -257,6 +266,11 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     }
     if !vector_full || !d.vm {
         return Plan::Call;
+    }
+    match op {
+        Op::Vlw12V => return Plan::UnitStride(false),
+        Op::Vsw12V => return Plan::UnitStride(true),
+        _ => {}
     }
     let (vv, vx, vi) = (B::V(d.rs1), B::X(d.rs1), B::Imm(d.imm as u32));
     // A `.vf` scalar comes from the zfinx mirror, where x0 reads as a NaN: those call.
@@ -360,7 +374,7 @@ impl Jit {
                 (usize::from(d.run), false)
             } else if d.sharing == Sharing::Shared
                 && straight(d)
-                && after >= 1
+                && (after >= 1 || inline_head(d))
                 // The interpreter counts the head before its run starts: a counter read in
                 // the run would see one more there.
                 && !ops[i + 1..i + 1 + after].iter().any(reads_counter)
@@ -380,7 +394,7 @@ impl Jit {
             if ops.get(i + len).is_some_and(|t| t.sharing == Sharing::Private && t.op.is_some_and(is_jump)) {
                 len += 1;
             }
-            if len < 2 {
+            if len < 2 && !(head && inline_head(d)) {
                 continue;
             }
             let start = a.offset();
@@ -577,8 +591,13 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], ecx);
                 }
             }
-            Plan::LoadWord | Plan::DivPow2(_) | Plan::Call => {
+            Plan::LoadWord | Plan::DivPow2(_) | Plan::UnitStride(_) | Plan::Call => {
                 let done = a.new_dynamic_label();
+                if let Plan::UnitStride(store) = *p {
+                    let slow = a.new_dynamic_label();
+                    templates::unit_stride(a, d, store, slow, done);
+                    dynasm!(a ; .arch x64 ; =>slow);
+                }
                 if let Plan::DivPow2(op) = *p {
                     div_pow2(a, d, op, done);
                 }

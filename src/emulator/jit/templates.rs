@@ -490,3 +490,73 @@ pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, d
     }
     dynasm!(a ; .arch x64 ; jmp =>done);
 }
+
+/// A full warp's `vlw12.v vd, imm(vs1)` (`store`: `vsw12.v vs2, imm(vs1)`) whose lanes address
+/// 32 consecutive words of the global buffer the view's latest such access found, inline (what
+/// [`MemView::unit_stride`] and the bulk copy do then: the 128 bytes moved whole, 128 bytes
+/// and for a store 32 shared writes counted); anything else jumps to `slow` with nothing
+/// changed. Only in the copy for a full vector state (every lane active, `vl` ≥ 32). Jumps to
+/// `done` after a hit.
+///
+/// [`MemView::unit_stride`]: crate::emulator::memory::MemView::unit_stride
+pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::UNIT_STRIDE_LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |field: usize| (l.blocks + usize::from(store) * l.stride + field) as i32;
+    // Lane i's address minus lane 0's must be 4 i: ymm0 = lane 0's, ymm1 = it + 4 × iota,
+    // ymm3 = the bits in which any lane differs from that.
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [r15 + v(d.rs1, 0)]
+        ; vmovd xmm0, eax
+        ; vpbroadcastd ymm0, xmm0
+        ; mov rcx, QWORD IOTA.0.as_ptr() as i64
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; vmovdqu ymm1, [rcx + 32 * j]
+            ; vpslld ymm1, ymm1, 2
+            ; vpaddd ymm1, ymm1, ymm0
+            ; vpxor ymm1, ymm1, [r15 + v(d.rs1, j)]
+            ; vpor ymm3, ymm3, ymm1
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>slow
+        ; add eax, d.imm
+        ; test al, 3
+        ; jnz =>slow
+        ; mov rcx, [r12 + mem]
+        ; mov edx, eax
+        ; sub edx, [rcx + block(l.base)]
+        ; cmp edx, [rcx + block(l.n)]
+        ; jae =>slow
+        ; mov rax, [rcx + block(l.words)]
+        ; add QWORD [rcx + l.moved_global as i32], 128
+    );
+    if store {
+        dynasm!(a ; .arch x64 ; add QWORD [rcx + l.shared_writes as i32], 32);
+        for j in 0..4 {
+            dynasm!(a
+                ; .arch x64
+                ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
+                ; vmovdqu [rax + rdx + 32 * j], ymm0
+            );
+        }
+    } else {
+        for j in 0..4 {
+            dynasm!(a
+                ; .arch x64
+                ; vmovdqu ymm0, [rax + rdx + 32 * j]
+                ; vmovdqu [r15 + v(d.rd, j)], ymm0
+            );
+        }
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
