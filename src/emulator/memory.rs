@@ -664,21 +664,18 @@ pub struct MemView<'a> {
     /// Read-only blocks [`Self::is_read_only`] found lately, most recent first.
     read_only_words: [std::cell::Cell<RecentReadOnly<'a>>; 2],
     /// The global buffers the latest full-warp unit-stride load (0) and store (1) found
-    /// ([`Self::unit_stride`]), for the translator's inline copies ([`UnitStrideLayout`]).
+    /// ([`Self::unit_stride`]), for the translator's inline copies ([`ViewLayout`]).
     unit_stride_blocks: [std::cell::Cell<RecentBlock>; 2],
 }
 
-/// A global buffer a full-warp unit-stride access found ([`MemView::unit_stride`]): a 4-aligned
-/// address `lo` with `lo − base < n` starts 32 words inside it that the same access (a load for
-/// entry 0, a store for entry 1) may move whole, with nothing but the counts to add (`n` = 0:
-/// none). Kept only without a checker; for stores only in a buffer with no read-only part and
-/// no written-byte bits.
+/// A block of memory compiled code may access directly: a 4-aligned address `a` with
+/// `a − base < n` starts an access inside it (`n` = 0: none); `words` is its first word (at
+/// `base`). The translator's templates read these fields ([`ViewLayout`]).
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct RecentBlock {
     base: u32,
     n: u32,
-    /// The buffer's first word (at `base`).
     words: *const AtomicU32,
 }
 
@@ -688,14 +685,29 @@ impl Default for RecentBlock {
     }
 }
 
-/// Where compiled code finds, from a [`MemView`]'s address, what a full-warp unit-stride
-/// access in global memory ([`MemView::unit_stride`]) reads and counts: the remembered load
-/// and store blocks (`base`, `n`, word pointer; the store block `stride` bytes after the load
-/// block's), the global bytes-moved counter (+128) and the shared-writes counter (+32 for a
-/// store). Byte offsets.
-pub(crate) struct UnitStrideLayout {
-    pub blocks: usize,
-    pub stride: usize,
+/// A read-only block [`MemView::is_read_only`] found (`n`: the 4-byte loads inside it) and
+/// the region it is.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct RecentReadOnly<'a> {
+    block: RecentBlock,
+    region: Option<&'a Region>,
+}
+
+/// Where compiled code finds, from a [`MemView`]'s address, what its inline paths read and
+/// count (byte offsets): the checker (null = none); the two remembered read-only blocks of
+/// [`MemView::read_only_word`] (`read_only`, each `read_only_stride` bytes apart); the global
+/// buffers the latest full-warp unit-stride load and store found ([`MemView::unit_stride`]:
+/// `unit_stride`, the store's `unit_stride_stride` bytes after the load's; `n` counts the
+/// addresses that start 32 words inside; kept only without a checker, for stores only in a
+/// buffer with no read-only part and no written-byte bits); in each, `base`, `n` and `words`
+/// of its [`RecentBlock`]; the global bytes-moved and shared-writes counters.
+pub(crate) struct ViewLayout {
+    pub check: usize,
+    pub read_only: usize,
+    pub read_only_stride: usize,
+    pub unit_stride: usize,
+    pub unit_stride_stride: usize,
     pub base: usize,
     pub n: usize,
     pub words: usize,
@@ -703,52 +715,14 @@ pub(crate) struct UnitStrideLayout {
     pub shared_writes: usize,
 }
 
-/// A read-only block [`MemView::is_read_only`] found: an address `a` with `a − base < n` is the
-/// start of a 4-byte load inside it (`n` = 0: none). The translator's `lw` template reads these
-/// fields directly ([`ReadOnlyLayout`]), hence the fixed layout and the word pointer.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct RecentReadOnly<'a> {
-    base: u32,
-    n: u32,
-    /// The block's first word (at `base`).
-    words: *const AtomicU32,
-    region: Option<&'a Region>,
-}
-
-impl Default for RecentReadOnly<'_> {
-    fn default() -> Self {
-        RecentReadOnly { base: 0, n: 0, words: std::ptr::null(), region: None }
-    }
-}
-
-/// Where compiled code finds, from a [`MemView`]'s address, what [`MemView::read_only_word`]
-/// reads: the checker (a load goes the general way while one is set: null = none), the two
-/// remembered read-only blocks (`base`, `n`, word pointer, each `stride` bytes apart) and the
-/// global bytes-moved counter it adds 4 to. Byte offsets.
-pub(crate) struct ReadOnlyLayout {
-    pub check: usize,
-    pub blocks: usize,
-    pub stride: usize,
-    pub base: usize,
-    pub n: usize,
-    pub words: usize,
-    pub moved_global: usize,
-}
-
 impl MemView<'static> {
-    pub(crate) const READ_ONLY_LAYOUT: ReadOnlyLayout = ReadOnlyLayout {
+    pub(crate) const LAYOUT: ViewLayout = ViewLayout {
         check: std::mem::offset_of!(MemView<'static>, check),
-        blocks: std::mem::offset_of!(MemView<'static>, read_only_words),
-        stride: std::mem::size_of::<RecentReadOnly<'static>>(),
-        base: std::mem::offset_of!(RecentReadOnly<'static>, base),
-        n: std::mem::offset_of!(RecentReadOnly<'static>, n),
-        words: std::mem::offset_of!(RecentReadOnly<'static>, words),
-        moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
-    };
-    pub(crate) const UNIT_STRIDE_LAYOUT: UnitStrideLayout = UnitStrideLayout {
-        blocks: std::mem::offset_of!(MemView<'static>, unit_stride_blocks),
-        stride: std::mem::size_of::<RecentBlock>(),
+        read_only: std::mem::offset_of!(MemView<'static>, read_only_words)
+            + std::mem::offset_of!(RecentReadOnly<'static>, block),
+        read_only_stride: std::mem::size_of::<RecentReadOnly<'static>>(),
+        unit_stride: std::mem::offset_of!(MemView<'static>, unit_stride_blocks),
+        unit_stride_stride: std::mem::size_of::<RecentBlock>(),
         base: std::mem::offset_of!(RecentBlock, base),
         n: std::mem::offset_of!(RecentBlock, n),
         words: std::mem::offset_of!(RecentBlock, words),
@@ -905,8 +879,8 @@ impl<'a> MemView<'a> {
                 Some(r) if r.read_only && u64::from(addr.wrapping_sub(r.base)) + 4 <= u64::from(r.len) => {
                     // Remember where a 4-byte load stays inside the block (len ≥ 4 here).
                     self.read_only_words[1].set(self.read_only_words[0].get());
-                    let words = r.words().as_ptr();
-                    self.read_only_words[0].set(RecentReadOnly { base: r.base, n: r.len - 3, words, region: Some(r) });
+                    let block = RecentBlock { base: r.base, n: r.len - 3, words: r.words().as_ptr() };
+                    self.read_only_words[0].set(RecentReadOnly { block, region: Some(r) });
                     true
                 }
                 _ => false,
@@ -920,7 +894,7 @@ impl<'a> MemView<'a> {
     fn remembered_read_only(&self, addr: u32) -> Option<&'a Region> {
         self.read_only_words.iter().find_map(|c| {
             let b = c.get();
-            if addr.wrapping_sub(b.base) < b.n {
+            if addr.wrapping_sub(b.block.base) < b.block.n {
                 b.region
             } else {
                 None

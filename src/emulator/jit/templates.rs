@@ -456,9 +456,9 @@ pub(super) fn jump(
 pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
     use crate::emulator::exec::Ctx;
     use crate::emulator::memory::MemView;
-    let l = MemView::READ_ONLY_LAYOUT;
+    let l = MemView::LAYOUT;
     let mem = offset_of!(Ctx<'static>, mem) as i32;
-    let block = |k: usize, field: usize| (l.blocks + k * l.stride + field) as i32;
+    let block = |k: usize, field: usize| (l.read_only + k * l.read_only_stride + field) as i32;
     let (hit0, load) = (a.new_dynamic_label(), a.new_dynamic_label());
     dynasm!(a
         ; .arch x64
@@ -502,9 +502,9 @@ pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, d
 pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: DynamicLabel, done: DynamicLabel) {
     use crate::emulator::exec::Ctx;
     use crate::emulator::memory::MemView;
-    let l = MemView::UNIT_STRIDE_LAYOUT;
+    let l = MemView::LAYOUT;
     let mem = offset_of!(Ctx<'static>, mem) as i32;
-    let block = |field: usize| (l.blocks + usize::from(store) * l.stride + field) as i32;
+    let block = |field: usize| (l.unit_stride + usize::from(store) * l.unit_stride_stride + field) as i32;
     // Lane i's address minus lane 0's must be 4 i: ymm0 = lane 0's, ymm1 = it + 4 × iota,
     // ymm3 = the bits in which any lane differs from that.
     dynasm!(a
