@@ -32,6 +32,11 @@
 //! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
 //!   `auipc` (the pc is known at translation), `mul`, and reads of the work-group CSRs
 //!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.
+//! * Memory, inline with the handler as the fallback (the same effect and counts either way):
+//!   `lw` from one of the two read-only blocks the memory view remembers (a kernel's argument
+//!   and metadata loads); in the full-state copy, a unit-stride `vlw12.v`/`vsw12.v` in the
+//!   global buffer the view's latest such access found ([`MemView::LAYOUT`] gives the fields
+//!   read). Such an access as a head gets a function of its own even with no run after it.
 //! * A scalar branch or `jal` right after a run is compiled as the function's last entry
 //!   (neither changes the mask). Taken back to the function's first entry — a loop — when
 //!   that entry is private, and the turn's budget (the last argument: entries the turn still
@@ -46,6 +51,7 @@
 //! Traced runs never use it: they interpret every instruction (records are per instruction).
 //!
 //! [`Program::jit`]: super::program::Program::jit
+//! [`MemView::LAYOUT`]: super::memory::MemView::LAYOUT
 
 mod templates;
 
