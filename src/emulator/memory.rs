@@ -696,7 +696,7 @@ struct RecentReadOnly<'a> {
 
 /// Where compiled code finds, from a [`MemView`]'s address, what its inline paths read and
 /// count (byte offsets): the checker (null = none); the two remembered read-only blocks of
-/// [`MemView::read_only_word`] (`read_only`, each `read_only_stride` bytes apart); the global
+/// [`MemView::load`]'s first path (`read_only`, each `read_only_stride` bytes apart); the global
 /// buffers the latest full-warp unit-stride load and store found ([`MemView::unit_stride`]:
 /// `unit_stride`, the store's `unit_stride_stride` bytes after the load's; `n` counts the
 /// addresses that start 32 words inside; kept only without a checker, for stores only in a
@@ -1118,20 +1118,6 @@ impl<'a> MemView<'a> {
         } else {
             None
         }
-    }
-
-    /// The word at `addr` when it lies in a remembered read-only block ([`Self::is_read_only`])
-    /// and no checker is on: exactly what [`Self::load`] of 4 bytes returns and counts there.
-    /// `None` otherwise (misaligned, elsewhere, checked), with nothing changed.
-    #[inline(always)]
-    pub fn read_only_word(&self, addr: u32) -> Option<u32> {
-        if addr & 3 != 0 || self.check.is_some() {
-            return None;
-        }
-        let r = self.remembered_read_only(addr)?;
-        let c = &self.moved[Space::Global as usize];
-        c.set(c.get() + 4);
-        Some(r.load(addr, 4))
     }
 
     /// Aligned load of 1/2/4 bytes (zero-extended).

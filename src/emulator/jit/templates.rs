@@ -448,11 +448,11 @@ pub(super) fn jump(
 }
 
 /// `lw rd, imm(rs1)` from one of the view's two remembered read-only blocks, inline (what
-/// [`MemView::read_only_word`] does: an aligned address inside a block, no checker; the word
-/// to rd, 4 bytes to the global bytes moved); anything else jumps to `slow` with nothing
-/// changed. Falls through to `done`'s jump after a hit.
+/// [`MemView::load`] of 4 bytes does there: an aligned address inside a block, no checker; the
+/// word to rd, 4 bytes to the global bytes moved); anything else jumps to `slow` with nothing
+/// changed. Jumps to `done` after a hit.
 ///
-/// [`MemView::read_only_word`]: crate::emulator::memory::MemView::read_only_word
+/// [`MemView::load`]: crate::emulator::memory::MemView::load
 pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
     use crate::emulator::exec::Ctx;
     use crate::emulator::memory::MemView;
