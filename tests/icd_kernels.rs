@@ -737,7 +737,12 @@ fn source_and_il_programs_build_with_a_log_and_compile_link_follow_the_spec() {
         ));
         (p, err)
     };
-    let (pl, err) = link(&[pb], c"");
+    // Compiled objects link into an executable.
+    let inc = [c"kernel void inc(global int *p) { p[get_global_id(0)] += 1; }".as_ptr()];
+    let po = call!(clCreateProgramWithSource(env.ctx, 1, inc.as_ptr() as *mut _, null(), &mut err));
+    check(err, "clCreateProgramWithSource");
+    check(call!(clCompileProgram(po, 0, null(), null(), 0, null(), null_mut(), None, null_mut())), "compile");
+    let (pl, err) = link(&[po], c"");
     check(err, "clLinkProgram");
     let k = kernel(pl, "inc");
     let m = env.buffer(&[7; 4]);
@@ -746,22 +751,18 @@ fn source_and_il_programs_build_with_a_log_and_compile_link_follow_the_spec() {
     assert_eq!(env.read(m, 4), vec![8; 4]);
     let code = call!(clBuildProgram(pl, 0, null(), null(), None, null_mut()));
     expect_err(code, CL_INVALID_OPERATION, "building a linked program");
-    let (pfail, err) = link(&[pb, pb], c"");
-    assert!(!pfail.is_null());
-    expect_err(err, CL_LINK_PROGRAM_FAILURE, "linking two executables");
-    assert_eq!(build_info(pfail, CL_PROGRAM_BUILD_STATUS), CL_BUILD_ERROR.to_ne_bytes());
-    assert!(String::from_utf8_lossy(&build_info(pfail, CL_PROGRAM_BUILD_LOG)).contains("cannot link 2"));
+    // "CL_INVALID_OPERATION if the rules for devices containing compiled binaries or libraries as
+    // described in input_programs argument above are not followed": an executable (loaded, or
+    // linked) is neither, alone, twice, beside an object or made into a library.
+    assert_eq!(link(&[pb], c"").1, CL_INVALID_OPERATION);
+    assert_eq!(link(&[pb, pb], c"").1, CL_INVALID_OPERATION);
+    assert_eq!(link(&[pl, po], c"").1, CL_INVALID_OPERATION);
+    assert_eq!(link(&[pb], c"-create-library -enable-link-options").1, CL_INVALID_OPERATION);
     assert_eq!(link(&[pbad], c"").1, CL_INVALID_OPERATION);
     assert_eq!(link(&[pb], c"-cl-bogus").1, CL_INVALID_LINKER_OPTIONS);
     assert_eq!(link(&[pb], c"-enable-link-options").1, CL_INVALID_LINKER_OPTIONS);
     assert_eq!(link(&[0x77 as cl_program], c"").1, CL_INVALID_PROGRAM);
     assert_eq!(link(&[], c"").1, CL_INVALID_VALUE);
-    // A library holds compiled objects: an executable cannot become one.
-    let (plib, mut err) = link(&[pb], c"-create-library -enable-link-options");
-    expect_err(err, CL_LINK_PROGRAM_FAILURE, "clLinkProgram -create-library of an executable");
-    assert_eq!(build_info(plib, CL_PROGRAM_BINARY_TYPE), CL_PROGRAM_BINARY_TYPE_NONE.to_ne_bytes());
-    call!(clCreateKernel(plib, c"inc".as_ptr(), &mut err));
-    assert_eq!(err, CL_INVALID_PROGRAM_EXECUTABLE);
 }
 
 #[test]
@@ -798,22 +799,11 @@ fn kernel_objects_and_their_queries() {
     assert_eq!(info_string(gki, k, CL_KERNEL_ATTRIBUTES), "");
     let fixed = kernel(p, "fixed");
     assert!(info_string(gki, fixed, CL_KERNEL_ATTRIBUTES).contains("reqd_work_group_size(8,2,1)"));
-    // Argument info from the metadata.
-    let gai = |k: cl_kernel, i: u32, q: cl_kernel_arg_info| {
-        info_bytes_with(|s, v, r| call!(clGetKernelArgInfo(k, i, q, s, v, r)))
-    };
-    assert_eq!(gai(k, 1, CL_KERNEL_ARG_ADDRESS_QUALIFIER), CL_KERNEL_ARG_ADDRESS_LOCAL.to_ne_bytes());
-    assert_eq!(gai(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER), CL_KERNEL_ARG_ADDRESS_GLOBAL.to_ne_bytes());
-    assert_eq!(gai(k, 3, CL_KERNEL_ARG_NAME), b"ptrs\0");
-    assert_eq!(gai(k, 1, CL_KERNEL_ARG_TYPE_NAME), b"uint*\0");
-    assert_eq!(gai(k, 0, CL_KERNEL_ARG_ACCESS_QUALIFIER), CL_KERNEL_ARG_ACCESS_NONE.to_ne_bytes());
-    assert_eq!(gai(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER), (CL_KERNEL_ARG_TYPE_NONE as cl_bitfield).to_ne_bytes());
-    let mix = kernel(p, "mix");
-    assert_eq!(gai(mix, 2, CL_KERNEL_ARG_ADDRESS_QUALIFIER), CL_KERNEL_ARG_ADDRESS_PRIVATE.to_ne_bytes());
-    let code = call!(clGetKernelArgInfo(k, 4, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()));
-    expect_err(code, CL_INVALID_ARG_INDEX, "arg info index");
-    let code = call!(clGetKernelArgInfo(k, 0, 0x4242, 0, null_mut(), null_mut()));
-    expect_err(code, CL_INVALID_VALUE, "arg info param");
+    // The ELF's argument metadata gives the argument count, but a program from a binary gives
+    // no argument information (OpenCL 3.0 clGetKernelArgInfo: only programs from source built
+    // with -cl-kernel-arg-info; tests/program_build.rs checks those).
+    let code = call!(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()));
+    expect_err(code, CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "arg info of a binary");
     let plain = env.program(&our_elf(false));
     let kp = kernel(plain, "scratch");
     let code = call!(clGetKernelArgInfo(kp, 0, CL_KERNEL_ARG_NAME, 0, null_mut(), null_mut()));

@@ -759,3 +759,191 @@ fn binary_with_null_or_repeated_devices_is_invalid_device() {
     assert!(q.is_null());
     release(p);
 }
+
+// ---- piglit's program rules (issue 31) ------------------------------------------------------
+
+/// `-cl-std`'s OpenCL C version and the kernel's `__OPENCL_VERSION__`/`__OPENCL_C_VERSION__`.
+const VERSIONS: &str = "kernel void k(global int *o) { o[0] = __OPENCL_VERSION__; o[1] = __OPENCL_C_VERSION__; }";
+
+#[test]
+fn opencl_version_macro_is_the_devices_whatever_the_std() {
+    // OpenCL C 3.0 §6.12: __OPENCL_VERSION__ is "the version number of the OpenCL supported by
+    // the OpenCL device" (300, CL_DEVICE_VERSION); __OPENCL_C_VERSION__ follows -cl-std (without
+    // it, the highest OpenCL C 1.x version: CL_DEVICE_OPENCL_C_VERSION).
+    let env = Env::new();
+    for (options, c_version) in
+        [("", 120), ("-cl-std=CL1.1", 110), ("-cl-std=CL1.2", 120), ("-cl-std=CL2.0", 200), ("-cl-std=CL3.0", 300)]
+    {
+        let p = env.source(VERSIONS);
+        build_ok(p, options);
+        assert_eq!(env.run(p, "k", &[0, 0], 1), vec![300, c_version], "{options:?}");
+        release(p);
+    }
+    let device_version = String::from_utf8(info_bytes(cl().clGetDeviceInfo, device(), CL_DEVICE_VERSION)).unwrap();
+    assert!(device_version.starts_with("OpenCL 3.0 "), "{device_version}");
+}
+
+/// Work-item i: `x + 0.0f` for i < 3, `x * 0.5f` for i < 5, else `x == 0.0f`, where x is the
+/// bit pattern of element i.
+const DENORMS: &str = "kernel void k(global int *o) {
+    int i = get_global_id(0);
+    float x = as_float(o[i]);
+    o[i] = i < 3 ? as_int(x + 0.0f) : i < 5 ? as_int(x * 0.5f) : (x == 0.0f);
+}";
+/// Denormal 64, -denormal 64, 1.0f; the smallest normal, 3.0f; denormal 5.
+const DENORM_INPUT: [i32; 6] = [64, 0x8000_0040u32 as i32, 0x3f80_0000, 0x0080_0000, 0x4040_0000, 5];
+
+#[test]
+fn denorms_are_zero_flushes_single_precision_denormals() {
+    let env = Env::new();
+    let kept = [64, 0x8000_0040u32 as i32, 0x3f80_0000, 0x0040_0000, 0x3fc0_0000, 0];
+    let flushed = [0, 0, 0x3f80_0000, 0, 0x3fc0_0000, 1];
+    // From source: the option flushes; without it denormals are kept (CL_FP_DENORM).
+    for (options, want) in
+        [("", kept), ("-cl-denorms-are-zero", flushed), ("-cl-opt-disable -cl-denorms-are-zero", flushed)]
+    {
+        let p = env.source(DENORMS);
+        build_ok(p, options);
+        assert_eq!(env.run(p, "k", &DENORM_INPUT, 1), want, "{options:?}");
+        release(p);
+    }
+    // From IL, and compiled objects linked with the option: the same.
+    let il: Vec<u8> = spirv_words_of(DENORMS).iter().flat_map(|w| w.to_le_bytes()).collect();
+    for (options, want) in [("", kept), ("-cl-denorms-are-zero", flushed)] {
+        let p = env.il(&il);
+        build_ok(p, options);
+        assert_eq!(env.run(p, "k", &DENORM_INPUT, 1), want, "IL {options:?}");
+        release(p);
+        let o = env.source(DENORMS);
+        compile_ok(o, "", &[]);
+        let linked = env.link_ok(&[o], options);
+        assert_eq!(env.run(linked, "k", &DENORM_INPUT, 1), want, "linked {options:?}");
+        release(linked);
+        release(o);
+    }
+    // Compiled with the option: the object's kernels flush.
+    let o = env.source(DENORMS);
+    compile_ok(o, "-cl-denorms-are-zero", &[]);
+    let linked = env.link_ok(&[o], "");
+    assert_eq!(env.run(linked, "k", &DENORM_INPUT, 1), flushed, "compiled with the option");
+}
+
+#[test]
+fn link_inputs_must_be_objects_and_symbols_defined_once() {
+    // piglit's api@clLinkProgram shapes.
+    let env = Env::new();
+    let function = object(&env, "int get_number(void) { return 42; }\n");
+    let kernel =
+        object(&env, "int get_number(void);\nkernel void test_kernel(global int *o) { o[0] = get_number(); }\n");
+    let linked = env.link_ok(&[function, kernel], "");
+    assert_eq!(env.run(linked, "test_kernel", &[0], 1), vec![42]);
+    // "CL_INVALID_OPERATION if the rules for devices containing compiled binaries or libraries as
+    // described in input_programs argument above are not followed": an executable is neither.
+    let (p, err) = env.link(&[linked, kernel], "");
+    assert_eq!(err, CL_INVALID_OPERATION, "an executable as a link input");
+    assert!(p.is_null());
+    assert_eq!(env.link(&[linked], "").1, CL_INVALID_OPERATION, "an executable alone");
+    let built = env.source("kernel void k(global int *o) { o[0] = 1; }");
+    build_ok(built, "");
+    assert_eq!(env.link(&[built], "-create-library").1, CL_INVALID_OPERATION, "a library of an executable");
+    // Two definitions of one function: CL_LINK_PROGRAM_FAILURE with the symbol in the log.
+    let other = object(
+        &env,
+        "int get_number(void);\nkernel void test_kernel(global int *o) { o[0] = get_number(); }\n\
+         int get_number(void) { return 0; }\n",
+    );
+    let (p, err) = env.link(&[function, other], "");
+    assert_eq!(err, CL_LINK_PROGRAM_FAILURE, "get_number defined twice");
+    assert!(!p.is_null());
+    assert_eq!(build_status(p), CL_BUILD_ERROR);
+    let text = log(p);
+    assert!(text.contains("`get_number` is defined in more than one linked program"), "{text}");
+    // Likewise a program-scope variable (OpenCL C 2.0).
+    let variable = |src: &str| {
+        let p = env.source(src);
+        compile_ok(p, "-cl-std=CL2.0", &[]);
+        p
+    };
+    let v1 = variable("global int shared_v = 1;\nkernel void a(global int *o) { o[0] = shared_v; }\n");
+    let v2 = variable("global int shared_v = 2;\nkernel void b(global int *o) { o[0] = shared_v; }\n");
+    let (p, err) = env.link(&[v1, v2], "");
+    assert_eq!(err, CL_LINK_PROGRAM_FAILURE, "shared_v defined twice");
+    assert!(log(p).contains("`shared_v` is defined in more than one linked program"), "{}", log(p));
+}
+
+/// `CL_KERNEL_ARG_NAME` of argument 0 of kernel `k` of `p`: the name or the error.
+fn arg_name(p: cl_program) -> Result<String, cl_int> {
+    let mut err = 0;
+    let k = call!(clCreateKernel(p, c"k".as_ptr(), &mut err));
+    check(err, "clCreateKernel");
+    let mut buf = [0u8; 64];
+    let mut len = 0;
+    let code =
+        call!(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut len));
+    call!(clReleaseKernel(k));
+    if code != CL_SUCCESS {
+        return Err(code);
+    }
+    Ok(String::from_utf8_lossy(&buf[..len.saturating_sub(1)]).into_owned())
+}
+
+#[test]
+fn kernel_arg_info_only_for_source_built_with_the_option() {
+    // OpenCL 3.0 clGetKernelArgInfo: "only available if the program object associated with
+    // kernel is created with clCreateProgramWithSource and the program executable is built with
+    // the -cl-kernel-arg-info option specified in the options argument to clBuildProgram or
+    // clCompileProgram".
+    let src = "kernel void k(global int *out_values, local uint *tmp, int n) { out_values[0] = n; }";
+    let env = Env::new();
+    let with = env.source(src);
+    build_ok(with, "-cl-kernel-arg-info");
+    assert_eq!(arg_name(with), Ok("out_values".to_string()));
+    let mut err = 0;
+    let k = call!(clCreateKernel(with, c"k".as_ptr(), &mut err));
+    let q = |i: u32| -> cl_uint {
+        let b = info_bytes_with(|s, v, r| call!(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, s, v, r)));
+        cl_uint::from_ne_bytes(b.try_into().unwrap())
+    };
+    assert_eq!(
+        [q(0), q(1), q(2)],
+        [CL_KERNEL_ARG_ADDRESS_GLOBAL, CL_KERNEL_ARG_ADDRESS_LOCAL, CL_KERNEL_ARG_ADDRESS_PRIVATE]
+    );
+    call!(clReleaseKernel(k));
+    let without = env.source(src);
+    build_ok(without, "");
+    assert_eq!(arg_name(without), Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), "built without the option");
+    // A binary (of a program built with the option) carries no promise of argument information.
+    let from_binary = env.reload(&binaries(with));
+    build_ok(from_binary, "-cl-kernel-arg-info");
+    assert_eq!(arg_name(from_binary), Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), "from a binary");
+    // IL: not from source.
+    let il: Vec<u8> = spirv_words_of(src).iter().flat_map(|w| w.to_le_bytes()).collect();
+    let from_il = env.il(&il);
+    build_ok(from_il, "-cl-kernel-arg-info");
+    assert_eq!(arg_name(from_il), Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), "from IL");
+    // Compiled with the option, then linked: available; an input compiled without: not.
+    let (o1, o2) = (env.source(src), env.source("int helper(int x) { return x; }"));
+    compile_ok(o1, "-cl-kernel-arg-info", &[]);
+    compile_ok(o2, "-cl-kernel-arg-info", &[]);
+    assert_eq!(arg_name(env.link_ok(&[o1, o2], "")), Ok("out_values".to_string()));
+    let o3 = env.source("int helper(int x) { return x; }");
+    compile_ok(o3, "", &[]);
+    assert_eq!(arg_name(env.link_ok(&[o1, o3], "")), Err(CL_KERNEL_ARG_INFO_NOT_AVAILABLE), "one input without");
+}
+
+#[test]
+fn recovered_retries_are_notes_in_the_build_log() {
+    // At -O2 LLVM sums this loop in an i33, which llvm-spirv 15 rejects: the driver retries with
+    // part of LLVM's pipeline skipped and the build succeeds. A program that searches the log
+    // for "error" must not find one.
+    let src = "kernel void k(global int *o) { int g = get_global_id(0); int s = 0;
+        for (int i = 0; i < o[g] + g; i++) s += i;
+        o[g] = s; }";
+    let env = Env::new();
+    let p = env.source(src);
+    build_ok(p, "");
+    let text = log(p);
+    assert!(text.contains("retried"), "the retry is reported: {text}");
+    assert!(!text.to_lowercase().contains("error"), "{text}");
+    assert_eq!(env.run(p, "k", &[4, 4, 4, 4], 1), vec![6, 10, 15, 21]);
+}

@@ -284,8 +284,8 @@ pub extern "C" fn clGetKernelArgInfo(
     status(|| {
         let k = Obj::<Kernel>::get(kernel)?;
         // "CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available for
-        // kernel."
-        let i = k.info().ok_or(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)?;
+        // kernel" (only for programs from source built with -cl-kernel-arg-info: Program::arg_info).
+        let i = k.info().filter(|_| k.program.arg_info()).ok_or(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)?;
         // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
         let a = i.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
         let (s, v, r) = (param_value_size, param_value, param_value_size_ret);

@@ -272,7 +272,7 @@ fn link(
     check(builds.iter().all(|b| b.status != CL_BUILD_IN_PROGRESS), CL_INVALID_OPERATION)?;
     // "CL_INVALID_OPERATION if the rules for devices containing compiled binaries or libraries as
     // described in input_programs argument above are not followed": every input must hold a
-    // binary (and belong to this context).
+    // compiled object or a library (not an executable) and belong to this context.
     check(inputs.iter().all(|p| Arc::ptr_eq(&p.context, &ctx) && p.linkable()), CL_INVALID_OPERATION)?;
     let (linked, ok) = Program::link(ctx, devs, &inputs, opts, &parsed);
     let handle = Obj::new(linked).handle();

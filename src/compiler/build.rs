@@ -104,8 +104,21 @@ struct CachedBuild {
     elf: Vec<u8>,
 }
 
+/// The largest file the cache hashes to check a build's dependencies (a larger one, or anything
+/// but a regular file — a device such as `/dev/zero`, a FIFO — makes the build uncacheable
+/// instead of being read on the application's behalf).
+const MAX_DEPENDENCY_BYTES: u64 = 64 << 20;
+
 fn file_hash(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|b| cache::key(&[&b]))
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_DEPENDENCY_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    // Bounded even if the file grows between the two calls.
+    std::fs::File::open(path).ok()?.take(MAX_DEPENDENCY_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_DEPENDENCY_BYTES).then(|| cache::key(&[&bytes]))
 }
 
 impl CachedBuild {
@@ -465,6 +478,73 @@ pub fn specialize(words: &[u32], values: &BTreeMap<u32, Vec<u8>>) -> Result<Vec<
             _ => return Err(format!("spec constant %{result}: its instruction does not match its type")),
         }
     }
+    Ok(out)
+}
+
+/// `OpExecutionMode` `DenormFlushToZero` and its capability and extension (SPV_KHR_float_controls).
+const DENORM_FLUSH_TO_ZERO: u32 = 4460;
+const CAPABILITY_DENORM_FLUSH_TO_ZERO: u32 = 4464;
+const FLOAT_CONTROLS: &str = "SPV_KHR_float_controls";
+
+/// The words of a SPIR-V literal string (NUL-terminated, padded to whole words).
+fn string_words(s: &str) -> Vec<u32> {
+    let mut bytes = s.as_bytes().to_vec();
+    bytes.resize((bytes.len() / 4 + 1) * 4, 0);
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// The module with every kernel asking for single-precision denormals to be flushed to zero
+/// (`OpExecutionMode %k DenormFlushToZero 32`, with its capability and extension): how
+/// `-cl-denorms-are-zero` reaches the back end ([`crate::compiler::pass::denormals`]), whether
+/// the module came from source, IL or compiled objects. Idempotent.
+pub fn flush_denormals(words: &[u32]) -> Result<Vec<u32>, String> {
+    let insts = instructions(words)?;
+    let (mut has_cap, mut has_ext, mut after_caps, mut after_exts, mut after_entries) = (false, false, 5, None, None);
+    let (mut entries, mut flushed) = (Vec::new(), Vec::new());
+    for &(at, op, w) in &insts {
+        let end = at + w.len() + 1;
+        match (op, w) {
+            (Some(Op::Capability), [c]) => {
+                has_cap |= *c == CAPABILITY_DENORM_FLUSH_TO_ZERO;
+                after_caps = end;
+            }
+            (Some(Op::Extension), _) => {
+                has_ext |= w == string_words(FLOAT_CONTROLS).as_slice();
+                after_exts = Some(end);
+            }
+            (Some(Op::EntryPoint), [_, f, ..]) => {
+                entries.push(*f);
+                after_entries = Some(end);
+            }
+            (Some(Op::ExecutionMode), [f, DENORM_FLUSH_TO_ZERO, 32, ..]) => flushed.push(*f),
+            _ => {}
+        }
+    }
+    let Some(after_entries) = after_entries else { return Ok(words.to_vec()) };
+    let after_exts = after_exts.unwrap_or(after_caps);
+    let mut cap = Vec::new();
+    if !has_cap {
+        cap.extend([(2 << 16) | Op::Capability as u32, CAPABILITY_DENORM_FLUSH_TO_ZERO]);
+    }
+    let mut ext = Vec::new();
+    if !has_ext {
+        let name = string_words(FLOAT_CONTROLS);
+        ext.push(((1 + name.len() as u32) << 16) | Op::Extension as u32);
+        ext.extend(name);
+    }
+    let modes: Vec<u32> = entries
+        .iter()
+        .filter(|f| !flushed.contains(f))
+        .flat_map(|&f| [(4 << 16) | Op::ExecutionMode as u32, f, DENORM_FLUSH_TO_ZERO, 32])
+        .collect();
+    let mut out = Vec::with_capacity(words.len() + cap.len() + ext.len() + modes.len());
+    out.extend_from_slice(&words[..after_caps]);
+    out.extend(cap);
+    out.extend_from_slice(&words[after_caps..after_exts]);
+    out.extend(ext);
+    out.extend_from_slice(&words[after_exts..after_entries]);
+    out.extend(modes);
+    out.extend_from_slice(&words[after_entries..]);
     Ok(out)
 }
 

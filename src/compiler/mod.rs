@@ -25,7 +25,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-59";
+pub const BACKEND_REVISION: &str = "ventus-cc-60";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +43,8 @@ pub enum CompileError {
     /// program defines (legal in a compiled object: `clLinkProgram` resolves it; an error in an
     /// executable).
     Unresolved(String),
+    /// A function or variable defined by more than one linked program.
+    Duplicate(String),
 }
 
 impl CompileError {
@@ -63,6 +65,9 @@ impl std::fmt::Display for CompileError {
             CompileError::InvalidSpirv(m) => write!(f, "error: invalid SPIR-V: {m}"),
             CompileError::Resources(m) => write!(f, "error: kernel exceeds device resources: {m}"),
             CompileError::Internal(m) => write!(f, "internal compiler error: {m}"),
+            CompileError::Duplicate(name) => {
+                write!(f, "error: symbol `{name}` is defined in more than one linked program")
+            }
             CompileError::Unresolved(name) => {
                 write!(f, "error: undefined symbol `{name}` (not defined in any linked program)")
             }

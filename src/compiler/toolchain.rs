@@ -147,8 +147,9 @@ impl Toolchain {
 
 /// What the front end is told: the typed result of the driver's option parser
 /// (`core::program::BuildOptions::parse`, the only parser of option strings), plus the device's
-/// OpenCL C features. `Default` is OpenCL C 1.2 with no optional features.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// OpenCL version and OpenCL C features. `Default` is OpenCL C 1.2 with no optional features on
+/// an OpenCL 3.0 device.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontOptions {
     /// clang arguments from the user's options, in order (`-D`, `-U`, `-I`, `-w`, `-Werror` and
     /// the `-cl-*` flags clang implements).
@@ -168,12 +169,37 @@ pub struct FrontOptions {
     /// extension macros clang-15 defines regardless (see [`EXTENSION_MACROS`]) are undefined
     /// unless listed here.
     pub extensions: Vec<String>,
+    /// The device's OpenCL version × 100: `__OPENCL_VERSION__`, whatever `-cl-std` says (OpenCL C
+    /// 3.0 §6.12: "an integer reflecting the version number of the OpenCL supported by the
+    /// OpenCL device"; `__OPENCL_C_VERSION__` is the one that follows `-cl-std`).
+    pub opencl_version: u32,
+    /// `-cl-denorms-are-zero`: the SPIR-V asks for single-precision denormals to be flushed
+    /// ([`crate::compiler::build::flush_denormals`]).
+    pub denorms_are_zero: bool,
+}
+
+impl Default for FrontOptions {
+    fn default() -> FrontOptions {
+        FrontOptions {
+            clang_args: Vec::new(),
+            cl_std: None,
+            opt_disable: false,
+            no_line_info: false,
+            features: Vec::new(),
+            extensions: Vec::new(),
+            opencl_version: 300,
+            denorms_are_zero: false,
+        }
+    }
 }
 
 impl FrontOptions {
     /// A canonical text of everything here (part of the build cache key).
     pub fn key(&self) -> String {
-        let mut k = format!("std={:?};O0={};g0={};", self.cl_std, self.opt_disable, self.no_line_info);
+        let mut k = format!(
+            "std={:?};O0={};g0={};cl={};daz={};",
+            self.cl_std, self.opt_disable, self.no_line_info, self.opencl_version, self.denorms_are_zero
+        );
         for a in &self.clang_args {
             k.push_str(&format!("{}:{a};", a.len()));
         }
@@ -380,6 +406,8 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
     let input = input.to_vec();
     // Feed stdin and drain both outputs on threads so no pipe can fill up and deadlock.
     let w = std::thread::spawn(move || {
+        block_sigpipe();
+        // A tool that ends without reading all of its input: EPIPE here, its status below.
         let _ = stdin.write_all(&input);
     });
     let o = std::thread::spawn(move || {
@@ -412,7 +440,10 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
         if !err.is_empty() && !err.ends_with('\n') {
             err.push('\n');
         }
-        err.push_str(&format!("error: {tool} ({}) {how}\n", cmd.get_program().to_string_lossy()));
+        // llvm-spirv's failures are retried (a note in the log unless every attempt fails, which
+        // `ToolError::TranslateFailed` reports); clang's end the build.
+        let severity = if tool == "llvm-spirv" { "note" } else { "error" };
+        err.push_str(&format!("{severity}: {tool} ({}) {how}\n", cmd.get_program().to_string_lossy()));
     }
     // clang's driver reports its front end's crash itself (and exits with status 1).
     if !status.success() && (err.contains("command failed with exit code") || err.contains("killed by signal")) {
@@ -424,6 +455,22 @@ fn run_piped(cmd: &mut Command, tool: &str, input: &[u8]) -> Result<(bool, Vec<u
         }
     }
     Ok((status.success(), out, err))
+}
+
+/// Blocks `SIGPIPE` in the calling thread, so that a write to a tool that exited without reading
+/// its input fails with `EPIPE` instead of raising the signal, whose default action would end the
+/// application: a Rust program ignores `SIGPIPE` from its start, but a C or Python host program
+/// that loads the driver usually keeps the default. The signal a failed write then raises stays
+/// pending for this thread alone and is discarded when the thread ends.
+fn block_sigpipe() {
+    // SAFETY: `set` is a local, initialised by `sigemptyset` before `sigaddset` reads it;
+    // `pthread_sigmask` changes only the calling thread's mask (the old mask is not asked for).
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }
 
 /// How a tool ended if not by a normal exit (0, or 1 for diagnosed errors): killed by a signal
@@ -443,7 +490,7 @@ fn abnormal_end(status: &std::process::ExitStatus) -> Option<String> {
         };
         return Some(format!("was killed by signal {sig}{name}"));
     }
-    status.code().filter(|&c| c > 1).map(|c| format!("exited with status {c} (a crash or an internal error)"))
+    status.code().filter(|&c| c > 1).map(|c| format!("exited with status {c} (a crash or an internal failure)"))
 }
 
 /// The OpenCL extensions we expose to clang (everything else is off).
@@ -453,13 +500,6 @@ impl Toolchain {
     fn clang_command(&self, opts: &FrontOptions, opt_level: &str, headers: Option<&Path>, deps: &Path) -> Command {
         let mut c = Command::new(&self.clang);
         let std = opts.cl_std.clone().unwrap_or_else(|| "CL1.2".into());
-        let version = match std.as_str() {
-            "CL1.0" => "100",
-            "CL1.1" => "110",
-            "CL2.0" => "200",
-            "CL3.0" => "300",
-            _ => "120",
-        };
         c.args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir-unknown-unknown", opt_level])
             .args(["-cl-kernel-arg-info", "-fno-builtin-memset", "-U__IMAGE_SUPPORT__"])
             // Vectorising buys nothing (the back end scalarises) and emits `llvm.vector.reduce.*`
@@ -471,7 +511,7 @@ impl Toolchain {
             // Without fp64, clang keeps printf's float arguments float and then warns that `%f`
             // expects a double — a false alarm for OpenCL C, where `%f` takes a float.
             .arg("-Wno-format")
-            .arg(format!("-D__OPENCL_VERSION__={version}"))
+            .arg(format!("-D__OPENCL_VERSION__={}", opts.opencl_version))
             .args(["-Xclang", &format!("-cl-ext={CL_EXT}")])
             .arg("-fno-color-diagnostics");
         if std == "CL3.0" {
@@ -511,6 +551,18 @@ impl Toolchain {
         let result = self.compile_with_depfile(source, opts, headers, &depfile);
         let deps = std::fs::read_to_string(&depfile).map(|t| parse_depfile(&t)).unwrap_or_default();
         let _ = std::fs::remove_file(&depfile);
+        let result = result.and_then(|(spirv, mut log)| {
+            if !opts.denorms_are_zero {
+                return Ok((spirv, log));
+            }
+            match super::build::flush_denormals(&spirv) {
+                Ok(w) => Ok((w, log)),
+                Err(e) => {
+                    log.push_str(&format!("error: llvm-spirv's module: {e}\n"));
+                    Err((ToolError::TranslateFailed, log))
+                }
+            }
+        });
         result.map(|(spirv, log)| FrontOutput { spirv, log, deps })
     }
 
@@ -652,7 +704,9 @@ mod tests {
         let mut c = Command::new("sh");
         c.args(["-c", "exit 70"]);
         let (_, _, err) = run_piped(&mut c, "llvm-spirv", b"").unwrap();
-        assert!(err.contains("error: llvm-spirv (sh) exited with status 70"), "{err}");
+        // llvm-spirv is retried: its end is a note (the build fails with an error only if every
+        // attempt does).
+        assert!(err.contains("note: llvm-spirv (sh) exited with status 70"), "{err}");
         let mut c = Command::new("sh");
         c.args(["-c", "echo 'x.cl:1: error: bad' >&2; exit 1"]);
         let (_, _, err) = run_piped(&mut c, "clang", b"").unwrap();

@@ -20,7 +20,10 @@ pub struct Device {
 pub const NAME: &str = "Ventus GPGPU device";
 pub const VENDOR: &str = "THU-DSP-LAB Ventus (emulated by ventus-icd)";
 pub const VENDOR_ID: u32 = 0x10002; // Khronos-assigned vendor ids are for hardware; use a private one.
+/// `CL_DEVICE_VERSION`; [`OPENCL_VERSION`] is the same version as a number.
 pub const DEVICE_VERSION: &str = "OpenCL 3.0 Ventus";
+/// The device's OpenCL version × 100 (`__OPENCL_VERSION__` in every kernel).
+pub const OPENCL_VERSION: u32 = 300;
 pub const OPENCL_C_VERSION: &str = "OpenCL C 1.2 ventus-icd";
 pub const DRIVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Device extensions.

@@ -180,9 +180,9 @@ pub struct BuildOptions {
     pub create_library: bool,
     /// `-enable-link-options` (link only, with `-create-library`).
     pub enable_link_options: bool,
-    /// `-cl-denorms-are-zero`: allowed, not required (the device keeps single-precision
-    /// denormals), so it changes nothing.
-    pub denorms_are_zero: bool,
+    /// `-cl-kernel-arg-info` (build and compile): `clGetKernelArgInfo` answers for the program's
+    /// kernels ([`Program::arg_info`]).
+    pub kernel_arg_info: bool,
     /// The front end's options (build and compile).
     pub front: FrontOptions,
 }
@@ -238,10 +238,10 @@ const CLANG_FLAGS: &[&str] = &[
     "-w",
     "-Werror",
 ];
-/// Flags valid for building and compiling that clang-15 rejects or warns about (and that change
-/// nothing here): accepted, not passed on. `-cl-kernel-arg-info` is always in effect.
-const DRIVER_FLAGS: &[&str] =
-    &["-cl-denorms-are-zero", "-cl-strict-aliasing", "-cl-no-subgroup-ifp", "-cl-kernel-arg-info", "-g"];
+/// Flags valid for building and compiling that clang-15 rejects or warns about: accepted, not
+/// passed on (`-cl-denorms-are-zero` and `-cl-kernel-arg-info` are acted on by the driver; the
+/// compiler always records argument information, the option decides whether the API gives it).
+const DRIVER_FLAGS: &[&str] = &["-cl-strict-aliasing", "-cl-no-subgroup-ifp", "-g"];
 /// Program linking options (§5.8.7) besides `-create-library` and `-enable-link-options`.
 const LINK_FLAGS: &[&str] = &[
     "-cl-denorms-are-zero",
@@ -292,6 +292,7 @@ impl BuildOptions {
         let mut o = BuildOptions::default();
         o.front.features = super::device::OPENCL_C_FEATURES.iter().map(|f| f.to_string()).collect();
         o.front.extensions = super::device::EXTENSIONS.iter().map(|e| e.to_string()).collect();
+        o.front.opencl_version = super::device::OPENCL_VERSION;
         let toks = tokens(s)?;
         let mut it = toks.into_iter();
         while let Some(t) = it.next() {
@@ -299,7 +300,7 @@ impl BuildOptions {
                 match t.as_str() {
                     "-create-library" => o.create_library = true,
                     "-enable-link-options" => o.enable_link_options = true,
-                    "-cl-denorms-are-zero" => o.denorms_are_zero = true,
+                    "-cl-denorms-are-zero" => o.front.denorms_are_zero = true,
                     f if LINK_FLAGS.contains(&f) => {}
                     _ => return Err(OptionsError::Unknown(t)),
                 }
@@ -326,7 +327,8 @@ impl BuildOptions {
                     }
                     o.front.clang_args.push(t);
                 }
-                "-cl-denorms-are-zero" => o.denorms_are_zero = true,
+                "-cl-denorms-are-zero" => o.front.denorms_are_zero = true,
+                "-cl-kernel-arg-info" => o.kernel_arg_info = true,
                 // Source lines are always compiled in (`-g` changes nothing); `-g0` leaves them out.
                 "-g0" => o.front.no_line_info = true,
                 f if DRIVER_FLAGS.contains(&f) => {}
@@ -528,6 +530,8 @@ struct State {
     /// A successful executable exists (kernels may be created).
     built: bool,
     uniform_work_groups: bool,
+    /// Kernel argument information may be returned ([`Program::arg_info`]).
+    arg_info: bool,
 }
 
 pub struct Program {
@@ -561,6 +565,16 @@ pub struct BuildInfo {
     pub binary_type: cl_program_binary_type,
 }
 
+/// SPIR-V modules as the build options want them: with `-cl-denorms-are-zero`, every kernel
+/// asks for single-precision denormals to be flushed ([`compiler::flush_denormals`]; source
+/// builds get the same from the front end).
+fn with_options(modules: Vec<Vec<u32>>, parsed: &BuildOptions) -> Result<Vec<Vec<u32>>, String> {
+    if !parsed.front.denorms_are_zero {
+        return Ok(modules);
+    }
+    modules.iter().map(|w| compiler::flush_denormals(w).map_err(|e| format!("error: invalid SPIR-V: {e}\n"))).collect()
+}
+
 /// Loads an ELF produced by our compiler (a failure is a compiler bug, reported in the log).
 fn load_built(out: BuildOutput) -> Result<(Arc<Executable>, String), String> {
     match out.result {
@@ -586,6 +600,7 @@ impl Program {
                 artifact,
                 built: false,
                 uniform_work_groups,
+                arg_info: false,
             }),
             kernels: AtomicUsize::new(0),
             spec_constants: Mutex::new(BTreeMap::new()),
@@ -644,12 +659,19 @@ impl Program {
 
     /// Ends a build or compile: `artifact` on success (`None`: keep the current one), the log
     /// either way.
-    fn finish(&self, result: Result<Option<Artifact>, String>, log_on_success: String, uniform: bool) -> bool {
+    fn finish(
+        &self,
+        result: Result<Option<Artifact>, String>,
+        log_on_success: String,
+        uniform: bool,
+        arg_info: bool,
+    ) -> bool {
         let ok = result.is_ok();
         {
             let mut s = self.state.lock();
             s.status = if ok { CL_BUILD_SUCCESS } else { CL_BUILD_ERROR };
             s.uniform_work_groups = uniform;
+            s.arg_info = arg_info;
             match result {
                 Ok(artifact) => {
                     s.log = log_on_success;
@@ -693,13 +715,15 @@ impl Program {
             // any non-empty log of a successful build).
             (Origin::Binary, Artifact::Executable(_)) => Ok((None, String::new())),
             // A compiled object or library loaded from a binary: link it into an executable.
-            (Origin::Binary, Artifact::Object(o)) => load_built(compiler::build_spirv_modules(&o.modules))
+            (Origin::Binary, Artifact::Object(o)) => with_options(o.modules.clone(), parsed)
+                .and_then(|modules| load_built(compiler::build_spirv_modules(&modules)))
                 .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
             (Origin::Source(src), _) => load_built(compiler::build_source(src, &parsed.front, &[]))
                 .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
             (Origin::Il(_), _) => self
                 .specialized_il()
-                .and_then(|words| load_built(compiler::build_spirv(&words)))
+                .and_then(|words| with_options(vec![words], parsed))
+                .and_then(|modules| load_built(compiler::build_spirv_modules(&modules)))
                 .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
             (Origin::Binary, Artifact::None) | (Origin::Linked, _) => Err("error: nothing to build\n".into()),
         };
@@ -707,7 +731,7 @@ impl Program {
             Ok((a, log)) => (Ok(a), log),
             Err(log) => (Err(log), String::new()),
         };
-        Ok(self.finish(result, log, uniform))
+        Ok(self.finish(result, log, uniform, self.arg_info_from(parsed)))
     }
 
     /// `clCompileProgram` (after the API's checks): source or IL → compiled object. `headers`
@@ -721,9 +745,10 @@ impl Program {
                 let out = compiler::compile_source(src, &parsed.front, headers);
                 out.spirv.map(|s| (s, out.log.clone())).ok_or(out.log)
             }
-            Origin::Il(_) => self
-                .specialized_il()
-                .and_then(|w| compiler::check_object(&w).map(|()| (w, String::new())).map_err(|e| format!("{e}\n"))),
+            Origin::Il(_) => self.specialized_il().and_then(|w| with_options(vec![w], parsed)).and_then(|mut w| {
+                let w = w.remove(0);
+                compiler::check_object(&w).map(|()| (w, String::new())).map_err(|e| format!("{e}\n"))
+            }),
             _ => Err("error: the program has no source or IL\n".into()),
         };
         let (result, log) = match spirv {
@@ -737,13 +762,13 @@ impl Program {
             }
             Err(log) => (Err(log), String::new()),
         };
-        Ok(self.finish(result, log, uniform))
+        Ok(self.finish(result, log, uniform, self.arg_info_from(parsed)))
     }
 
-    /// Whether `clLinkProgram` can take this program as an input: it holds a compiled object,
-    /// a library (or an executable, passed through when it is the only input).
+    /// Whether `clLinkProgram` can take this program as an input: it holds a compiled object or
+    /// a library (an executable is neither: OpenCL links compiled binaries and libraries only).
     pub fn linkable(&self) -> bool {
-        !matches!(self.state.lock().artifact, Artifact::None)
+        matches!(self.state.lock().artifact, Artifact::Object(_))
     }
 
     /// `clLinkProgram` (after the API's checks; every input is [`Program::linkable`]): the new
@@ -757,37 +782,25 @@ impl Program {
     ) -> (Program, bool) {
         let artifacts: Vec<Artifact> = inputs.iter().map(|p| p.state.lock().artifact.clone()).collect();
         let mut modules: Vec<Vec<u32>> = Vec::new();
-        let (mut executables, mut uniform) = (Vec::new(), parsed.uniform_work_groups);
+        let mut uniform = parsed.uniform_work_groups;
         for a in artifacts {
-            match a {
-                Artifact::Object(o) => {
-                    uniform |= o.uniform_work_groups;
-                    // The same object reached twice (e.g. through two libraries) is linked once.
-                    for m in &o.modules {
-                        if !modules.contains(m) {
-                            modules.push(m.clone());
-                        }
+            if let Artifact::Object(o) = a {
+                uniform |= o.uniform_work_groups;
+                // The same object reached twice (e.g. through two libraries) is linked once.
+                for m in &o.modules {
+                    if !modules.contains(m) {
+                        modules.push(m.clone());
                     }
                 }
-                Artifact::Executable(e) => executables.push(e),
-                Artifact::None => {}
             }
         }
-        let result: Result<(Artifact, String), String> = match (executables.as_slice(), modules.is_empty()) {
-            ([one], true) if !parsed.create_library => Ok((Artifact::Executable(one.clone()), String::new())),
-            ([], false) if parsed.create_library => {
-                let o = ObjectBinary { kind: ObjectKind::Library, uniform_work_groups: uniform, modules };
-                Ok((Artifact::Object(Arc::new(o)), String::new()))
-            }
-            ([], false) => {
-                load_built(compiler::build_spirv_modules(&modules)).map(|(e, log)| (Artifact::Executable(e), log))
-            }
-            _ => Err(format!(
-                "error: cannot link {} Ventus ELF executables with {} compiled objects{}; link compiled objects and libraries\n",
-                executables.len(),
-                modules.len(),
-                if parsed.create_library { " into a library" } else { "" },
-            )),
+        let result: Result<(Artifact, String), String> = if parsed.create_library {
+            let o = ObjectBinary { kind: ObjectKind::Library, uniform_work_groups: uniform, modules };
+            Ok((Artifact::Object(Arc::new(o)), String::new()))
+        } else {
+            with_options(modules, parsed)
+                .and_then(|modules| load_built(compiler::build_spirv_modules(&modules)))
+                .map(|(e, log)| (Artifact::Executable(e), log))
         };
         let p = Program::with(context, devices, Origin::Linked, Artifact::None);
         let ok = result.is_ok();
@@ -795,6 +808,7 @@ impl Program {
             let mut s = p.state.lock();
             s.options = options;
             s.uniform_work_groups = uniform;
+            s.arg_info = inputs.iter().all(|p| p.arg_info());
             match result {
                 Ok((artifact, log)) => {
                     s.status = CL_BUILD_SUCCESS;
@@ -809,6 +823,20 @@ impl Program {
             }
         }
         (p, ok)
+    }
+
+    /// Whether `clGetKernelArgInfo` answers for this program's kernels. OpenCL 3.0 §5.10.4:
+    /// "Kernel argument information is only available if the program object associated with
+    /// kernel is created with clCreateProgramWithSource and the program executable was built
+    /// with the -cl-kernel-arg-info option specified in options argument to clBuildProgram or
+    /// clCompileProgram" (a linked program: when every input was compiled so).
+    pub fn arg_info(&self) -> bool {
+        self.state.lock().arg_info
+    }
+
+    /// [`Program::arg_info`] for a build or compile of this program with `parsed`.
+    fn arg_info_from(&self, parsed: &BuildOptions) -> bool {
+        matches!(self.origin, Origin::Source(_)) && parsed.kernel_arg_info
     }
 
     /// The address of the globals block of `exec` (this program's executable) on `device`,
@@ -941,7 +969,7 @@ mod tests {
         let b = BuildOptions::parse("-U 'A B' -UC -O0 -cl-no-subgroup-ifp -cl-denorms-are-zero", OptionsFor::Compile);
         let b = b.unwrap();
         assert_eq!(b.front.clang_args, ["-U", "A B", "-UC"], "flags clang rejects are not passed on");
-        assert!(b.front.opt_disable && b.denorms_are_zero);
+        assert!(b.front.opt_disable && b.front.denorms_are_zero);
         assert_eq!(BuildOptions::parse("-cl-std=CLC++", OptionsFor::Build), Err(OptionsError::BadStd("CLC++".into())));
         assert_eq!(BuildOptions::parse("'-DX", OptionsFor::Build), Err(OptionsError::UnclosedQuote));
         assert_eq!(BuildOptions::parse("-cl-std=CL9", OptionsFor::Build), Err(OptionsError::BadStd("CL9".into())));

@@ -151,6 +151,14 @@ pub(super) fn lower_kernel(
     let (exit, _) = lw.inline(fid, args, body)?;
     lw.f.block_mut(exit).term = Term::Ret;
     printf.sites.append(&mut lw.printf_sites);
+    // `-cl-denorms-are-zero` (or a module asking for it): every float operation of the kernel,
+    // inlined callees included, flushes single-precision denormals.
+    let flush = m.execution_modes.iter().any(|(f, mode, lits)| {
+        *f == fid && *mode == spirv::ExecutionMode::DenormFlushToZero && lits.first() == Some(&32)
+    });
+    if flush {
+        crate::compiler::pass::denormals::flush_f32(&mut lw.f);
+    }
     Ok(lw.f)
 }
 
@@ -636,7 +644,18 @@ impl<'m> Lowerer<'m> {
             return Err(invalid("call with the wrong number of arguments"));
         }
         for (p, a) in func.parameters.iter().zip(args) {
-            fr.vals.insert(p.result_id.ok_or(invalid("parameter without id"))?, a);
+            let id = p.result_id.ok_or(invalid("parameter without id"))?;
+            let a = match self.m.types.get(p.result_type.unwrap_or(0))?.clone() {
+                // A `ByVal` pointer parameter names the callee's own copy of the caller's object
+                // (LLVM's `byval`: the copy is implicit at the call): the callee may change it,
+                // the caller must not see that. Copy it into the callee's frame.
+                SType::Pointer { pointee, .. } if self.m.is_byval(id) => {
+                    let src = *a.first().ok_or(invalid("by-value argument without a pointer"))?;
+                    vec![self.byval_copy(entry, src, pointee)?]
+                }
+                _ => a,
+            };
+            fr.vals.insert(id, a);
         }
         for b in &func.blocks {
             let l = b.label.as_ref().and_then(|l| l.result_id).ok_or(invalid("block without label"))?;
@@ -714,6 +733,19 @@ impl<'m> Lowerer<'m> {
         self.depth -= 1;
         self.private_top = frame_base;
         Ok((fr.cont, results))
+    }
+
+    /// A private copy, in the current frame, of the object of type `ty` at `src` (a by-value
+    /// argument): its address.
+    fn byval_copy(&mut self, b: BlockId, src: Value, ty: u32) -> Result<Value, CompileError> {
+        let size = self.m.types.size(ty)?;
+        let align = self.m.types.align(ty)?;
+        let off = self.alloc_private(size.max(1), align.max(1));
+        let dst = self.f.push(self.prelude, Ty::Ptr(Space::Private), Op::PrivateAddr { offset: off });
+        let align = self.type_align(ty)?;
+        let vals = self.load_with(b, src, ty, align)?;
+        self.store_with(b, dst, ty, &vals, align)?;
+        Ok(dst)
     }
 
     fn result(&self, i: &Instruction) -> Result<(u32, u32), CompileError> {

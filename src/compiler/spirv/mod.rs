@@ -270,6 +270,11 @@ impl Module {
                     C::Float16 | C::Float16Buffer => {}
                     C::GenericPointer => {}
                     C::Int64Atomics => {} // compare-and-swap loops (pass::legalize64)
+                    // SPV_KHR_float_controls: single-precision `DenormFlushToZero` is honoured
+                    // (pass::denormals; other widths keep denormals, as OpenCL allows);
+                    // preserving denormals, signed zeros, infinities and NaNs, and rounding to
+                    // nearest even are what the device does anyway.
+                    C::DenormFlushToZero | C::DenormPreserve | C::SignedZeroInfNanPreserve | C::RoundingModeRTE => {}
                     // Image code is reported where a kernel uses it (an unused helper is fine).
                     C::ImageBasic
                     | C::ImageReadWrite
@@ -523,6 +528,29 @@ impl Module {
                 }
             }
         }
+        out
+    }
+
+    /// Every symbol this module defines for other modules (functions with a body, variables;
+    /// `LinkageAttributes … Export`), sorted.
+    pub fn defined_symbols(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .decorations
+            .iter()
+            .filter(|(id, _)| {
+                self.functions.get(id).is_some_and(|f| !f.blocks.is_empty()) || self.globals.contains_key(id)
+            })
+            .flat_map(|(_, ds)| ds)
+            .filter_map(|(d, ops)| match (d, ops.first(), ops.get(1)) {
+                (
+                    Decoration::LinkageAttributes,
+                    Some(Operand::LiteralString(n)),
+                    Some(Operand::LinkageType(spirv::LinkageType::Export)),
+                ) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        out.sort();
         out
     }
 
@@ -921,6 +949,13 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     let mut gbytes = Vec::new();
     let mut gdata = Vec::new();
     let mut parsed = modules.iter().map(|w| Module::parse(w)).collect::<Result<Vec<_>, _>>()?;
+    // One definition per symbol: two modules defining the same function or variable do not link.
+    let mut defined = std::collections::HashSet::new();
+    for name in parsed.iter().flat_map(Module::defined_symbols) {
+        if !defined.insert(name.clone()) {
+            return Err(CompileError::Duplicate(name));
+        }
+    }
     // `double` is computed by the soft-double library: link it in when a module needs it.
     if parsed.iter().any(|m| m.uses_double()) && !parsed.iter().any(|m| m.exported("__vt_f64_add").is_some()) {
         let lib = crate::compiler::softlib::fp64_module()?;
