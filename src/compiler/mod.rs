@@ -1,7 +1,8 @@
 //! The OpenCL C compiler: OpenCL C → (clang-15 + llvm-spirv-15 subprocesses) → SPIR-V → our SSA IR
 //! → passes → Ventus assembly → Ventus ELF in the official format.
 //!
-//! * [`toolchain`]: finding and running clang/llvm-spirv, build options, the build log, the cache.
+//! * [`toolchain`]: finding and running clang/llvm-spirv, build options, the build log, the cache;
+//!   [`includes`]: what a source may `#include` (never a device, a FIFO or a huge file).
 //! * [`spirv`]: the front end (rspirv), which inlines every call and splits vectors/aggregates.
 //! * [`ir`]: the SSA IR; [`pass`]: optimisation, uniformity, reconvergence; [`target`]: Ventus code.
 //!
@@ -16,6 +17,7 @@ pub mod cache;
 pub mod env;
 #[cfg(test)]
 mod filetest;
+pub mod includes;
 pub mod ir;
 pub mod pass;
 pub mod softlib;

@@ -581,9 +581,23 @@ impl Toolchain {
         };
         // -O2 first (-O0 for -cl-opt-disable, which clang only honours without an -O level).
         let level = if opts.opt_disable { "-O0" } else { "-O2" };
+        if let Err(e) = super::includes::check(source, opts, headers) {
+            log.push_str(&format!("<source>: error: {e}\n"));
+            return Err((ToolError::CompileFailed, log));
+        }
         let (ok, bc, err) = clang(&[], level).map_err(|e| (e, log.clone()))?;
         log.push_str(&err.replace("<stdin>", "<source>"));
+        // A tool that ends without a word (a crash it does not report, a stand-in such as
+        // /bin/false) is named: a failed build always says why.
+        let clang_path = self.clang.to_string_lossy();
         if !ok {
+            if err.trim().is_empty() {
+                log.push_str(&format!("error: clang ({clang_path}) failed without a diagnostic\n"));
+            }
+            return Err((ToolError::CompileFailed, log));
+        }
+        if bc.is_empty() {
+            log.push_str(&format!("error: clang ({clang_path}) ended successfully but wrote no module\n"));
             return Err((ToolError::CompileFailed, log));
         }
         let reason = match self.translate(&bc).map_err(|e| (e, log.clone()))? {
@@ -623,7 +637,12 @@ impl Toolchain {
         if ok && spv.len() % 4 == 0 && !spv.is_empty() {
             return Ok(Ok(spv.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()));
         }
-        Ok(Err(err.trim().to_string()))
+        let path = self.llvm_spirv.to_string_lossy();
+        Ok(Err(match (err.trim(), ok) {
+            ("", false) => format!("llvm-spirv ({path}) failed without a message"),
+            ("", true) => format!("llvm-spirv ({path}) wrote {} bytes, not a SPIR-V module", spv.len()),
+            (text, _) => text.to_string(),
+        }))
     }
 
     /// -O2 with LLVM's pass pipeline cut short (`-opt-bisect-limit`): first just before the first
