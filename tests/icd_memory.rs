@@ -714,19 +714,20 @@ fn rect_transfers_match_the_reference_model() {
     let size = 4096;
     let m = buffer(env.ctx, 0, size);
     let mut model = vec![0u8; size];
-    // 3D write: buffer pitches 40/500, host pitches 17/120 (region 13 x 5 x 3).
+    // 3D write: buffer pitches 40/520, host pitches 17/119 (region 13 x 5 x 3; slice pitches
+    // are whole rows, longer than the region's).
     let region = [13, 5, 3];
     let host = pattern(1000, 21);
     let (bo, ho) = ([3, 2, 1], [2, 1, 2]);
-    check(write_rect(env.q, m, bo, ho, region, [40, 500, 17, 120], &host), "write rect");
-    rect_copy(&host, ho, 17, 120, &mut model, bo, 40, 500, region);
+    check(write_rect(env.q, m, bo, ho, region, [40, 520, 17, 119], &host), "write rect");
+    rect_copy(&host, ho, 17, 119, &mut model, bo, 40, 520, region);
     assert_eq!(read(env.q, m, 0, size), model);
     // 2D read with default pitches on the host side.
     let region = [9, 4, 1];
     let mut out = vec![0u8; 36];
-    check(read_rect(env.q, m, [5, 3, 1], [0, 0, 0], region, [40, 500, 0, 0], &mut out), "read rect");
+    check(read_rect(env.q, m, [5, 3, 1], [0, 0, 0], region, [40, 520, 0, 0], &mut out), "read rect");
     let mut expected = vec![0u8; 36];
-    rect_copy(&model, [5, 3, 1], 40, 500, &mut expected, [0, 0, 0], 9, 36, region);
+    rect_copy(&model, [5, 3, 1], 40, 520, &mut expected, [0, 0, 0], 9, 36, region);
     assert_eq!(out, expected);
     // Copy rect into a second buffer and within the same buffer (disjoint rows).
     let d = buffer(env.ctx, 0, size);
@@ -799,9 +800,20 @@ fn rect_errors() {
         expect_err(read_rect(env.q, m, bo, z, region, pitches, &mut host), CL_INVALID_VALUE, what);
         expect_err(write_rect(env.q, m, bo, z, region, pitches, &host), CL_INVALID_VALUE, what);
     }
-    // The read/write slice clause needs both conditions ("less than ... and not a multiple"):
-    // a smaller multiple is accepted.
-    check(read_rect(env.q, m, z, z, [8, 4, 2], [8, 16, 0, 0], &mut host), "slice pitch 16 (multiple of 8)");
+    // Slice pitches: "less than region[1] times row_pitch" and "not a multiple of row_pitch" are
+    // each an error (OpenCL 3.0 lists them apart), for the buffer and the host side.
+    check(read_rect(env.q, m, z, z, [8, 4, 2], [8, 32, 0, 0], &mut host), "slice pitch 32 = 4 rows of 8");
+    let slices: &[([usize; 3], [usize; 4], &str)] = &[
+        ([8, 4, 2], [8, 16, 0, 0], "buffer slice pitch 16 < 4 rows of 8 (a multiple of 8)"),
+        ([1, 2, 2], [0, 1, 0, 0], "buffer slice pitch 1 < 2 rows of 1"),
+        ([4, 2, 2], [0, 17, 0, 0], "buffer slice pitch 17, not a multiple of 4"),
+        ([8, 4, 2], [0, 0, 8, 16], "host slice pitch 16 < 4 rows of 8"),
+        ([4, 2, 2], [0, 0, 4, 9], "host slice pitch 9, not a multiple of 4"),
+    ];
+    for &(region, pitches, what) in slices {
+        expect_err(read_rect(env.q, m, z, z, region, pitches, &mut host), CL_INVALID_VALUE, what);
+        expect_err(write_rect(env.q, m, z, z, region, pitches, &host), CL_INVALID_VALUE, what);
+    }
     expect_err(read_rect(env.q, m, z, z, [8, 4, 1], [0; 4], &mut []), CL_INVALID_VALUE, "NULL ptr");
     // SAFETY: NULL origin/region arrays are rejected before use.
     unsafe {

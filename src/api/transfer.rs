@@ -89,33 +89,20 @@ fn triple(p: *const size_t) -> CLResult<[usize; 3]> {
     Ok([s[0], s[1], s[2]])
 }
 
-/// How a slice pitch is checked: the read/write-rect clause ("is less than region[1] × row_pitch
-/// *and* not a multiple of row_pitch") or the copy-rect clause ("… *or* …").
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SliceRule {
-    LessAndNotMultiple,
-    LessOrNotMultiple,
-}
-
 /// One side of a rect command with its pitches defaulted and checked.
-fn rect_side(origin: [usize; 3], region: [usize; 3], row: usize, slice: usize, rule: SliceRule) -> CLResult<RectSide> {
+fn rect_side(origin: [usize; 3], region: [usize; 3], row: usize, slice: usize) -> CLResult<RectSide> {
     // Spec: "CL_INVALID_VALUE if buffer_row_pitch is not 0 and is less than region[0]" (the same
     // for host_row_pitch, src_row_pitch and dst_row_pitch).
     check(row == 0 || row >= region[0], CL_INVALID_VALUE)?;
     let row_pitch = if row == 0 { region[0] } else { row };
     let min_slice = region[1].checked_mul(row_pitch).ok_or(CL_INVALID_VALUE)?;
     if slice != 0 {
-        // Spec (read/write rect): "CL_INVALID_VALUE if buffer_slice_pitch is not 0 and is less
-        // than region[1] × buffer_row_pitch and not a multiple of buffer_row_pitch."
-        // Spec (copy rect): "CL_INVALID_VALUE if src_slice_pitch is not 0 and is less than
-        // region[1] × src_row_pitch or if src_slice_pitch is not 0 and is not a multiple of
-        // src_row_pitch."
-        let (less, odd) = (slice < min_slice, slice % row_pitch != 0);
-        let bad = match rule {
-            SliceRule::LessAndNotMultiple => less && odd,
-            SliceRule::LessOrNotMultiple => less || odd,
-        };
-        check(!bad, CL_INVALID_VALUE)?;
+        // Spec (3.0, read/write and copy rect alike): CL_INVALID_VALUE "if buffer_slice_pitch is
+        // not equal to zero and is less than region[1] times buffer_row_pitch" and "if
+        // buffer_slice_pitch is not equal to zero and is not a multiple of buffer_row_pitch"
+        // (the same for host_, src_ and dst_slice_pitch). Older texts of the read/write clause
+        // joined the two with "and"; the current one lists them apart.
+        check(slice >= min_slice && slice % row_pitch == 0, CL_INVALID_VALUE)?;
     }
     let slice_pitch = if slice == 0 { min_slice } else { slice };
     Ok(RectSide { origin, row_pitch, slice_pitch })
@@ -360,9 +347,8 @@ impl HostRect {
     ) -> CLResult<HostRect> {
         let (q, m) = queue_and_mem(queue, buffer)?;
         let (bo, ho, region) = rect_arrays(buffer_origin, host_origin, region)?;
-        let rule = SliceRule::LessAndNotMultiple;
-        let b = rect_side(bo, region, buffer_row, buffer_slice, rule)?;
-        let h = rect_side(ho, region, host_row, host_slice, rule)?;
+        let b = rect_side(bo, region, buffer_row, buffer_slice)?;
+        let h = rect_side(ho, region, host_row, host_slice)?;
         check_rect_bounds(&m, &b, region)?;
         let (addr, len, base) = host_span(host, &h, region)?;
         let deps = ptr::wait_list(num_events, wait_list, &q.context)?;
@@ -465,9 +451,8 @@ pub extern "C" fn clEnqueueCopyBufferRect(
     status(|| {
         let (q, src, dst) = copy_objects(command_queue, src_buffer, dst_buffer)?;
         let (so, dso, region) = rect_arrays(src_origin, dst_origin, region)?;
-        let rule = SliceRule::LessOrNotMultiple;
-        let s = rect_side(so, region, src_row_pitch, src_slice_pitch, rule)?;
-        let d = rect_side(dso, region, dst_row_pitch, dst_slice_pitch, rule)?;
+        let s = rect_side(so, region, src_row_pitch, src_slice_pitch)?;
+        let d = rect_side(dso, region, dst_row_pitch, dst_slice_pitch)?;
         // Spec: "CL_INVALID_VALUE if (src_origin, region, src_row_pitch, src_slice_pitch) or
         // (dst_origin, region, dst_row_pitch, dst_slice_pitch) require accessing elements outside
         // the src_buffer and dst_buffer buffer objects respectively."
@@ -572,19 +557,17 @@ mod tests {
 
     #[test]
     fn rect_pitch_rules() {
-        let and = SliceRule::LessAndNotMultiple;
-        let or = SliceRule::LessOrNotMultiple;
-        let s = rect_side([1, 2, 3], [4, 5, 6], 0, 0, and).unwrap();
+        let s = rect_side([1, 2, 3], [4, 5, 6], 0, 0).unwrap();
         assert_eq!((s.row_pitch, s.slice_pitch), (4, 20));
-        assert_eq!(rect_side([0; 3], [4, 5, 6], 3, 0, and), Err(CL_INVALID_VALUE));
-        // 13 < 5 * 8 and not a multiple of 8: rejected by both rules.
-        assert_eq!(rect_side([0; 3], [4, 5, 6], 8, 13, and), Err(CL_INVALID_VALUE));
-        // 16 < 40 but a multiple of 8: only the copy rule rejects it.
-        assert!(rect_side([0; 3], [4, 5, 6], 8, 16, and).is_ok());
-        assert_eq!(rect_side([0; 3], [4, 5, 6], 8, 16, or), Err(CL_INVALID_VALUE));
-        // 41 >= 40 but not a multiple of 8: likewise.
-        assert!(rect_side([0; 3], [4, 5, 6], 8, 41, and).is_ok());
-        assert_eq!(rect_side([0; 3], [4, 5, 6], 8, 41, or), Err(CL_INVALID_VALUE));
-        assert_eq!(rect_side([0; 3], [4, usize::MAX, 1], 8, 0, or), Err(CL_INVALID_VALUE));
+        assert_eq!(rect_side([0; 3], [4, 5, 6], 3, 0), Err(CL_INVALID_VALUE));
+        assert!(rect_side([0; 3], [4, 5, 6], 8, 40).is_ok());
+        assert!(rect_side([0; 3], [4, 5, 6], 8, 48).is_ok());
+        // 13 < 5 * 8 and not a multiple of 8; 16 < 40; 17 < 20 with rows of 4 (issue 37's case).
+        assert_eq!(rect_side([0; 3], [4, 5, 6], 8, 13), Err(CL_INVALID_VALUE));
+        assert_eq!(rect_side([0; 3], [4, 5, 6], 8, 16), Err(CL_INVALID_VALUE));
+        assert_eq!(rect_side([0; 3], [4, 5, 6], 0, 17), Err(CL_INVALID_VALUE));
+        // 41 >= 40 but not a multiple of 8.
+        assert_eq!(rect_side([0; 3], [4, 5, 6], 8, 41), Err(CL_INVALID_VALUE));
+        assert_eq!(rect_side([0; 3], [4, usize::MAX, 1], 8, 0), Err(CL_INVALID_VALUE));
     }
 }
