@@ -235,3 +235,30 @@ fn seeded_mutations_of_seed_modules_return_without_panicking() {
     let failures = run_all(inputs);
     assert!(failures.is_empty(), "{} input(s) panicked or hung:\n{}", failures.len(), failures.join("\n"));
 }
+
+#[test]
+fn bad_headers_are_invalid_spirv() {
+    // Issue 37: a bogus version word or an id bound of 0 was accepted and built.
+    let seeds = spv_files(&root().join("fuzz/seeds"));
+    let good = words_of(&seeds[0].1);
+    assert!(compile_spirv(&good).is_ok(), "{}: the seed builds", seeds[0].0);
+    let cases: [(usize, u32, &str); 6] = [
+        (0, 0x0302_2307, "magic number"),
+        (1, 0xdead_beef, "version word 0xdeadbeef"),
+        (1, 0x0002_0000, "version word 0x00020000"),
+        (1, 0x0001_0700, "version word 0x00010700"),
+        (3, 0, "id bound 0"),
+        (3, 2, "is not below the header's id bound 2"),
+    ];
+    for (at, value, want) in cases {
+        let mut w = good.clone();
+        w[at] = value;
+        match compile_spirv(&w) {
+            Ok(_) => panic!("header word {at} = {value:#x} was accepted"),
+            Err(e) => assert!(e.to_string().contains(want), "word {at} = {value:#x}: {e}"),
+        }
+    }
+    let mut w = good.clone();
+    w[4] = 1;
+    assert!(compile_spirv(&w).unwrap_err().to_string().contains("schema"));
+}

@@ -147,6 +147,21 @@ fn check_instruction_stream(words: &[u32]) -> Result<(), CompileError> {
     if words.len() < 5 {
         return Err(invalid("shorter than the 5-word header".to_string()));
     }
+    // The header (SPIR-V §2.3): magic number, version 0x00MMmm00 of SPIR-V 1.0–1.6, generator,
+    // id bound (every id is below it, so at least 1), schema 0.
+    if words[0] != 0x0723_0203 {
+        return Err(invalid(format!("magic number {:#010x}, not SPIR-V's 0x07230203", words[0])));
+    }
+    let (major, minor) = ((words[1] >> 16) & 0xff, (words[1] >> 8) & 0xff);
+    if words[1] & 0xff00_00ff != 0 || major != 1 || minor > 6 {
+        return Err(invalid(format!("version word {:#010x} is not SPIR-V 1.0–1.6", words[1])));
+    }
+    if words[3] == 0 {
+        return Err(invalid("id bound 0 (every id must be below the bound)".to_string()));
+    }
+    if words[4] != 0 {
+        return Err(invalid(format!("schema word {:#x} (reserved, must be 0)", words[4])));
+    }
     let mut at = 5;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
@@ -239,8 +254,12 @@ impl Module {
             .map_err(|e| invalid(format!("cannot parse: {e}")))?;
         // Result ids are unique (a redefinition could, e.g., make a type contain itself).
         let mut ids = std::collections::HashSet::new();
+        let bound = words[3];
         for i in spv.all_inst_iter() {
             if let Some(r) = i.result_id {
+                if r == 0 || r >= bound {
+                    return Err(invalid(format!("id %{r} is not below the header's id bound {bound}")));
+                }
                 if !ids.insert(r) {
                     return Err(invalid(format!("id %{r} is defined more than once")));
                 }
