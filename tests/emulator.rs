@@ -721,7 +721,9 @@ fn time_limits_stop_runaway_work_groups_and_launches() {
     let r = run(&o.mem, &prog, &many, &opts);
     let took = t0.elapsed();
     assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::WatchdogTime { seconds: 1 }), "{r:?}");
-    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(5), "watchdog took {took:?}");
+    // Never before its budget (the coarse clock's resolution is allowed for); the upper bound
+    // only catches a watchdog that never fires (a loaded machine may take a while to get there).
+    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(60), "watchdog took {took:?}");
     let msg = match r {
         Err(LaunchError::Fault(f)) => f.to_string(),
         _ => unreachable!(),
@@ -742,7 +744,7 @@ fn time_limits_stop_runaway_work_groups_and_launches() {
     let r = run(&o.mem, &prog, &many, &opts);
     let took = t0.elapsed();
     assert!(matches!(r, Err(LaunchError::Fault(ref f)) if f.kind == FaultKind::Timeout { seconds: 1 }), "{r:?}");
-    assert!(took < Duration::from_secs(5), "timeout took {took:?}");
+    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(60), "timeout took {took:?}");
     // The memory stays usable.
     let (good, _) = build(&format!("vadd.vi v2, v1, 1\n{}\nendprg\n", store_lanes(2, 0, 32)));
     run(&o.mem, &good, &o.params, &RunOptions::default()).unwrap();

@@ -43,6 +43,28 @@ pub fn coarse_now() -> Duration {
     Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
 }
 
+/// The coarse clock's resolution ([`coarse_now`] lags the true time by up to this much, so an
+/// interval measured on it may read up to this much longer than it was).
+pub fn coarse_resolution() -> Duration {
+    static RES: once_cell::sync::Lazy<Duration> = once_cell::sync::Lazy::new(|| {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+        let rc = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
+        if rc != 0 {
+            return Duration::from_millis(10);
+        }
+        Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+    });
+    *RES
+}
+
+/// Whether more than `seconds` (0 = no limit) have passed between `start` and `now`, both read
+/// from [`coarse_now`]: only once the interval exceeds the limit by the clock's resolution, so a
+/// limit never fires early.
+pub fn over_limit(start: Duration, now: Duration, seconds: u32) -> bool {
+    seconds != 0 && now.saturating_sub(start) > Duration::from_secs(seconds.into()) + coarse_resolution()
+}
+
 /// Result of one work-group.
 pub struct GroupStats {
     pub instructions: u64,
@@ -174,9 +196,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     // global or local memory (or prints) is working, not spinning.
     let mut progress_at = group_start;
     let mut writes_seen = ctx.mem.shared_writes();
-    let over = |start: Duration, now: Duration, seconds: u32| {
-        seconds != 0 && now.saturating_sub(start) > Duration::from_secs(seconds.into())
-    };
+    let over = over_limit;
     if over(launch_start, group_start, opts.timeout_seconds) {
         let kind = FaultKind::Timeout { seconds: opts.timeout_seconds };
         return Err(fault(&warps[0], 0, Trap::new(kind)));
@@ -387,4 +407,20 @@ fn traced_end(e: TurnEnd, out: &mut Result<Flow, Trap>) -> FastEnd {
         *out = e.result;
     }
     FastEnd { executed: e.executed, lanes: e.lanes, pc: e.pc, stopped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_limits_never_fire_before_they_have_passed() {
+        let (start, res) = (Duration::from_secs(100), coarse_resolution());
+        assert!(res > Duration::ZERO && res < Duration::from_secs(1), "{res:?}");
+        // An interval that reads exactly one second on the coarse clock may have been shorter.
+        assert!(!over_limit(start, start + Duration::from_secs(1), 1));
+        assert!(!over_limit(start, start + Duration::from_secs(1) + res, 1));
+        assert!(over_limit(start, start + Duration::from_secs(1) + res + Duration::from_nanos(1), 1));
+        assert!(!over_limit(start, start + Duration::from_secs(1000), 0), "0 = no limit");
+    }
 }
