@@ -947,3 +947,20 @@ fn recovered_retries_are_notes_in_the_build_log() {
     assert!(!text.to_lowercase().contains("error"), "{text}");
     assert_eq!(env.run(p, "k", &[4, 4, 4, 4], 1), vec![6, 10, 15, 21]);
 }
+
+#[test]
+fn kernels_declaring_sampler_arguments_build() {
+    // piglit's api@clSetKernelArg builds such a kernel on every device and sets the sampler only
+    // where images are supported.
+    let env = Env::new();
+    let p = env.source("kernel void k(global int *o, sampler_t s, int n) { o[0] = n; }");
+    build_ok(p, "-cl-kernel-arg-info");
+    let mut err = 0;
+    let k = call!(clCreateKernel(p, c"k".as_ptr(), &mut err));
+    check(err, "clCreateKernel");
+    let n: cl_uint = info_value(cl().clGetKernelInfo, k, CL_KERNEL_NUM_ARGS);
+    assert_eq!(n, 3);
+    let ty = info_bytes_with(|s, v, r| call!(clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_TYPE_NAME, s, v, r)));
+    assert_eq!(ty, b"sampler_t\0");
+    call!(clReleaseKernel(k));
+}

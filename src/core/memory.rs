@@ -301,7 +301,11 @@ impl Mem {
         properties: Vec<cl_mem_properties>,
     ) -> CLResult<Mem> {
         let bytes = u32::try_from(size).map_err(|_| CL_INVALID_BUFFER_SIZE)?;
-        let region = platform::device().memory.alloc(bytes).map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
+        charge(size as u64)?;
+        let region = platform::device().memory.alloc(bytes).map_err(|_| {
+            refund(size as u64);
+            CL_MEM_OBJECT_ALLOCATION_FAILURE
+        })?;
         if let Some(data) = init {
             region_write(&region, region.base(), &data[..size.min(data.len())]);
         }
@@ -564,8 +568,31 @@ impl Drop for Mem {
         self.maps.lock().retain(|m| m.owner != self.id);
         if self.parent.is_none() {
             platform::device().memory.unmap(self.region.base());
+            refund(self.size as u64);
         }
     }
+}
+
+/// Bytes of the device's memory objects alive now: at most `CL_DEVICE_GLOBAL_MEM_SIZE`.
+static ALLOCATED: AtomicU64 = AtomicU64::new(0);
+
+/// Counts `size` more bytes of memory objects, or `CL_MEM_OBJECT_ALLOCATION_FAILURE` if that
+/// would exceed `CL_DEVICE_GLOBAL_MEM_SIZE`. The device heap (1.75 GiB of address space) is
+/// larger: what remains holds the launches' own allocations (arguments, private memory, printf
+/// buffers, program-scope variables), so an application that stays within the reported size
+/// never finds the heap exhausted at a later launch.
+fn charge(size: u64) -> CLResult<()> {
+    ALLOCATED
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+            now.checked_add(size).filter(|&total| total <= super::device::GLOBAL_MEM_SIZE)
+        })
+        .map(|_| ())
+        .map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)
+}
+
+/// Undoes [`charge`].
+fn refund(size: u64) {
+    ALLOCATED.fetch_sub(size, Ordering::AcqRel);
 }
 
 /// Bytes before `addr` reaches a word boundary, at most `len`.

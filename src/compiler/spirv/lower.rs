@@ -348,6 +348,11 @@ impl<'m> Lowerer<'m> {
                     let v = self.f.push(self.prelude, Ty::Ptr(space), Op::ArgWord { offset: off });
                     out.push(vec![v]);
                 }
+                SType::Opaque("samplers") => {
+                    // Its word (see `Module::kernel_info`); only image reads would use it.
+                    let off = layout.value(4);
+                    out.push(vec![self.f.push(self.prelude, Ty::I32, Op::ArgWord { offset: off })]);
+                }
                 SType::Opaque(what) => return Err(self.err(&format!("kernel arguments of type {what}"))),
                 _ => {
                     let size = self.m.types.size(ty)?;

@@ -850,6 +850,9 @@ impl Module {
                         (s, 4)
                     }
                 }
+                // A sampler argument is a 32-bit word of sampler bits; the kernel may declare one
+                // without sampling (reading an image is what is unsupported).
+                SType::Opaque("samplers") => (AddressSpace::Private, 4),
                 SType::Opaque(what) => {
                     return Err(CompileError::unsupported(&format!("kernel arguments of type {what}")))
                 }
