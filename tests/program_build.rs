@@ -821,6 +821,16 @@ fn denorms_are_zero_flushes_single_precision_denormals() {
         release(linked);
         release(o);
     }
+    // Halves keep their denormals (piglit's amdgcn-f16-inline-immediates: 0 + the half 0x0040;
+    // the float arithmetic that widens halves is the compiler's, not the program's).
+    let half = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+        kernel void k(global int *o) { o[0] = as_ushort((half)(as_half((ushort)o[0]) + (half)0.0f)); }";
+    for options in ["", "-cl-denorms-are-zero"] {
+        let p = env.source(half);
+        build_ok(p, options);
+        assert_eq!(env.run(p, "k", &[0x40], 1), vec![0x40], "half denormal {options:?}");
+        release(p);
+    }
     // Compiled with the option: the object's kernels flush.
     let o = env.source(DENORMS);
     compile_ok(o, "-cl-denorms-are-zero", &[]);

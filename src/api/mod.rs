@@ -35,6 +35,7 @@ pub(crate) fn init() {
     ONCE.call_once(|| {
         crate::cl::object::set_dispatch(&icd_table::DISPATCH as *const cl_icd_dispatch as *const std::ffi::c_void);
         let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).try_init();
+        crate::util::env::check_environment();
     });
 }
 

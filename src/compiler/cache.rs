@@ -35,15 +35,33 @@ pub fn get(kind: &str, key: &str) -> Option<Vec<u8>> {
 /// Stores an entry; failures are ignored (the cache is an optimisation).
 pub fn put(kind: &str, key: &str, data: &[u8]) {
     let Some(d) = dir() else { return };
-    if std::fs::create_dir_all(&d).is_err() {
+    if let Err(e) = std::fs::create_dir_all(&d) {
+        unwritable(&d, &e);
         return;
     }
     let tmp = d.join(format!("{key}.{kind}.{}.tmp", std::process::id()));
-    if std::fs::write(&tmp, data).is_ok() {
-        let _ = std::fs::rename(&tmp, d.join(format!("{key}.{kind}")));
-    } else {
-        let _ = std::fs::remove_file(&tmp);
+    match std::fs::write(&tmp, data) {
+        Ok(()) => {
+            let _ = std::fs::rename(&tmp, d.join(format!("{key}.{kind}")));
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            unwritable(&d, &e);
+        }
     }
+}
+
+/// Warns, once per process, that the cache directory cannot be written (builds still work,
+/// uncached).
+fn unwritable(dir: &std::path::Path, e: &std::io::Error) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        log::warn!(
+            "the build cache is not written: cannot write {} ({e}); set VENTUS_CACHE_DIR to a writable \
+             directory or VENTUS_CACHE=0",
+            dir.display()
+        )
+    });
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub mod target;
 pub mod toolchain;
 
 /// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-60";
+pub const BACKEND_REVISION: &str = "ventus-cc-61";
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,7 +15,8 @@
 //! | `VENTUS_SIMD` | `0`: run the baseline x86-64 copy of the interpreter even when the host has AVX2/FMA (see [`super::simd`]; results are identical, only speed differs) | `1` |
 //! | `VENTUS_JIT` | `0`: interpret straight-line code instead of running it translated to x86-64 code (see [`super::jit`]; AVX2 hosts only; results are identical, only speed differs) | `1` |
 //!
-//! A value out of range or not a number is ignored with a warning (`RUST_LOG=warn`).
+//! A value out of range or not a number is ignored with a warning; every variable is also
+//! validated, once, against `crate::util::env::VARIABLES` (unknown `VENTUS_*` names included).
 
 use super::TrapMode;
 use crate::util::env::{bounded, var};
@@ -69,6 +70,7 @@ impl Config {
                 TrapMode::Fault
             }
         };
+        let memcheck = bounded("VENTUS_MEMCHECK", var::<u8>(&["VENTUS_MEMCHECK"]), 0..=2, 0);
         let numt =
             bounded("NUM_THREAD (VENTUS_NUM_THREAD)", var::<u32>(&["VENTUS_NUM_THREAD", "NUM_THREAD"]), 1..=32, 32);
         Config {
@@ -92,8 +94,8 @@ impl Config {
             printf_buffer_size: var::<u32>(&["VENTUS_PRINTF_BUFFER_SIZE"]).unwrap_or(1 << 20).clamp(64, 256 << 20) & !3,
             legacy_printf: var::<u8>(&["VENTUS_LEGACY_PRINTF"]).is_none_or(|v| v != 0),
             native_fp64: var::<u8>(&["VENTUS_NATIVE_FP64"]).is_none_or(|v| v != 0),
-            memcheck: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v != 0),
-            memcheck_uninit: var::<u8>(&["VENTUS_MEMCHECK"]).is_some_and(|v| v >= 2),
+            memcheck: memcheck != 0,
+            memcheck_uninit: memcheck >= 2,
             simd: var::<u8>(&["VENTUS_SIMD"]).is_none_or(|v| v != 0),
             jit: var::<u8>(&["VENTUS_JIT"]).is_none_or(|v| v != 0),
         }

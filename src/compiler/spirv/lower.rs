@@ -6,6 +6,7 @@ use super::super::CompileError;
 use super::types::SType;
 use super::{id_operand, invalid, ConstData, Module};
 use crate::abi::lines::SOURCE_STRING_NAME;
+use crate::compiler::pass::denormals;
 use rspirv::dr::{Instruction, Operand};
 use spirv::Op as S;
 use std::collections::HashMap;
@@ -72,6 +73,9 @@ pub(super) struct Lowerer<'m> {
     /// The float built-in being lowered computes a `half` one (`spirv::fp16`): its operands are
     /// halves widened to float, which lets the exact remainders take fewer reduction steps.
     pub half_operands: bool,
+    /// The kernel flushes single-precision denormals (`DenormFlushToZero 32`, see
+    /// [`crate::compiler::pass::denormals`]): set while its body is lowered.
+    flush_f32: bool,
 }
 
 /// The alignment an `OpLoad`/`OpStore` guarantees through its `Aligned` memory operand (the
@@ -145,20 +149,17 @@ pub(super) fn lower_kernel(
             }
         }
     }
+    // `-cl-denorms-are-zero` (or a module asking for it): the kernel's float arithmetic,
+    // inlined callees included, flushes single-precision denormals.
+    lw.flush_f32 = m.execution_modes.iter().any(|(f, mode, lits)| {
+        *f == fid && *mode == spirv::ExecutionMode::DenormFlushToZero && lits.first() == Some(&32)
+    });
     let args = lw.lower_args(fid)?;
     let body = lw.f.new_block();
     lw.f.block_mut(BlockId(0)).term = Term::Br(body);
     let (exit, _) = lw.inline(fid, args, body)?;
     lw.f.block_mut(exit).term = Term::Ret;
     printf.sites.append(&mut lw.printf_sites);
-    // `-cl-denorms-are-zero` (or a module asking for it): every float operation of the kernel,
-    // inlined callees included, flushes single-precision denormals.
-    let flush = m.execution_modes.iter().any(|(f, mode, lits)| {
-        *f == fid && *mode == spirv::ExecutionMode::DenormFlushToZero && lits.first() == Some(&32)
-    });
-    if flush {
-        crate::compiler::pass::denormals::flush_f32(&mut lw.f);
-    }
     Ok(lw.f)
 }
 
@@ -245,6 +246,7 @@ impl<'m> Lowerer<'m> {
             lib_fns: HashMap::new(),
             level,
             half_operands: false,
+            flush_f32: false,
         };
         lw.find_lib();
         lw
@@ -1435,9 +1437,26 @@ impl Lowerer<'_> {
             }
             v
         };
-        let out = self.lower_arith(b, i, ty, &args)?;
+        let op = i.class.opcode;
+        let flush = self.flush_f32 && denormals::flushes_op(op);
+        let args = if flush { self.flush_all(b, args) } else { args };
+        let mut out = self.lower_arith(b, i, ty, &args)?;
+        if flush && !denormals::compares(op) {
+            out = self.flush_all(b, vec![out]).remove(0);
+        }
         fr.vals.insert(r, out);
         Ok(())
+    }
+
+    /// The `float` values of `vals` with denormals flushed ([`denormals::flush`]).
+    fn flush_all(&mut self, b: BlockId, vals: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+        vals.into_iter()
+            .map(|v| {
+                v.into_iter()
+                    .map(|x| if self.f.ty(x) == Ty::F32 { denormals::flush(&mut self.f, b, x) } else { x })
+                    .collect()
+            })
+            .collect()
     }
 
     fn ext_inst(&mut self, fr: &mut Frame, b: BlockId, i: &Instruction) -> Result<(), CompileError> {
@@ -1541,7 +1560,12 @@ impl Lowerer<'_> {
         for k in 2..i.operands.len() {
             args.push(self.get(fr, id_operand(i, k)?)?);
         }
-        let out = self.lower_ext(b, code, ty, &args)?;
+        let flush = self.flush_f32 && denormals::flushes_ext(code);
+        let args = if flush { self.flush_all(b, args) } else { args };
+        let mut out = self.lower_ext(b, code, ty, &args)?;
+        if flush {
+            out = self.flush_all(b, vec![out]).remove(0);
+        }
         fr.vals.insert(r, out);
         Ok(())
     }
