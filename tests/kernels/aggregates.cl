@@ -31,21 +31,17 @@ static void fill_sc(struct SC *s, int x) {
         s->a[i] = x + i;
 }
 
-NOINLINE int sum_bumped(struct SC s) {
-    s.a[0] += 100;
-    int sum = 0;
-    for (int i = 0; i < 4; ++i)
-        sum += s.a[i];
-    return sum + s.c;
-}
-
-ALWAYS int sum_bumped_inline(struct SC s) {
-    s.a[0] += 100;
-    int sum = 0;
-    for (int i = 0; i < 4; ++i)
-        sum += s.a[i];
-    return sum + s.c;
-}
+/* Each callee twice: called (noinline), and inlined by clang. */
+#define SUM_BUMPED_BODY                                                                            \
+    {                                                                                              \
+        s.a[0] += 100;                                                                             \
+        int sum = 0;                                                                               \
+        for (int i = 0; i < 4; ++i)                                                                \
+            sum += s.a[i];                                                                         \
+        return sum + s.c;                                                                          \
+    }
+NOINLINE int sum_bumped(struct SC s) SUM_BUMPED_BODY
+ALWAYS int sum_bumped_inline(struct SC s) SUM_BUMPED_BODY
 
 /* 1: piglit's case: a volatile struct, a callee that changes its copy. */
 int c01(int x) {
@@ -94,25 +90,18 @@ static struct M make_m(int x) {
     return m;
 }
 
-NOINLINE long change_m(struct M m) {
-    m.c += 1;
-    m.s *= 2;
-    m.i -= 3;
-    m.l *= 4;
-    m.f *= 0.5f;
-    m.u ^= 0xff;
-    return m.c + m.s + m.i + m.l + (long)m.f + m.u;
-}
-
-ALWAYS long change_m_inline(struct M m) {
-    m.c += 1;
-    m.s *= 2;
-    m.i -= 3;
-    m.l *= 4;
-    m.f *= 0.5f;
-    m.u ^= 0xff;
-    return m.c + m.s + m.i + m.l + (long)m.f + m.u;
-}
+#define CHANGE_M_BODY                                                                              \
+    {                                                                                              \
+        m.c += 1;                                                                                  \
+        m.s *= 2;                                                                                  \
+        m.i -= 3;                                                                                  \
+        m.l *= 4;                                                                                  \
+        m.f *= 0.5f;                                                                               \
+        m.u ^= 0xff;                                                                               \
+        return m.c + m.s + m.i + m.l + (long)m.f + m.u;                                            \
+    }
+NOINLINE long change_m(struct M m) CHANGE_M_BODY
+ALWAYS long change_m_inline(struct M m) CHANGE_M_BODY
 
 static int fold_m(struct M m) {
     return m.c + 3 * m.s + 5 * m.i + (int)(m.l / 7) + (int)(m.f * 4.0f) + 11 * m.u;

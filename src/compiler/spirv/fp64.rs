@@ -47,18 +47,6 @@ pub(super) fn is_float_op(op: S) -> bool {
             | S::FRem
             | S::FMod
             | S::FNegate
-            | S::FOrdEqual
-            | S::FOrdNotEqual
-            | S::FOrdLessThan
-            | S::FOrdLessThanEqual
-            | S::FOrdGreaterThan
-            | S::FOrdGreaterThanEqual
-            | S::FUnordEqual
-            | S::FUnordNotEqual
-            | S::FUnordLessThan
-            | S::FUnordLessThanEqual
-            | S::FUnordGreaterThan
-            | S::FUnordGreaterThanEqual
             | S::IsNan
             | S::IsInf
             | S::IsFinite
@@ -75,7 +63,7 @@ pub(super) fn is_float_op(op: S) -> bool {
             | S::Dot
             | S::VectorTimesScalar
             | S::ExtInst
-    )
+    ) || crate::compiler::pass::denormals::compares(op)
 }
 
 impl Lowerer<'_> {
