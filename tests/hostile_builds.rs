@@ -125,3 +125,13 @@ fn front_ends_that_exit_at_once_leave_the_application_alive() {
         run_child("child_front_end_exits", &[(var, tool), ("TOOL", tool)]);
     }
 }
+
+#[test]
+fn oversized_sources_fail_with_a_log_line() {
+    let start = Instant::now();
+    let src = format!("/*{}*/ kernel void k(global int *o) {{ o[0] = 1; }}", " ".repeat(65 << 20));
+    let (code, log) = build(&src);
+    assert_eq!(code, CL_BUILD_PROGRAM_FAILURE, "{log}");
+    assert!(log.contains("more than the 64 MiB the driver builds"), "{log}");
+    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+}

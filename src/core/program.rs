@@ -565,6 +565,40 @@ pub struct BuildInfo {
     pub binary_type: cl_program_binary_type,
 }
 
+/// The largest source or IL module the driver builds (a larger one fails with a log line, before
+/// any tool reads it).
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+
+/// `Err` with a build-log line if `what` of `len` bytes is over [`MAX_INPUT_BYTES`].
+fn within_limit(what: &str, len: usize) -> Result<(), String> {
+    if len <= MAX_INPUT_BYTES {
+        return Ok(());
+    }
+    Err(format!("error: the {what} has {len} bytes, more than the {} MiB the driver builds\n", MAX_INPUT_BYTES >> 20))
+}
+
+/// The most bytes of a build log a program keeps (`CL_PROGRAM_BUILD_LOG`).
+pub const MAX_LOG_BYTES: usize = 1 << 20;
+
+/// `log`, cut to [`MAX_LOG_BYTES`] at a line boundary with a note saying how much was left out
+/// (a program with a million diagnostics must not hand the application a huge string).
+fn bounded_log(mut log: String) -> String {
+    if log.len() <= MAX_LOG_BYTES {
+        return log;
+    }
+    let total = log.len();
+    let mut cut = MAX_LOG_BYTES;
+    while !log.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if let Some(nl) = log[..cut].rfind('\n') {
+        cut = nl + 1;
+    }
+    log.truncate(cut);
+    log.push_str(&format!("note: the build log was truncated: {} of its {total} bytes are left out\n", total - cut));
+    log
+}
+
 /// SPIR-V modules as the build options want them: with `-cl-denorms-are-zero`, every kernel
 /// asks for single-precision denormals to be flushed ([`compiler::flush_denormals`]; source
 /// builds get the same from the front end).
@@ -674,13 +708,13 @@ impl Program {
             s.arg_info = arg_info;
             match result {
                 Ok(artifact) => {
-                    s.log = log_on_success;
+                    s.log = bounded_log(log_on_success);
                     if let Some(a) = artifact {
                         s.artifact = a;
                     }
                 }
                 Err(log) => {
-                    s.log = log;
+                    s.log = bounded_log(log);
                     // A failed build of source or IL leaves no binary; a loaded one stays.
                     if self.origin != Origin::Binary {
                         s.artifact = Artifact::None;
@@ -698,6 +732,7 @@ impl Program {
     /// The SPIR-V of an IL program with its specialization constants applied.
     fn specialized_il(&self) -> Result<Vec<u32>, String> {
         let Origin::Il(il) = &self.origin else { return Err("error: not an IL program\n".into()) };
+        within_limit("IL module", il.len())?;
         let words = spirv_words(il).ok_or("error: not a SPIR-V module\n")?;
         compiler::specialize(&words, &self.spec_constants()).map_err(|e| format!("error: invalid SPIR-V: {e}\n"))
     }
@@ -718,7 +753,8 @@ impl Program {
             (Origin::Binary, Artifact::Object(o)) => with_options(o.modules.clone(), parsed)
                 .and_then(|modules| load_built(compiler::build_spirv_modules(&modules)))
                 .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
-            (Origin::Source(src), _) => load_built(compiler::build_source(src, &parsed.front, &[]))
+            (Origin::Source(src), _) => within_limit("source", src.len())
+                .and_then(|()| load_built(compiler::build_source(src, &parsed.front, &[])))
                 .map(|(e, log)| (Some(Artifact::Executable(e)), log)),
             (Origin::Il(_), _) => self
                 .specialized_il()
@@ -741,10 +777,10 @@ impl Program {
         let uniform =
             parsed.uniform_work_groups || (matches!(self.origin, Origin::Source(_)) && parsed.is_opencl_c_1x());
         let spirv = match &self.origin {
-            Origin::Source(src) => {
+            Origin::Source(src) => within_limit("source", src.len()).and_then(|()| {
                 let out = compiler::compile_source(src, &parsed.front, headers);
                 out.spirv.map(|s| (s, out.log.clone())).ok_or(out.log)
-            }
+            }),
             Origin::Il(_) => self.specialized_il().and_then(|w| with_options(vec![w], parsed)).and_then(|mut w| {
                 let w = w.remove(0);
                 compiler::check_object(&w).map(|()| (w, String::new())).map_err(|e| format!("{e}\n"))
@@ -814,11 +850,11 @@ impl Program {
                     s.status = CL_BUILD_SUCCESS;
                     s.built = matches!(artifact, Artifact::Executable(_));
                     s.artifact = artifact;
-                    s.log = log;
+                    s.log = bounded_log(log);
                 }
                 Err(log) => {
                     s.status = CL_BUILD_ERROR;
-                    s.log = log;
+                    s.log = bounded_log(log);
                 }
             }
         }
@@ -983,6 +1019,19 @@ mod tests {
             Err(OptionsError::EnableLinkOptionsWithoutLibrary)
         );
         assert!(BuildOptions::parse("-D X", OptionsFor::Link).is_err());
+    }
+
+    #[test]
+    fn long_build_logs_are_cut_at_a_line_with_a_note() {
+        let line = "warning: é unused variable\n";
+        let log: String = line.repeat(MAX_LOG_BYTES / line.len() + 100);
+        let cut = bounded_log(log.clone());
+        assert!(cut.len() <= MAX_LOG_BYTES + 100, "{}", cut.len());
+        let (kept, note) = cut.rsplit_once("note: ").unwrap();
+        assert!(kept.ends_with('\n') && log.starts_with(kept));
+        let want = format!("{} of its {} bytes are left out", log.len() - kept.len(), log.len());
+        assert!(note.contains(&want), "{note}");
+        assert_eq!(bounded_log("short\n".into()), "short\n");
     }
 
     /// The globals block: allocated and initialised once per executable, relocated, reused by
