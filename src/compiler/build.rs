@@ -104,10 +104,10 @@ struct CachedBuild {
     elf: Vec<u8>,
 }
 
-/// The largest file the cache hashes to check a build's dependencies (a larger one, or anything
-/// but a regular file — a device such as `/dev/zero`, a FIFO — makes the build uncacheable
-/// instead of being read on the application's behalf).
-const MAX_DEPENDENCY_BYTES: u64 = 64 << 20;
+/// The largest file the cache hashes to check a build's dependencies: the largest header a build
+/// may include (a larger one, or anything but a regular file — a device such as `/dev/zero`, a
+/// FIFO — makes the build uncacheable instead of being read on the application's behalf).
+const MAX_DEPENDENCY_BYTES: u64 = super::includes::MAX_HEADER_BYTES;
 
 fn file_hash(path: &Path) -> Option<String> {
     use std::io::Read;
@@ -495,7 +495,7 @@ fn string_words(s: &str) -> Vec<u32> {
 
 /// The module with every kernel asking for single-precision denormals to be flushed to zero
 /// (`OpExecutionMode %k DenormFlushToZero 32`, with its capability and extension): how
-/// `-cl-denorms-are-zero` reaches the back end ([`crate::compiler::pass::denormals`]), whether
+/// `-cl-denorms-are-zero` reaches the back end (`spirv/denormals.rs`), whether
 /// the module came from source, IL or compiled objects. Idempotent.
 pub fn flush_denormals(words: &[u32]) -> Result<Vec<u32>, String> {
     let insts = instructions(words)?;

@@ -5,7 +5,6 @@
 
 pub mod cfg;
 pub mod cse;
-pub mod denormals;
 pub mod legalize64;
 pub mod mem2reg;
 pub mod reassoc;

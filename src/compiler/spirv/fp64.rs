@@ -63,7 +63,7 @@ pub(super) fn is_float_op(op: S) -> bool {
             | S::Dot
             | S::VectorTimesScalar
             | S::ExtInst
-    ) || crate::compiler::pass::denormals::compares(op)
+    ) || super::denormals::compares(op)
 }
 
 impl Lowerer<'_> {

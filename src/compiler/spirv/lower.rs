@@ -3,10 +3,10 @@
 
 use super::super::ir::*;
 use super::super::CompileError;
+use super::denormals;
 use super::types::SType;
 use super::{id_operand, invalid, ConstData, Module};
 use crate::abi::lines::SOURCE_STRING_NAME;
-use crate::compiler::pass::denormals;
 use rspirv::dr::{Instruction, Operand};
 use spirv::Op as S;
 use std::collections::HashMap;
@@ -74,7 +74,7 @@ pub(super) struct Lowerer<'m> {
     /// halves widened to float, which lets the exact remainders take fewer reduction steps.
     pub half_operands: bool,
     /// The kernel flushes single-precision denormals (`DenormFlushToZero 32`, see
-    /// [`crate::compiler::pass::denormals`]): set while its body is lowered.
+    /// [`super::denormals`]): set while its body is lowered.
     flush_f32: bool,
 }
 

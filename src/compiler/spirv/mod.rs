@@ -14,6 +14,7 @@
 
 mod async_copy;
 mod convert;
+mod denormals;
 mod fp16;
 mod fp64;
 mod half;
@@ -290,7 +291,7 @@ impl Module {
                     C::GenericPointer => {}
                     C::Int64Atomics => {} // compare-and-swap loops (pass::legalize64)
                     // SPV_KHR_float_controls: single-precision `DenormFlushToZero` is honoured
-                    // (pass::denormals; other widths keep denormals, as OpenCL allows);
+                    // (spirv/denormals.rs; other widths keep denormals, as OpenCL allows);
                     // preserving denormals, signed zeros, infinities and NaNs, and rounding to
                     // nearest even are what the device does anyway.
                     C::DenormFlushToZero | C::DenormPreserve | C::SignedZeroInfNanPreserve | C::RoundingModeRTE => {}
