@@ -453,7 +453,7 @@ fn child_stats() {
     }
 }
 
-/// A spinning kernel of many work-groups is stopped by the host-time watchdog (per work-group)
+/// A spinning kernel of many work-groups is stopped by the CPU-time watchdog (per work-group)
 /// and by `VENTUS_TIMEOUT` (per launch) within their limits; the context then runs a correct
 /// kernel.
 #[test]
@@ -480,8 +480,10 @@ fn child_time_limit() {
     set_mem(inc, 0, &m);
     let t0 = std::time::Instant::now();
     assert_eq!(env.run(spin, None, &[32 * 64], Some(&[32])), CL_OUT_OF_RESOURCES);
+    // The upper bound only catches a limit that never fires: a loaded machine may take long to
+    // give a work-group its 1 s of CPU time.
     let took = t0.elapsed().as_secs_f64();
-    assert!(took < 6.0, "stopped after {took} s");
+    assert!(took < 60.0, "stopped after {took} s");
     let msgs = env.messages();
     assert!(msgs.len() == 1 && msgs[0].contains("spin") && msgs[0].contains(&expect), "{msgs:?}");
     assert_eq!(env.run(inc, None, &[32], None), CL_COMPLETE);

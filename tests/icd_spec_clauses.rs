@@ -403,10 +403,11 @@ fn launch_statistics_through_the_vendor_query() {
     let (global, local, mut e) = (128usize, 64usize, null_mut());
     check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut e)), "launch");
     check(call!(clWaitForEvents(1, &e)), "wait");
-    let mut st = [0u64; 10];
-    let code = call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 80, st.as_mut_ptr() as *mut c_void, null_mut()));
+    let mut st = [0u64; 11];
+    let code = call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 88, st.as_mut_ptr() as *mut c_void, null_mut()));
     check(code, "statistics");
-    let [groups, warp_insts, lane_insts, width, divergent, barriers, global_b, local_b, _private, _ns] = st;
+    let [groups, warp_insts, lane_insts, width, divergent, barriers, global_b, local_b, _private, ns, longest] = st;
+    assert!(longest <= ns, "one work-group's CPU time within the launch's host time: {st:?}");
     assert_eq!((groups, barriers, width), (2, 2, 32), "{st:?}");
     assert!(divergent >= 4, "each of the 4 warps splits at `i & 1`: {st:?}");
     assert!(lane_insts < warp_insts * width, "divergence lowers lane utilisation: {st:?}");
@@ -422,7 +423,7 @@ fn launch_statistics_through_the_vendor_query() {
         call!(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, 4, &word as *const u32 as *const c_void, 0, null(), &mut w)),
         "write",
     );
-    let code = call!(clGetEventInfo(w, CL_EVENT_STATISTICS_VENTUS, 80, st.as_mut_ptr() as *mut c_void, null_mut()));
+    let code = call!(clGetEventInfo(w, CL_EVENT_STATISTICS_VENTUS, 88, st.as_mut_ptr() as *mut c_void, null_mut()));
     expect_err(code, CL_INVALID_VALUE, "statistics of a buffer write");
     for r in [
         call!(clReleaseEvent(e)),

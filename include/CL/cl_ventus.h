@@ -16,6 +16,13 @@
  * naming the kernel, work-group, warp, lane, work-item, pc, instruction, source line, address and
  * the nearest buffer with the number of bytes the access missed it by.
  *
+ * Work-group budget: CL_CONTEXT_WATCHDOG_SECONDS_VENTUS, a context property whose value is the
+ * host CPU seconds one work-group of the context's launches may use (0 = no limit); without it
+ * VENTUS_WATCHDOG_SECONDS applies (default 30). A work-group over its budget fails its launch
+ * (event status CL_OUT_OF_RESOURCES) with a watchdog message naming the kernel, work-group,
+ * warp, pc and source line. longest_group_ns in the statistics is the most CPU time one
+ * work-group of the launch used (work-groups shorter than a few milliseconds count as 0).
+ *
  * The enum values are provisional (not registered with Khronos).
  */
 #ifndef CL_VENTUS_H
@@ -29,6 +36,7 @@ extern "C" {
 
 #define CL_EVENT_STATISTICS_VENTUS 0x7F10
 #define CL_CONTEXT_MEMCHECK_VENTUS 0x7F11
+#define CL_CONTEXT_WATCHDOG_SECONDS_VENTUS 0x7F12
 
 typedef struct cl_ventus_launch_stats {
     cl_ulong work_groups;        /* work-groups run */
@@ -41,6 +49,7 @@ typedef struct cl_ventus_launch_stats {
     cl_ulong local_bytes;        /* ... in local memory */
     cl_ulong private_bytes;      /* ... in private memory (spills included) */
     cl_ulong elapsed_ns;         /* host time the emulator spent on the launch */
+    cl_ulong longest_group_ns;   /* most host CPU time one work-group used */
 } cl_ventus_launch_stats;
 
 #ifdef __cplusplus

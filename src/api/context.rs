@@ -94,6 +94,8 @@ fn check_properties(props: &[cl_context_properties]) -> CLResult<()> {
             CL_CONTEXT_INTEROP_USER_SYNC | CL_CONTEXT_MEMCHECK_VENTUS => {
                 check(value == CL_TRUE as cl_context_properties || value == 0, CL_INVALID_PROPERTY)?
             }
+            // Seconds as a cl_uint (0 = no limit).
+            CL_CONTEXT_WATCHDOG_SECONDS_VENTUS => check(u32::try_from(value).is_ok(), CL_INVALID_PROPERTY)?,
             CL_PRINTF_CALLBACK_ARM if value != 0 => {}
             CL_PRINTF_BUFFERSIZE_ARM if value > 0 && value <= (256 << 20) => {}
             CL_PRINTF_CALLBACK_ARM | CL_PRINTF_BUFFERSIZE_ARM => return Err(CL_INVALID_VALUE),

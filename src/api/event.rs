@@ -56,6 +56,7 @@ pub extern "C" fn clGetEventInfo(
                     st.local_bytes,
                     st.private_bytes,
                     st.elapsed.as_nanos() as u64,
+                    st.longest_group.as_nanos() as u64,
                 ];
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
                 info::write_bytes(&bytes, s, v, r)

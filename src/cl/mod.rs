@@ -11,11 +11,14 @@ pub use opencl_sys::cl_icd::cl_icd_dispatch;
 pub use opencl_sys::*;
 
 /// `clGetEventInfo` query of the Ventus vendor extension (`include/CL/cl_ventus.h`): the
-/// statistics of a completed kernel launch, a `cl_ventus_launch_stats` (ten `cl_ulong`s).
+/// statistics of a completed kernel launch, a `cl_ventus_launch_stats` (eleven `cl_ulong`s).
 pub const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
 /// Context property of the Ventus vendor extension: a `cl_bool`; `CL_TRUE` runs every kernel
 /// of the context under the memory checker (as `VENTUS_MEMCHECK=1` does for every context).
 pub const CL_CONTEXT_MEMCHECK_VENTUS: cl_context_properties = 0x7F11;
+/// Context property of the Ventus vendor extension: the host CPU seconds one work-group of the
+/// context's launches may use (0 = no limit), overriding `VENTUS_WATCHDOG_SECONDS`.
+pub const CL_CONTEXT_WATCHDOG_SECONDS_VENTUS: cl_context_properties = 0x7F12;
 
 /// Result of an OpenCL operation: the error is the spec's error code (a negative `cl_int`).
 pub type CLResult<T> = Result<T, cl_int>;

@@ -40,6 +40,16 @@ impl Context {
         self.properties.chunks(2).any(|p| p[0] == CL_CONTEXT_MEMCHECK_VENTUS && p.get(1).is_some_and(|&v| v != 0))
     }
 
+    /// The context's per-work-group CPU-time budget in seconds (`CL_CONTEXT_WATCHDOG_SECONDS_VENTUS`,
+    /// 0 = none), when it sets one; otherwise `VENTUS_WATCHDOG_SECONDS` applies.
+    pub fn watchdog_seconds(&self) -> Option<u32> {
+        self.properties
+            .chunks(2)
+            .find(|p| p[0] == CL_CONTEXT_WATCHDOG_SECONDS_VENTUS)
+            .and_then(|p| p.get(1))
+            .and_then(|&v| u32::try_from(v).ok())
+    }
+
     /// Sets the `cl_arm_printf` configuration (once, at creation).
     pub fn set_printf(&self, config: PrintfConfig) {
         let _ = self.printf.set(config);

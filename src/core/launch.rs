@@ -232,6 +232,9 @@ impl Launch {
         let mut opts = k.run_options();
         opts.print_hook = Some(hook.clone());
         opts.memcheck |= context.memcheck();
+        if let Some(seconds) = context.watchdog_seconds() {
+            opts.watchdog_seconds = seconds;
+        }
         let l = KernelLaunch {
             program: &k.exec.code,
             entry: k.def().entry,

@@ -45,6 +45,7 @@ pub fn record(kernel: &str, s: &LaunchStats, width: u32) {
     a.local_bytes += s.local_bytes;
     a.private_bytes += s.private_bytes;
     a.elapsed += s.elapsed;
+    a.longest_group = a.longest_group.max(s.longest_group);
 }
 
 /// One kernel's summary line.
@@ -54,7 +55,7 @@ fn line(name: &str, t: &Totals) -> String {
     format!(
         "ventus-icd stats: kernel `{name}`: {} launch(es), {} work-groups, {} warp instructions, lane \
          utilisation {utilisation:.1}%, {} divergent branches, {} barriers, global {} B, local {} B, \
-         private {} B, {:.3} s",
+         private {} B, {:.3} s, longest work-group {:.3} s of CPU time",
         t.launches,
         s.work_groups,
         s.instructions,
@@ -63,7 +64,8 @@ fn line(name: &str, t: &Totals) -> String {
         s.global_bytes,
         s.local_bytes,
         s.private_bytes,
-        s.elapsed.as_secs_f64()
+        s.elapsed.as_secs_f64(),
+        s.longest_group.as_secs_f64()
     )
 }
 

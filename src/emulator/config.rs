@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `VENTUS_THREADS` | host threads running work-groups, 1–256 | available cores |
 //! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^34 |
-//! | `VENTUS_WATCHDOG_SECONDS` | host seconds a work-group may run without storing to global or local memory, 0 = off | 10 |
+//! | `VENTUS_WATCHDOG_SECONDS` | host CPU seconds one work-group may use, storing or not, 0 = off (a context's `CL_CONTEXT_WATCHDOG_SECONDS_VENTUS` overrides it) | 30 |
 //! | `VENTUS_TIMEOUT` | host-time budget of a whole launch in seconds, 0 = off | 0 |
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
 //! | `VENTUS_MEMCHECK` | `1`: check every access against byte-exact extents (see [`super::memcheck`]); `2`: also report loads of buffer bytes never written by the host or a kernel | `0` |
@@ -48,6 +48,11 @@ pub struct Config {
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
 
+/// The default per-work-group CPU-time budget in seconds (`VENTUS_WATCHDOG_SECONDS`): far
+/// above the longest work-group of the conformance and test suites the README lists, far below
+/// the hours a forgotten loop update would otherwise run.
+pub const DEFAULT_WATCHDOG_SECONDS: u32 = 30;
+
 /// Most emulator host threads (`VENTUS_THREADS`, reported as compute units).
 pub const MAX_THREADS: usize = 256;
 /// Most warps per work-group (`NUM_WARP`): 32 warps of 32 lanes, 1,024 work-items.
@@ -81,7 +86,7 @@ impl Config {
                 cores.min(MAX_THREADS),
             ),
             watchdog: var::<u64>(&["VENTUS_WATCHDOG"]).unwrap_or(1 << 34),
-            watchdog_seconds: var::<u32>(&["VENTUS_WATCHDOG_SECONDS"]).unwrap_or(10),
+            watchdog_seconds: var::<u32>(&["VENTUS_WATCHDOG_SECONDS"]).unwrap_or(DEFAULT_WATCHDOG_SECONDS),
             timeout_seconds: var::<u32>(&["VENTUS_TIMEOUT"]).unwrap_or(0),
             trap_mode,
             threads_per_warp: numt,

@@ -37,8 +37,8 @@ pub enum FaultKind {
     Watchdog {
         instructions: u64,
     },
-    /// The work-group ran longer than its host-time budget without a global or local store
-    /// (a spinning loop).
+    /// The work-group used more host CPU time than its budget (`VENTUS_WATCHDOG_SECONDS`, the
+    /// context's `CL_CONTEXT_WATCHDOG_SECONDS_VENTUS`): a runaway loop, storing or not.
     WatchdogTime {
         seconds: u32,
     },
@@ -153,8 +153,9 @@ impl std::fmt::Display for Fault {
                 format!("watchdog: work-group exceeded {instructions} instructions (runaway kernel?)")
             }
             FaultKind::WatchdogTime { seconds } => format!(
-                "watchdog: work-group ran for more than {seconds} s without storing to global or local \
-                 memory (a spinning kernel? VENTUS_WATCHDOG_SECONDS sets the limit)"
+                "watchdog: work-group ran for more than {seconds} s of host CPU time (a runaway loop?); \
+                 VENTUS_WATCHDOG_SECONDS=N or the context property CL_CONTEXT_WATCHDOG_SECONDS_VENTUS \
+                 raises the limit, 0 removes it"
             ),
             FaultKind::Timeout { seconds } => {
                 format!("timeout: the launch ran for more than {seconds} s (VENTUS_TIMEOUT)")

@@ -654,8 +654,6 @@ pub struct MemView<'a> {
     recent: [std::cell::Cell<usize>; RECENT],
     /// Bytes moved by successful accesses, by address space ([`Space`] order).
     moved: [std::cell::Cell<u64>; 3],
-    /// Stores and atomic updates to global or local memory (the watchdog's sign of progress).
-    shared_writes: std::cell::Cell<u64>,
     /// Some access through this view wrote to the private overlay / the LDS window.
     private_written: std::cell::Cell<bool>,
     lds_written: std::cell::Cell<bool>,
@@ -701,7 +699,7 @@ struct RecentReadOnly<'a> {
 /// `unit_stride`, the store's `unit_stride_stride` bytes after the load's; `n` counts the
 /// addresses that start 32 words inside; kept only without a checker, for stores only in a
 /// buffer with no read-only part and no written-byte bits); in each, `base`, `n` and `words`
-/// of its [`RecentBlock`]; the global bytes-moved and shared-writes counters.
+/// of its [`RecentBlock`]; the global bytes-moved counter.
 pub(crate) struct ViewLayout {
     pub check: usize,
     pub read_only: usize,
@@ -712,7 +710,6 @@ pub(crate) struct ViewLayout {
     pub n: usize,
     pub words: usize,
     pub moved_global: usize,
-    pub shared_writes: usize,
 }
 
 impl MemView<'static> {
@@ -727,7 +724,6 @@ impl MemView<'static> {
         n: std::mem::offset_of!(RecentBlock, n),
         words: std::mem::offset_of!(RecentBlock, words),
         moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
-        shared_writes: std::mem::offset_of!(MemView<'static>, shared_writes),
     };
 }
 
@@ -762,7 +758,6 @@ impl<'a> MemView<'a> {
             check: None,
             recent: std::array::from_fn(|_| std::cell::Cell::new(usize::MAX)),
             moved: Default::default(),
-            shared_writes: Default::default(),
             private_written: Default::default(),
             lds_written: Default::default(),
             wide: false,
@@ -928,9 +923,6 @@ impl<'a> MemView<'a> {
         }
         let c = &self.moved[space as usize];
         c.set(c.get() + u64::from(bytes));
-        if write && space != Space::Private {
-            self.shared_writes.set(self.shared_writes.get() + 1);
-        }
         Ok((r, space))
     }
 
@@ -1034,9 +1026,6 @@ impl<'a> MemView<'a> {
         }
         let c = &self.moved[space as usize];
         c.set(c.get() + 128);
-        if write && space != Space::Private {
-            self.shared_writes.set(self.shared_writes.get() + 32);
-        }
         Some(words)
     }
 
@@ -1069,15 +1058,7 @@ impl<'a> MemView<'a> {
         let n = u64::from(m.count_ones());
         let c = &self.moved[space as usize];
         c.set(c.get() + u64::from(bytes) * n);
-        if space != Space::Private {
-            self.shared_writes.set(self.shared_writes.get() + n);
-        }
         true
-    }
-
-    /// Stores and atomic updates to global or local memory so far through this view.
-    pub fn shared_writes(&self) -> u64 {
-        self.shared_writes.get()
     }
 
     /// Whether any access through this view has written to the private overlay (if not, the
@@ -1272,12 +1253,10 @@ mod tests {
         // Wrapping past 2^32 and the program window (page permissions) are never taken.
         assert!(v.unit_stride(&run(0xffff_ffe0), false).is_none());
         assert!(v.unit_stride(&run(abi::PROGRAM_BASE), false).is_none());
-        // A read-only block loads in one step but never stores; stores count shared writes.
+        // A read-only block loads in one step but never stores.
         assert!(v.unit_stride(&run(ro.base()), false).is_some());
         assert!(v.unit_stride(&run(ro.base()), true).is_none());
-        let before = v.shared_writes();
         assert!(v.unit_stride(&run(b), true).is_some());
-        assert_eq!(v.shared_writes(), before + 32);
         // The LDS window, up to its end.
         assert!(v.unit_stride(&run(abi::LDS_BASE + 0x40), true).is_some());
         assert!(v.lds_written());

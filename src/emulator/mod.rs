@@ -170,7 +170,8 @@ pub struct RunOptions {
     pub threads: usize,
     /// Instruction budget per work-group (warp instructions; 0 = unlimited).
     pub watchdog: u64,
-    /// Host seconds a work-group may run without a global or local store (0 = unlimited).
+    /// Host CPU seconds one work-group may use, measured on the CPU clock of the host thread
+    /// running it (0 = unlimited).
     pub watchdog_seconds: u32,
     /// Host-time budget of the whole launch in seconds (0 = unlimited).
     pub timeout_seconds: u32,

@@ -41,6 +41,9 @@ pub struct RunStats {
     pub local_bytes: u64,
     pub private_bytes: u64,
     pub elapsed: Duration,
+    /// The most host CPU time one work-group used (counted from its first watchdog check, a
+    /// few thousand rounds in, so work-groups shorter than a few milliseconds read zero) — what the per-work-group budget (`VENTUS_WATCHDOG_SECONDS`) is compared with.
+    pub longest_group: Duration,
 }
 
 /// One host thread's private windows and warp storage. Slots outlive launches: a finished
@@ -247,6 +250,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
                     local.lane_instructions += s.lane_instructions;
                     local.divergent_branches += s.divergent_branches;
                     local.barriers += s.barriers;
+                    local.longest_group = local.longest_group.max(s.cpu);
                 }
                 Err(f) => {
                     let mut ff = first_fault.lock();
@@ -266,6 +270,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
         t.lane_instructions += local.lane_instructions;
         t.divergent_branches += local.divergent_branches;
         t.barriers += local.barriers;
+        t.longest_group = t.longest_group.max(local.longest_group);
         t.global_bytes += view.bytes_moved(Space::Global);
         t.local_bytes += view.bytes_moved(Space::Local);
         t.private_bytes += view.bytes_moved(Space::Private);

@@ -65,12 +65,39 @@ pub fn over_limit(start: Duration, now: Duration, seconds: u32) -> bool {
     seconds != 0 && now.saturating_sub(start) > Duration::from_secs(seconds.into()) + coarse_resolution()
 }
 
+/// The CPU time the calling host thread has used (`CLOCK_THREAD_CPUTIME_ID`, nanosecond
+/// resolution), for the per-work-group budget: a work-group runs on one host thread from start
+/// to end, so this measures its own work, unaffected by other processes competing for the CPU
+/// (a loaded machine does not make a work-group look slower). A system call (~1 µs): read at
+/// the watchdog's checks only, never per instruction or per short work-group.
+pub fn thread_cpu_now() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        // No per-thread clock (never on Linux): the coarse wall clock.
+        return coarse_now();
+    }
+    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+}
+
+/// Whether a work-group that started at `start` and reads `now` on [`thread_cpu_now`] has used
+/// more than `seconds` of CPU time (0 = no limit). The clock is exact, so the limit never fires
+/// early.
+pub fn over_cpu_budget(start: Duration, now: Duration, seconds: u32) -> bool {
+    seconds != 0 && now.saturating_sub(start) > Duration::from_secs(seconds.into())
+}
+
 /// Result of one work-group.
 pub struct GroupStats {
     pub instructions: u64,
     pub lane_instructions: u64,
     pub divergent_branches: u64,
     pub barriers: u64,
+    /// Host CPU time of the work-group from its first watchdog check (after
+    /// [`CHECK_EVERY`] rounds) to its end; zero for a work-group that ended before it (a few
+    /// milliseconds at most).
+    pub cpu: Duration,
 }
 
 /// Reusable per-host-thread warp storage.
@@ -192,10 +219,9 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         source: ctx.prog.source_location(w.pc),
     };
     let group_start = coarse_now();
-    // The host-time watchdog measures time without progress: a work-group that stores to
-    // global or local memory (or prints) is working, not spinning.
-    let mut progress_at = group_start;
-    let mut writes_seen = ctx.mem.shared_writes();
+    // The work-group's CPU-time budget counts from the first check: reading the thread's CPU
+    // clock costs a system call, which a short work-group never pays.
+    let mut cpu_start: Option<Duration> = None;
     let over = over_limit;
     if over(launch_start, group_start, opts.timeout_seconds) {
         let kind = FaultKind::Timeout { seconds: opts.timeout_seconds };
@@ -218,7 +244,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             TrapMode::EndWorkGroup => {
                 log::warn!("work-group ended by a trap (spike-compatible mode): {f}");
                 let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
-                Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
+                Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers, cpu: Duration::ZERO })
             }
         };
     // Each pass runs the round furthest behind.
@@ -226,12 +252,9 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         if r >= next_check {
             next_check = r + CHECK_EVERY;
             let now = coarse_now();
-            let writes = ctx.mem.shared_writes();
-            if writes != writes_seen {
-                writes_seen = writes;
-                progress_at = now;
-            }
-            let kind = if over(progress_at, now, opts.watchdog_seconds) {
+            let cpu = thread_cpu_now();
+            let started = *cpu_start.get_or_insert(cpu);
+            let kind = if over_cpu_budget(started, cpu, opts.watchdog_seconds) {
                 Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
             } else if over(launch_start, now, opts.timeout_seconds) {
                 Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
@@ -396,7 +419,8 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         warps.iter().for_each(Warp::check_bounds);
     }
     let divergent_branches = warps.iter().map(|w| w.divergent_branches).sum();
-    Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers })
+    let cpu = cpu_start.map_or(Duration::ZERO, |s| thread_cpu_now().saturating_sub(s));
+    Ok(GroupStats { instructions, lane_instructions, divergent_branches, barriers, cpu })
 }
 
 /// A traced turn's end as an untraced one's: its outcome, when not `Ok(Flow::Next)`, in `out`.
@@ -422,5 +446,22 @@ mod tests {
         assert!(!over_limit(start, start + Duration::from_secs(1) + res, 1));
         assert!(over_limit(start, start + Duration::from_secs(1) + res + Duration::from_nanos(1), 1));
         assert!(!over_limit(start, start + Duration::from_secs(1000), 0), "0 = no limit");
+        assert!(!over_cpu_budget(start, start + Duration::from_secs(30), 30));
+        assert!(over_cpu_budget(start, start + Duration::from_secs(30) + Duration::from_nanos(1), 30));
+        assert!(!over_cpu_budget(start, start + Duration::from_secs(1000), 0), "0 = no limit");
+    }
+
+    #[test]
+    fn the_thread_cpu_clock_counts_this_threads_work_only() {
+        let a = thread_cpu_now();
+        std::thread::sleep(Duration::from_millis(50));
+        let b = thread_cpu_now();
+        assert!(b >= a);
+        assert!(b - a < Duration::from_millis(40), "sleeping used {:?} of CPU time", b - a);
+        let mut x = 0u64;
+        while thread_cpu_now() - b < Duration::from_millis(20) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        assert!(x > 0);
     }
 }

@@ -493,8 +493,8 @@ pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, d
 
 /// A full warp's `vlw12.v vd, imm(vs1)` (`store`: `vsw12.v vs2, imm(vs1)`) whose lanes address
 /// 32 consecutive words of the global buffer the view's latest such access found, inline (what
-/// [`MemView::unit_stride`] and the bulk copy do then: the 128 bytes moved whole, 128 bytes
-/// and for a store 32 shared writes counted); anything else jumps to `slow` with nothing
+/// [`MemView::unit_stride`] and the bulk copy do then: the 128 bytes moved whole and
+/// counted); anything else jumps to `slow` with nothing
 /// changed. Only in the copy for a full vector state (every lane active, `vl` ≥ 32). Jumps to
 /// `done` after a hit.
 ///
@@ -541,7 +541,6 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
         ; add QWORD [rcx + l.moved_global as i32], 128
     );
     if store {
-        dynasm!(a ; .arch x64 ; add QWORD [rcx + l.shared_writes as i32], 32);
         for j in 0..4 {
             dynasm!(a
                 ; .arch x64
