@@ -129,3 +129,29 @@ fn legacy_printf_detection_needs_the_library_symbols() {
     let elf = VentusElf::parse(&ventus_icd::abi::crt0::link(".globl k\nk:\n    ret\n", &[]).unwrap()).unwrap();
     assert_eq!(legacy::detect(&elf), None);
 }
+
+/// An executable segment whose `p_memsz` was forged to 255 MiB (the file holds a few hundred
+/// bytes of code) loads as the code it has: the emulator predecodes the file's words, not 64
+/// million words of zero fill (1.6 GB and seconds per load before; found by the `elf_loader`
+/// fuzz target).
+#[test]
+fn a_forged_text_size_does_not_inflate_the_program() {
+    let mut bytes = ventus_icd::abi::crt0::link(".globl k\nk:\n    ret\n", &[]).unwrap();
+    let honest = Program::from_elf(&VentusElf::parse(&bytes).unwrap()).unwrap().len();
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let (phoff, phnum) = (u32_at(&bytes, 28), u16::from_le_bytes([bytes[44], bytes[45]]) as usize);
+    let mut forged = 0;
+    for i in 0..phnum {
+        let ph = phoff + 32 * i;
+        // PT_LOAD with PF_X.
+        if u32_at(&bytes, ph) == 1 && u32_at(&bytes, ph + 24) & 1 != 0 {
+            bytes[ph + 20..ph + 24].copy_from_slice(&0x0ff0_0000u32.to_le_bytes());
+            forged += 1;
+        }
+    }
+    assert_eq!(forged, 1, "one executable segment");
+    let elf = VentusElf::parse(&bytes).unwrap();
+    let prog = Program::from_elf(&elf).unwrap();
+    assert_eq!(prog.len(), honest, "words predecoded");
+    assert!(honest < 4096, "{honest}");
+}

@@ -25,12 +25,18 @@ macro_rules! call {
 
 /// Builds `src` in a new context: the build's result code and log.
 fn build(src: &str) -> (cl_int, String) {
+    build_with(src, "")
+}
+
+/// As [`build`], with build `options`.
+fn build_with(src: &str, options: &str) -> (cl_int, String) {
     let ctx = context();
     let (text, mut err) = (CString::new(src).unwrap(), 0);
     let mut ptrs = [text.as_ptr()];
     let p = call!(clCreateProgramWithSource(ctx, 1, ptrs.as_mut_ptr(), null(), &mut err));
     check(err, "clCreateProgramWithSource");
-    let code = call!(clBuildProgram(p, 0, null(), null(), None, null_mut()));
+    let options = CString::new(options).unwrap();
+    let code = call!(clBuildProgram(p, 0, null(), options.as_ptr(), None, null_mut()));
     let d = device();
     let mut log = info_bytes_with(|s, v, r| call!(clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, s, v, r)));
     log.pop();
@@ -134,4 +140,54 @@ fn oversized_sources_fail_with_a_log_line() {
     assert_eq!(code, CL_BUILD_PROGRAM_FAILURE, "{log}");
     assert!(log.contains("more than the 64 MiB the driver builds"), "{log}");
     assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+}
+
+/// A program-scope array of `rows` × 1000 ints with an initializer for every element (nested,
+/// so that llvm-spirv accepts it: one composite of more than 65,532 elements it refuses itself).
+fn initialized_table(space: &str, rows: usize) -> String {
+    let row = format!("{{{}}}", (0..1000).map(|i| (i % 97).to_string()).collect::<Vec<_>>().join(","));
+    let rows = vec![row; rows].join(",\n");
+    format!(
+        "{space} int table[{n}][1000] = {{\n{rows}\n}};\n\
+         kernel void k(global int *o) {{ o[get_global_id(0)] = table[get_global_id(0) % {n}][get_global_id(0) % 1000]; }}\n",
+        n = rows.matches('{').count()
+    )
+}
+
+/// A `constant` or `global` array larger than the device allows fails the build with a log line
+/// naming the variable and the limit, found when the module is read (before the driver looks at
+/// its 300,000 initial values).
+#[test]
+fn oversized_program_scope_initializers_fail_naming_the_variable() {
+    for (space, query) in [
+        ("constant", "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE is 65536"),
+        ("global", "CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE is 65536"),
+    ] {
+        let (code, log) = build_with(&initialized_table(space, 300), "-cl-std=CL3.0");
+        assert_eq!(code, CL_BUILD_PROGRAM_FAILURE, "{space}: {log}");
+        let what = if space == "constant" { "constant" } else { "variable" };
+        assert!(log.contains(&format!("program-scope {what} `table` has 1200000 bytes ({query})")), "{space}: {log}");
+        assert!(log.len() < 4096, "a short log: {log}");
+    }
+    // Within the limit, the same kind of table builds.
+    let (code, log) = build(&initialized_table("constant", 16));
+    assert_eq!(code, CL_SUCCESS, "{log}");
+}
+
+/// An initializer of more elements than one SPIR-V constant can hold (llvm-spirv refuses it,
+/// quoting the whole value) fails at once: no retry at other optimisation levels (each a clang
+/// run), and a short log naming the variable and the device's limits.
+#[test]
+fn initializers_too_large_for_spirv_fail_without_retries() {
+    let values = (0..100_000).map(|i| (i % 89).to_string()).collect::<Vec<_>>().join(",");
+    let src = format!(
+        "constant int table[100000] = {{{values}}};\n\
+         kernel void k(global int *o) {{ o[get_global_id(0)] = table[get_global_id(0)]; }}\n"
+    );
+    let (code, log) = build(&src);
+    assert_eq!(code, CL_BUILD_PROGRAM_FAILURE, "{log}");
+    assert!(log.contains("error: program-scope `table` has an initializer of more than 65,532 elements"), "{log}");
+    assert!(log.contains("CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE"), "{log}");
+    assert!(!log.contains("retr"), "no retries: {log}");
+    assert!(log.len() < 8192, "{} bytes of log", log.len());
 }

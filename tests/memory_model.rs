@@ -126,6 +126,40 @@ fn stores_outside_the_mapped_pages_fault_and_name_the_access() {
     assert_eq!(read::<i32>(&out[0]), vec![42; 32]);
 }
 
+/// Under the memory checker, buffers are separated by unmapped redzones: a store a few words
+/// before a buffer or just past its end, which would land in the neighbouring buffer (two
+/// 4 KiB buffers allocated one after the other are adjacent without the checker), faults and is
+/// reported against the buffer the access started from; the neighbour keeps its contents.
+#[test]
+fn underflows_and_overflows_into_a_neighbour_are_reported_under_the_checker() {
+    let _one = serial();
+    let src = "kernel void k(global int *first, global int *second, int index, int which) {
+        if (get_global_id(0) == 0) {
+            if (which == 0) first[index] = 7;
+            else second[index] = 7;
+        }
+    }";
+    let cases = [
+        // second[-2]: 8 bytes before the second buffer (the end of the first without redzones).
+        (-2, 1, "store access fault (unmapped address)", "8 bytes before buffer (argument 1)"),
+        // first[1024]: just past the first buffer (the start of the second without redzones).
+        (1024, 0, "store access fault (unmapped address)", "0 bytes past the end of buffer (argument 0)"),
+    ];
+    for (index, which, kind, detail) in cases {
+        let args = [filled(1024, 1i32), filled(1024, 2i32), val(index), val(which)];
+        let r = try_run_source(&MEMCHECK, src, "", "k", &[32], Some(&[32]), None, &args);
+        let m = failure(r, detail);
+        assert!(m.contains(kind), "{detail}: {m}");
+        assert!(m.contains(detail), "{m}");
+        assert!(m.contains("(4096 bytes)") && m.contains(" at <source>:"), "{m}");
+    }
+    // In bounds, the same kernel runs under the checker, and both buffers keep their values.
+    let args = [filled(1024, 1i32), filled(1024, 2i32), val(1023), val(0)];
+    let out = try_run_source(&MEMCHECK, src, "", "k", &[32], Some(&[32]), None, &args).expect("in bounds");
+    let (first, second) = (read::<i32>(&out[0]), read::<i32>(&out[1]));
+    assert_eq!((first[1023], first[0], second[0], second[1023]), (7, 1, 2, 2));
+}
+
 /// Resident set size of this process in KiB.
 fn rss_kib() -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");

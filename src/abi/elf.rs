@@ -216,8 +216,19 @@ impl VentusElf {
     }
 
     /// `(start, end)` (end exclusive) of every executable `PT_LOAD` segment, in file order.
+    ///
+    /// A range covers the segment's file bytes: its zero fill (`p_memsz` past `p_filesz`) holds
+    /// no instructions, and a forged `p_memsz` of hundreds of megabytes must not make the
+    /// emulator predecode that many words (a fetch there is outside the program text).
     pub fn text_ranges(&self) -> Vec<(u32, u32)> {
-        self.segments.iter().filter(|s| s.executable).map(|s| (s.vaddr, s.vaddr + s.mem_size)).collect()
+        self.segments
+            .iter()
+            .filter(|s| s.executable)
+            .map(|s| {
+                let file = u32::try_from(s.data.len()).unwrap_or(u32::MAX).min(s.mem_size);
+                (s.vaddr, s.vaddr.saturating_add(file.next_multiple_of(4)))
+            })
+            .collect()
     }
 
     /// The source-line table ([`super::lines`]): `Ok(None)` when the file has none (every

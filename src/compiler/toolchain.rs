@@ -604,7 +604,12 @@ impl Toolchain {
             Ok(spirv) => return Ok((spirv, log)),
             Err(reason) => reason,
         };
-        log.push_str(&format!("note: llvm-spirv rejected the {level} module ({reason})"));
+        if let Some(error) = untranslatable(&reason) {
+            // No other optimisation level changes this: no retries (each is a clang run).
+            log.push_str(&format!("{error}\nnote: llvm-spirv said: {}\n", brief(&reason)));
+            return Err((ToolError::TranslateFailed, log));
+        }
+        log.push_str(&format!("note: llvm-spirv rejected the {level} module ({})", brief(&reason)));
         if opts.opt_disable {
             log.push('\n');
             return Err((ToolError::TranslateFailed, log));
@@ -623,7 +628,9 @@ impl Toolchain {
         if ok {
             match self.translate(&bc).map_err(|e| (e, log.clone()))? {
                 Ok(spirv) => return Ok((spirv, log)),
-                Err(reason) => log.push_str(&format!("note: llvm-spirv rejected the -O0 module ({reason})\n")),
+                Err(reason) => {
+                    log.push_str(&format!("note: llvm-spirv rejected the -O0 module ({})\n", brief(&reason)))
+                }
             }
         }
         Err((ToolError::TranslateFailed, log))
@@ -706,9 +713,68 @@ type ClangRun<'a> = dyn Fn(&[String], &str) -> Result<ToolRun, ToolError> + 'a;
 /// (Others, e.g. non-trivial loop unswitching, are found by the bisection.)
 const FREEZE_PASSES: [&str; 1] = ["DivRemPairsPass"];
 
+/// The most of one llvm-spirv complaint the build log keeps ([`brief`]).
+const MAX_REASON_BYTES: usize = 1024;
+
+/// llvm-spirv's complaint, cut for the build log: it may quote a whole LLVM value (a
+/// two-million-element initializer makes a message of tens of megabytes).
+fn brief(reason: &str) -> String {
+    let reason = reason.trim();
+    if reason.len() <= MAX_REASON_BYTES {
+        return reason.to_string();
+    }
+    let mut end = MAX_REASON_BYTES;
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} … [{} more bytes]", &reason[..end], reason.len() - end)
+}
+
+/// For a complaint no optimisation level can change, the build's error line: a constant with more
+/// elements than one SPIR-V instruction can hold (a huge program-scope initializer), which is
+/// also far larger than the device's program-scope limits.
+fn untranslatable(reason: &str) -> Option<String> {
+    if !reason.contains("InvalidWordCount") {
+        return None;
+    }
+    // llvm-spirv quotes the value: `@name = … constant [N x T] […]`.
+    let name = reason
+        .split_once("Original LLVM value:")
+        .and_then(|(_, v)| v.trim_start().strip_prefix('@'))
+        .and_then(|v| v.split(|c: char| c.is_whitespace() || c == '=').next())
+        .filter(|n| !n.is_empty() && n.len() <= 256);
+    let what = name.map_or("a program-scope array or string".to_string(), |n| format!("program-scope `{n}`"));
+    Some(format!(
+        "<source>: error: {what} has an initializer of more than 65,532 elements, more than SPIR-V can \
+         hold in one constant; the device takes at most {} bytes of __constant data \
+         (CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE) and {} bytes per program-scope variable \
+         (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE)",
+        crate::abi::MAX_CONSTANT_BYTES,
+        crate::abi::globals::MAX_VARIABLE_SIZE
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_initializers_are_named_and_not_retried() {
+        let quoted = format!(
+            "InvalidWordCount: Can't encode instruction with word count greater than 65535:\n Global \
+             variable has a constant array initializer with a number of elements greater than \
+             OpConstantComposite can have (65532). Should the array be split?\n Original LLVM value:\n\
+             @table = local_unnamed_addr addrspace(2) constant [2000000 x i32] [{}]",
+            "i32 7, ".repeat(2_000_000)
+        );
+        let e = untranslatable(&quoted).expect("not retried");
+        assert!(e.contains("program-scope `table` has an initializer of more than 65,532 elements"), "{e}");
+        assert!(e.contains("CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE"), "{e}");
+        let b = brief(&quoted);
+        assert!(b.len() < MAX_REASON_BYTES + 64 && b.ends_with("more bytes]"), "{}", b.len());
+        assert!(untranslatable("Unsupported instruction: freeze").is_none(), "retried at other levels");
+        assert_eq!(brief("short\n"), "short");
+    }
 
     /// A tool that crashes is named in the log with how it ended, after its own stderr; a
     /// diagnosed error (exit status 1) adds nothing.

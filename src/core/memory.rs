@@ -302,7 +302,11 @@ impl Mem {
     ) -> CLResult<Mem> {
         let bytes = u32::try_from(size).map_err(|_| CL_INVALID_BUFFER_SIZE)?;
         charge(size as u64)?;
-        let region = platform::device().memory.alloc(bytes).map_err(|_| {
+        // Under the context's memory checker, unmapped redzones around the buffer make an
+        // overflow or underflow into a neighbour fault (`VENTUS_MEMCHECK` guards every one).
+        let memory = &platform::device().memory;
+        let region = if context.memcheck() { memory.alloc_guarded(bytes) } else { memory.alloc(bytes) };
+        let region = region.map_err(|_| {
             refund(size as u64);
             CL_MEM_OBJECT_ALLOCATION_FAILURE
         })?;

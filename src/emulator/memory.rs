@@ -62,6 +62,10 @@ pub struct Region {
     /// rest of its last page stays writable, as in the reference (the 2023 printf library of
     /// the official toolchain stores into such padding).
     read_only: bool,
+    /// Heap addresses kept unmapped on each side of the region (its redzones; 0 = none): under
+    /// the memory checker an overflow or underflow of a buffer lands in no region and faults,
+    /// reported against the nearest buffer ([`DeviceMemory::alloc_guarded`]).
+    redzone: u32,
 }
 
 // SAFETY: `words` points into `_storage`, which the region owns and never moves or frees while it
@@ -154,7 +158,17 @@ impl Region {
         let size = (size.max(4) + 3) & !3;
         let storage = Words::zeroed((size / 4) as usize);
         let words = std::ptr::NonNull::from(&*storage);
-        Region { base, size, len: size, written: None, words, _storage: storage, reservation: false, read_only: false }
+        Region {
+            base,
+            size,
+            len: size,
+            written: None,
+            words,
+            _storage: storage,
+            reservation: false,
+            read_only: false,
+            redzone: 0,
+        }
     }
 
     /// Starts recording which bytes get written ([`Region::all_written`]); until now none was.
@@ -437,6 +451,17 @@ pub struct DeviceMemory {
     regions: RwLock<Vec<Arc<Region>>>,
     /// Heap allocations record which bytes get written (`VENTUS_MEMCHECK=2`).
     track_writes: bool,
+    /// Every heap allocation gets redzones (`VENTUS_MEMCHECK` ≥ 1; see [`redzone_for`]).
+    redzones: bool,
+}
+
+/// The unmapped bytes kept on each side of a guarded allocation of `size` bytes: a page, and a
+/// sixteenth of the size for larger blocks (up to 1 MiB), so that an access a few elements
+/// before a buffer or past its end — or, for large buffers, a row or a plane away — lands in no
+/// region. Address space only: a redzone has no storage and costs no host memory.
+pub fn redzone_for(size: u32) -> u32 {
+    let page = abi::PAGE_SIZE as u64;
+    crate::util::align_up(u64::from(size) / 16, page).clamp(page, 1 << 20) as u32
 }
 
 fn in_windows(base: u32, size: u32) -> bool {
@@ -445,9 +470,11 @@ fn in_windows(base: u32, size: u32) -> bool {
 }
 
 impl DeviceMemory {
-    /// Device memory; heap allocations record writes when `VENTUS_MEMCHECK=2`.
+    /// Device memory; heap allocations get redzones when `VENTUS_MEMCHECK` is 1 or 2 and
+    /// record writes when it is 2.
     pub fn new() -> DeviceMemory {
-        DeviceMemory { track_writes: super::config::Config::get().memcheck_uninit, ..DeviceMemory::default() }
+        let c = super::config::Config::get();
+        DeviceMemory { track_writes: c.memcheck_uninit, redzones: c.memcheck, ..DeviceMemory::default() }
     }
 
     /// Device memory whose heap allocations record which bytes get written, whatever the
@@ -479,7 +506,15 @@ impl DeviceMemory {
     /// that fits. While nothing is freed this is the official bump allocator (each block right
     /// after the previous one), so addresses match official traces; freed space is reused.
     pub fn alloc(&self, size: u32) -> Result<Arc<Region>, MapError> {
-        self.alloc_with(size, false)
+        self.alloc_with(size, false, self.redzones)
+    }
+
+    /// As [`Self::alloc`], with unmapped redzones of [`redzone_for`]`(size)` bytes on both sides
+    /// of the block whatever the environment says (the driver allocates the buffers of a context
+    /// under the memory checker this way; `VENTUS_MEMCHECK` makes every allocation guarded).
+    /// Addresses then differ from the official allocator's.
+    pub fn alloc_guarded(&self, size: u32) -> Result<Arc<Region>, MapError> {
+        self.alloc_with(size, false, true)
     }
 
     /// As [`Self::alloc`], for a block kernels may only read (the host fills it through
@@ -489,15 +524,17 @@ impl DeviceMemory {
     /// ([`MemView::is_read_only`]). The driver allocates each launch's metadata and argument
     /// buffers this way.
     pub fn alloc_read_only(&self, size: u32) -> Result<Arc<Region>, MapError> {
-        self.alloc_with(size, true)
+        self.alloc_with(size, true, self.redzones)
     }
 
-    fn alloc_with(&self, size: u32, read_only: bool) -> Result<Arc<Region>, MapError> {
+    fn alloc_with(&self, size: u32, read_only: bool, guarded: bool) -> Result<Arc<Region>, MapError> {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
+        let redzone = if guarded { redzone_for(size) } else { 0 };
         let mut regions = self.regions.write();
-        let candidate = Self::heap_gap(&regions, rounded).ok_or(MapError::OutOfMemory { size })?;
+        let candidate = Self::heap_gap(&regions, rounded, redzone).ok_or(MapError::OutOfMemory { size })?;
         let mut r = Region::with_len(candidate, rounded as u32, size.max(1));
         r.read_only = read_only;
+        r.redzone = redzone;
         if self.track_writes {
             r.track_writes();
         }
@@ -515,7 +552,7 @@ impl DeviceMemory {
     pub fn reserve(&self, size: u32) -> Result<u32, MapError> {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
         let mut regions = self.regions.write();
-        let base = Self::heap_gap(&regions, rounded).ok_or(MapError::OutOfMemory { size })?;
+        let base = Self::heap_gap(&regions, rounded, 0).ok_or(MapError::OutOfMemory { size })?;
         let storage = Words::Heap(Box::new([]));
         let words = std::ptr::NonNull::from(&*storage);
         let r = Region {
@@ -527,22 +564,28 @@ impl DeviceMemory {
             _storage: storage,
             reservation: true,
             read_only: false,
+            redzone: 0,
         };
         let pos = regions.partition_point(|x| x.base < base);
         regions.insert(pos, Arc::new(r));
         Ok(base)
     }
 
-    /// The lowest page-aligned heap address with `rounded` free bytes after it.
-    fn heap_gap(regions: &[Arc<Region>], rounded: u64) -> Option<u32> {
+    /// The lowest page-aligned heap address with `rounded` free bytes after it and `redzone`
+    /// free bytes on each side, outside every region's own redzones.
+    fn heap_gap(regions: &[Arc<Region>], rounded: u64, redzone: u32) -> Option<u32> {
+        let page = abi::PAGE_SIZE as u64;
+        let need = rounded + 2 * u64::from(redzone);
+        // `candidate`: where the new block's leading redzone may start.
         let mut candidate = abi::HEAP_BASE as u64;
         for r in regions.iter().filter(|r| r.base as u64 + r.size as u64 > abi::HEAP_BASE as u64) {
-            if r.base as u64 >= candidate + rounded {
+            let (lo, hi) = (r.base as u64 - u64::from(r.redzone), r.base as u64 + r.size as u64);
+            if lo >= candidate + need {
                 break;
             }
-            candidate = candidate.max(crate::util::align_up(r.base as u64 + r.size as u64, abi::PAGE_SIZE as u64));
+            candidate = candidate.max(crate::util::align_up(hi, page) + u64::from(r.redzone));
         }
-        (candidate + rounded <= 1 << 32).then_some(candidate as u32)
+        (candidate + need <= 1 << 32).then_some((candidate + u64::from(redzone)) as u32)
     }
 
     /// Bytes currently mapped in the heap.
@@ -1185,6 +1228,36 @@ mod tests {
         assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_3000);
         assert_eq!(m.heap_bytes(), 0x4000);
         assert!(matches!(m.alloc(0x7000_0000), Err(MapError::OutOfMemory { .. })));
+    }
+
+    #[test]
+    fn guarded_allocations_keep_unmapped_redzones() {
+        assert_eq!((redzone_for(1), redzone_for(0x1_0000), redzone_for(0x10_0000)), (0x1000, 0x1000, 0x1_0000));
+        assert_eq!(redzone_for(u32::MAX), 1 << 20);
+        let m = DeviceMemory::new();
+        let a = m.alloc(0x1000).unwrap();
+        assert_eq!(a.base(), 0x9000_0000);
+        // A page of nothing on each side of a guarded block.
+        let g = m.alloc_guarded(0x1000).unwrap();
+        assert_eq!(g.base(), 0x9000_2000);
+        let b = m.alloc(4).unwrap();
+        assert_eq!(b.base(), 0x9000_4000, "an unguarded block keeps out of its neighbour's redzone");
+        let lds = Region::zeroed(abi::LDS_BASE, abi::LDS_SIZE);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, abi::PROGRAM_SIZE);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        for addr in [0x9000_1ffc, 0x9000_1000, 0x9000_3000, 0x9000_3ffc] {
+            assert_eq!(v.store(addr, 1, 4), Err(MemError::Unmapped(addr)), "{addr:#x} is in a redzone");
+        }
+        v.store(0x9000_2ffc, 1, 4).unwrap();
+        // Freed space is reused only where a block and its redzones fit: not the page before `g`.
+        assert!(m.unmap(a.base()));
+        assert_eq!(m.alloc_guarded(0x1000).unwrap().base(), 0x9000_6000);
+        assert_eq!(m.alloc(0x1000).unwrap().base(), 0x9000_0000);
+        // Large blocks get larger redzones: a sixteenth of their size.
+        let big = m.alloc_guarded(0x20_0000).unwrap();
+        assert_eq!(big.base(), 0x9000_8000 + 0x2_0000);
+        assert_eq!(m.alloc(4).unwrap().base(), big.base() + 0x20_0000 + 0x2_0000);
     }
 
     #[test]

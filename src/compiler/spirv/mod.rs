@@ -514,12 +514,30 @@ impl Module {
                 });
                 let initializer = id_operand(i, 1).ok();
                 let space = if sc == StorageClass::Input { Space::Private } else { space_of(sc)? };
+                self.check_variable_size(r, space, pointee)?;
                 self.globals.insert(r, Global { space, pointee, initializer, builtin });
             }
             Op::Line | Op::NoLine | Op::ExtInst | Op::String => {}
             other => return Err(invalid(format!("unexpected {other:?} at module scope"))),
         }
         Ok(())
+    }
+
+    /// A program-scope `global` or `constant` variable larger than the device takes fails the
+    /// build as soon as the module is read, naming the variable and the limit — before its
+    /// initializer (possibly millions of constants) is looked at.
+    fn check_variable_size(&self, id: u32, space: Space, pointee: u32) -> Result<(), CompileError> {
+        let (limit, what, query) = match space {
+            Space::Global => (globals::MAX_VARIABLE_SIZE, "variable", "CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE"),
+            Space::Constant => (crate::abi::MAX_CONSTANT_BYTES, "constant", "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE"),
+            _ => return Ok(()),
+        };
+        let size = self.types.size(pointee)?;
+        if size <= limit {
+            return Ok(());
+        }
+        let name = self.names.get(&id).cloned().unwrap_or_else(|| format!("%{id}"));
+        Err(CompileError::Resources(format!("program-scope {what} `{name}` has {size} bytes ({query} is {limit})")))
     }
 
     /// The `LinkageAttributes` name of an id, if decorated.
