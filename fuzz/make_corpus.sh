@@ -9,8 +9,8 @@
 # elf_loader: into ELF_DIR
 #   * official-*: every ELF file under ../shared/testdata/ventus-official/ (the official
 #     toolchain's; read by path, never kept in git; VENTUS_OFFICIAL_DIR overrides the folder);
-#   * asm-meta.elf, asm-plain.elf: fuzz/asm/kernels.s through `ventus-run asm`, with and without
-#     the argument metadata of fuzz/asm/kernels.decl;
+#   * asm-NAME-meta.elf, asm-NAME-plain.elf: cl-samples/kernels/NAME.s through `ventus-run asm`,
+#     with and without the argument metadata of NAME.decl;
 #   * NAME.elf, NAME-O0.elf, NAME.obj per fuzz/kernels/*.cl and globals.elf/.obj (printf,
 #     program-scope variables): what the driver hands an application as CL_PROGRAM_BINARIES
 #     (fuzz/driver_binaries.py, through the ICD loader).
@@ -66,8 +66,12 @@ root="$here/.."
 run="${VENTUS_RUN:-$(newest /work/target-fuzz/release/ventus-run "$root"/target/release/ventus-run "$root"/target/debug/ventus-run)}"
 lib="${VENTUS_ICD_LIB:-$(newest /work/target-fuzz/release/libventus_icd.so "$root"/target/release/libventus_icd.so "$root"/target/debug/libventus_icd.so)}"
 if [ -n "$run" ] && [ -x "$run" ]; then
-    "$run" asm "$here/asm/kernels.s" -o "$elf_out/asm-plain.elf" 2>/dev/null && m=$((m + 1))
-    "$run" asm "$here/asm/kernels.s" --kernel-info "$here/asm/kernels.decl" -o "$elf_out/asm-meta.elf" 2>/dev/null && m=$((m + 1))
+    # The assembly kernels of cl-samples (one source of hand-written kernels for both).
+    for s in "$root"/cl-samples/kernels/*.s; do
+        k=$(basename "$s" .s)
+        "$run" asm "$s" -o "$elf_out/asm-$k-plain.elf" 2>/dev/null && m=$((m + 1))
+        "$run" asm "$s" --kernel-info "${s%.s}.decl" -o "$elf_out/asm-$k-meta.elf" 2>/dev/null && m=$((m + 1))
+    done
 else
     echo "note: no ventus-run binary: skipping the ventus-run asm seeds" >&2
 fi

@@ -19,16 +19,6 @@ mod clrun;
 use cl::*;
 use clrun::*;
 
-/// Calls a loader entry point: `call!(clFoo(args))`. Contract of every use in this file: every
-/// pointer argument is NULL or points to live memory at least as large as the size passed.
-macro_rules! call {
-    ($f:ident($($a:expr),* $(,)?)) => {{
-        let f = cl().$f;
-        // SAFETY: the macro's contract above, upheld by each call site.
-        unsafe { f($($a),*) }
-    }};
-}
-
 /// `CL_CONTEXT_WATCHDOG_SECONDS_VENTUS` (include/CL/cl_ventus.h).
 const WATCHDOG_SECONDS: cl_context_properties = 0x7F12;
 
@@ -114,7 +104,9 @@ fn the_budget_property_takes_a_cl_uint() {
     for bad in [-1, 1 << 32] {
         let (mut err, d) = (0, device());
         let props = [WATCHDOG_SECONDS, bad, 0];
-        let ctx = call!(clCreateContext(props.as_ptr(), 1, &d, None, std::ptr::null_mut(), &mut err));
+        let create = cl().clCreateContext;
+        // SAFETY: `props` is a 0-terminated property list, `d` a live device, `err` writable.
+        let ctx = unsafe { create(props.as_ptr(), 1, &d, None, std::ptr::null_mut(), &mut err) };
         assert!(ctx.is_null());
         assert_eq!(err, CL_INVALID_PROPERTY, "value {bad}: {}", err_name(err));
     }
