@@ -18,7 +18,7 @@
  *
  * Work-group budget: CL_CONTEXT_WATCHDOG_SECONDS_VENTUS, a context property whose value is the
  * host CPU seconds one work-group of the context's launches may use (0 = no limit); without it
- * VENTUS_WATCHDOG_SECONDS applies (default 30). A work-group over its budget fails its launch
+ * VENTUS_WATCHDOG_SECONDS applies (default 120). A work-group over its budget fails its launch
  * (event status CL_OUT_OF_RESOURCES) with a watchdog message naming the kernel, work-group,
  * warp, pc and source line. longest_group_ns in the statistics is the most CPU time one
  * work-group of the launch used (work-groups shorter than a few milliseconds count as 0).

@@ -5,16 +5,16 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use ventus_icd::abi::crt0::{link, parse_kernel_decls};
 use ventus_icd::abi::elf::VentusElf;
-use ventus_icd::abi::globals::GlobalsImage;
 use ventus_icd::abi::image::LaunchImage;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
-use ventus_icd::abi::printf::legacy;
-use ventus_icd::device::{launch, launch_traced, stage_globals, DeviceError, KernelLaunch};
+use ventus_icd::device::executable::Executable;
+use ventus_icd::device::print::PrintBuffer;
+use ventus_icd::device::{launch, launch_traced, stage_globals, write_stdout, DeviceError, KernelLaunch};
 use ventus_icd::emulator::commit_log::{write_record, CommitRecord};
-use ventus_icd::emulator::hostcall::HostCall;
-use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, Program, RunOptions, TrapMode};
+use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, PrintHook, RunOptions, TrapMode};
 use ventus_icd::isa::disasm::disassemble;
 
 const HELP: &str = "\
@@ -390,19 +390,31 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     }
     let numt = numt.unwrap_or(ventus_icd::emulator::config::Config::get().threads_per_warp);
     let bytes = std::fs::read(&file).map_err(|e| usage(format!("{file}: {e}")))?;
-    let elf = VentusElf::parse(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
-    let entry = elf
-        .kernel_entry(&kernel)
-        .ok_or_else(|| usage(format!("{file}: no kernel {kernel:?} (kernels: {})", elf.kernel_names().join(", "))))?;
-    let mut prog = Program::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))?;
-    if let Some(pc) = legacy::detect(&elf).filter(|_| ventus_icd::emulator::config::Config::get().legacy_printf) {
-        prog.install_host_call(pc, HostCall::LegacyPrintf);
-    }
-    if ventus_icd::emulator::config::Config::get().native_fp64 {
-        ventus_icd::device::install_native_fp64(&elf, &mut prog);
-    }
+    // The one load path the ICD uses too: code with its host calls, kernels, printf table,
+    // program-scope variables.
+    let exec = Executable::load(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
+    let def = exec.kernels.iter().find(|k| k.name == kernel).ok_or_else(|| {
+        let names: Vec<&str> = exec.kernels.iter().map(|k| k.name.as_str()).collect();
+        usage(format!("{file}: no kernel {kernel:?} (kernels: {})", names.join(", ")))
+    })?;
     let mem = DeviceMemory::new();
-    let print = mem.alloc(1 << 20).map_err(|e| usage(e.to_string()))?;
+    // Compiled kernels' printf records are formatted by the device layer's print buffer, as
+    // through the ICD; a binary without a printf table (official ones: their library prints
+    // through a host call) gets a plain 1 MiB buffer, as the official driver allocates.
+    let printer = match &exec.printf {
+        Some(table) => {
+            Some(PrintBuffer::new(&mem, PRINT_BUFFER_BYTES, Some(table.clone())).map_err(|e| usage(e.to_string()))?)
+        }
+        None => None,
+    };
+    let print = match &printer {
+        Some(p) => p.metadata(),
+        None => {
+            let r = mem.alloc(PRINT_BUFFER_BYTES).map_err(|e| usage(e.to_string()))?;
+            (r.base(), r.size())
+        }
+    };
+    let hook = Arc::new(StdoutPrint(Mutex::new(printer)));
     let mut kargs = Vec::new();
     let mut buffers = Vec::new();
     for (i, s) in specs.iter().enumerate() {
@@ -419,29 +431,32 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
         });
     }
     // Programs with program-scope variables: their block, initialised, as the hidden last argument.
-    if let Some(image) = GlobalsImage::from_elf(&elf).map_err(|e| usage(format!("{file}: {e}")))? {
-        kargs.push(KernelArg::Pointer(stage_globals(&mem, &image).map_err(|e| usage(e.to_string()))?));
+    if let Some(image) = &exec.globals {
+        kargs.push(KernelArg::Pointer(stage_globals(&mem, image).map_err(|e| usage(e.to_string()))?));
     }
     let l = KernelLaunch {
-        program: &prog,
-        entry,
+        program: &exec.code,
+        entry: def.entry,
         geometry: g,
         args: &kargs,
         threads_per_warp: numt,
-        print: (print.base(), print.size()),
+        print,
         work_items: None,
-        private_bytes: kernel_private_bytes(&elf, &kernel),
-        resources: elf.resource_usage(&kernel).copied(),
+        private_bytes: def.info.as_ref().map_or(0, |i| i.private_bytes),
+        resources: def.resources,
     };
+    let mut opts = opts(&c);
+    opts.print_hook = Some(hook.clone());
     let result = if let Some(t) = &c.trace {
-        let (r, traces) = launch_traced(&mem, &l, &opts(&c));
+        let (r, traces) = launch_traced(&mem, &l, &opts);
         let mut text = String::new();
         write_trace(&mut text, &traces, numt);
         std::fs::write(t, text).map_err(|e| usage(format!("cannot write {}: {e}", t.display())))?;
         r
     } else {
-        launch(&mem, &l, &opts(&c))
+        launch(&mem, &l, &opts)
     };
+    hook.drain();
     let mut dump = Vec::new();
     for &(i, base, ty, len) in &buffers {
         let mut b = vec![0u8; len];
@@ -569,14 +584,36 @@ impl SourceLines {
 }
 
 /// The private bytes per work-item a kernel declares in `.ventus.kernel_info` (0 without it).
-fn kernel_private_bytes(elf: &VentusElf, kernel: &str) -> u32 {
-    use ventus_icd::abi::kernel_info;
-    elf.sections
-        .iter()
-        .find(|(n, _, _)| n == kernel_info::SECTION)
-        .and_then(|(_, _, data)| kernel_info::decode(data).ok())
-        .and_then(|infos| infos.into_iter().find(|k| k.name == kernel))
-        .map_or(0, |k| k.private_bytes)
+/// Bytes of printf records per `ventus-run elf` launch (the official driver's print buffer).
+const PRINT_BUFFER_BYTES: u32 = 1 << 20;
+
+/// Writes compiled kernels' printf output to standard output while the kernel runs (at each
+/// `CSR_PRINT`) and after it ([`StdoutPrint::drain`]).
+struct StdoutPrint(Mutex<Option<PrintBuffer>>);
+
+impl StdoutPrint {
+    /// Formats and writes what the buffer holds; says how many records a full buffer lost.
+    fn drain(&self) {
+        let mut printer = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = printer.as_mut() {
+            let mut text = Vec::new();
+            p.drain(&mut text);
+            write_stdout(&text);
+            if p.lost() > 0 {
+                eprintln!("ventus-run: {} printf record(s) lost: the print buffer was full", p.lost());
+            }
+        }
+    }
+}
+
+impl PrintHook for StdoutPrint {
+    fn on_print(&self, _work_group: u32, _warp: u32, _value: u32) {
+        self.drain();
+    }
+    fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
+        let _order = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        write_stdout(text);
+    }
 }
 
 fn main() -> ExitCode {

@@ -9,10 +9,7 @@
 //!   link). It never panics, reports the offending token in an [`OptionsError`], and produces
 //!   one typed value: the flags the driver acts on and the front end's [`FrontOptions`].
 //! * Binaries (`CL_PROGRAM_BINARIES`, `clCreateProgramWithBinary`) are either a Ventus ELF
-//!   executable ([`Executable::load`]: `ELFCLASS32`, `EM_RISCV`, `ET_EXEC`, entry and every
-//!   `PT_LOAD` segment in the program window at `0x8000_0000`; kernels are the symbols
-//!   [`VentusElf::kernel_names`] finds; argument metadata from the optional
-//!   [`kernel_info::SECTION`], official ELFs have none: arguments are then accepted by size), or
+//!   executable (loaded by the device layer, [`Executable::load`]), or
 //!   an [`ObjectBinary`]: the SPIR-V modules of a compiled object or a library, what linking
 //!   needs. Anything else, or a malformed container, is `CL_INVALID_BINARY`.
 //! * `CL_PROGRAM_BINARY_TYPE` is NONE until something is built, COMPILED_OBJECT after
@@ -31,18 +28,13 @@
 
 use super::context::Context;
 use super::device::Device;
-use crate::abi::elf::{ElfError, ResourceUsage, VentusElf};
-use crate::abi::globals::{GlobalsError, GlobalsImage};
-use crate::abi::kernel_info::{self, KernelInfo, KernelInfoError};
 use crate::cl::object::{handle_type, Ref};
 use crate::cl::*;
 use crate::compiler::build::{self as compiler, BuildOutput};
 pub use crate::compiler::build::{spec_constants as spirv_spec_constants, spirv_words};
 pub use crate::compiler::toolchain::FrontOptions;
-use crate::device::Config;
-use crate::device::HostCall;
+pub use crate::device::executable::{Executable, KernelDef, LoadError};
 use crate::device::MapError;
-use crate::device::ProgramError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -61,106 +53,6 @@ pub enum Origin {
     Binary,
     /// `clLinkProgram`.
     Linked,
-}
-
-/// One kernel of an executable.
-#[derive(Debug, Clone)]
-pub struct KernelDef {
-    pub name: String,
-    /// `KNL_ENTRY`: the address of the kernel symbol.
-    pub entry: u32,
-    /// Argument metadata from [`kernel_info::SECTION`], when the ELF carries it.
-    pub info: Option<KernelInfo>,
-    /// The `.ventus.resource.<kernel>` record, when present.
-    pub resources: Option<ResourceUsage>,
-}
-
-/// A loaded Ventus ELF: the bytes, the predecoded code and its kernels.
-pub struct Executable {
-    pub binary: Vec<u8>,
-    pub code: crate::device::Program,
-    pub kernels: Vec<KernelDef>,
-    /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
-    pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
-    /// Initial contents of the program-scope variables (`.ventus.globals`); `None` when the
-    /// program has none (then its kernels take no hidden globals argument).
-    pub globals: Option<GlobalsImage>,
-}
-
-/// Why bytes are not a usable Ventus executable (→ `CL_INVALID_BINARY`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadError {
-    Elf(ElfError),
-    /// `e_entry` is not the program window base.
-    Entry(u32),
-    Program(ProgramError),
-    KernelInfo(KernelInfoError),
-    Printf(crate::abi::printf::PrintfError),
-    Globals(GlobalsError),
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LoadError::Elf(e) => e.fmt(f),
-            LoadError::Entry(a) => write!(f, "entry point {a:#010x} is not {:#010x}", crate::abi::PROGRAM_BASE),
-            LoadError::Program(e) => e.fmt(f),
-            LoadError::KernelInfo(e) => e.fmt(f),
-            LoadError::Printf(e) => write!(f, "printf table: {e}"),
-            LoadError::Globals(e) => e.fmt(f),
-        }
-    }
-}
-impl std::error::Error for LoadError {}
-
-impl Executable {
-    /// Parses and validates a Ventus ELF executable (see the module documentation).
-    pub fn load(bytes: &[u8]) -> Result<Executable, LoadError> {
-        let elf = VentusElf::parse(bytes).map_err(LoadError::Elf)?;
-        if elf.entry != crate::abi::PROGRAM_BASE {
-            return Err(LoadError::Entry(elf.entry));
-        }
-        let mut code = crate::device::Program::from_elf(&elf).map_err(LoadError::Program)?;
-        if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| Config::get().legacy_printf) {
-            // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
-            code.install_host_call(pc, HostCall::LegacyPrintf);
-        }
-        if Config::get().native_fp64 {
-            crate::device::install_native_fp64(&elf, &mut code);
-        }
-        let infos = match elf.sections.iter().find(|(n, _, _)| n == kernel_info::SECTION) {
-            Some((_, _, data)) => kernel_info::decode(data).map_err(LoadError::KernelInfo)?,
-            None => Vec::new(),
-        };
-        let kernels = elf
-            .kernel_names()
-            .into_iter()
-            .filter_map(|name| {
-                let entry = elf.kernel_entry(&name)?;
-                let info = infos.iter().find(|k| k.name == name).cloned();
-                let resources = elf.resource_usage(&name).copied();
-                Some(KernelDef { name, entry, info, resources })
-            })
-            .collect();
-        let printf = match elf.sections.iter().find(|(n, _, _)| n == crate::abi::printf::PRINTF_SECTION) {
-            Some((_, _, data)) => {
-                Some(Arc::new(crate::abi::printf::PrintfTable::decode(data).map_err(LoadError::Printf)?))
-            }
-            None => None,
-        };
-        let globals = GlobalsImage::from_elf(&elf).map_err(LoadError::Globals)?.filter(|g| g.size > 0);
-        Ok(Executable { binary: bytes.to_vec(), code, kernels, printf, globals })
-    }
-
-    /// The kernel called `name`.
-    pub fn kernel(&self, name: &str) -> Option<usize> {
-        self.kernels.iter().position(|k| k.name == name)
-    }
-
-    /// `CL_PROGRAM_KERNEL_NAMES`: semicolon-separated, in address order.
-    pub fn kernel_names(&self) -> String {
-        self.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(";")
-    }
 }
 
 /// Which entry point options are parsed for (they accept different sets).

@@ -6,6 +6,7 @@
 //! and the metadata's global-size words hold the real (possibly non-uniform) global size
 //! ([`metadata_bytes`]).
 
+pub mod executable;
 pub mod print;
 
 use crate::abi::elf::ResourceUsage;
