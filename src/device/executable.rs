@@ -1,8 +1,8 @@
 //! A loaded Ventus ELF executable: the one path from ELF bytes to what a launch needs — the
 //! predecoded code (with the host calls the emulator runs natively installed), the kernels with
 //! their entries, argument metadata and resource records, the printf table and the
-//! program-scope variables' image. The OpenCL runtime (`core`), `ventus-run` and the tests load
-//! binaries through [`Executable::load`], so every consumer sees the same program.
+//! program-scope variables' image. The OpenCL runtime (`core`) and `ventus-run` load binaries
+//! through [`Executable::load`], so both see the same program.
 //!
 //! Accepted: `ELFCLASS32`, `EM_RISCV`, `ET_EXEC`, entry and every `PT_LOAD` segment in the
 //! program window at `0x8000_0000`; kernels are the symbols [`VentusElf::kernel_names`] finds;
