@@ -1,4 +1,4 @@
-//! Layering checks (README "Architecture"): every `crate::<module>` reference in a module's
+//! Layering checks (docs/architecture.md): every `crate::<module>` reference in a module's
 //! files — plain paths and each member of grouped imports (`use crate::{a::x, b}`) — points
 //! down the allowed dependency graph, and only the `api` layer declares `extern "C"` functions.
 

@@ -3,7 +3,7 @@
 //! classification, conversions in every rounding mode, vectors and by-value doubles, and the
 //! math built-ins within the spec's ULP bounds (measured against the host's libm).
 //!
-//! NaN rule (README, deviations): every NaN a double operation produces is the canonical quiet
+//! NaN rule (docs/deviations.md): every NaN a double operation produces is the canonical quiet
 //! NaN 0x7ff8000000000000 (RISC-V's rule, as the device's float unit); the references here apply
 //! the same rule to the host result.
 

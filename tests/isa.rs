@@ -78,7 +78,7 @@ fn parse_dump(path: &std::path::Path) -> Dump {
     d
 }
 
-/// Documented deliberate differences from the official dumps (copied into the README):
+/// Documented deliberate differences from the official dumps (copied into docs/emulator.md, ISA notes):
 /// `(file, kind, number of words)`.
 const DELIBERATE: &[(&str, &str, usize)] = &[
     // The old LLVM that produced vsw-vecadd-elf/vecadd.dump could not decode the standard

@@ -1,6 +1,6 @@
 //! `ventus-run`: run official launch images or Ventus ELF kernels on the embedded emulator,
 //! assemble + link Ventus assembly into an official-format ELF, disassemble ELFs. See
-//! `ventus-run --help` (and the README) for the argument syntax.
+//! `ventus-run --help` (and docs/using.md) for the argument syntax.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

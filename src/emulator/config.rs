@@ -49,7 +49,7 @@ pub struct Config {
 static CONFIG: OnceCell<Config> = OnceCell::new();
 
 /// The default per-work-group CPU-time budget in seconds (`VENTUS_WATCHDOG_SECONDS`): over
-/// twice the longest work-group measured in the conformance and test suites the README lists
+/// twice the longest work-group measured in the conformance and test suites docs/conformance.md lists
 /// (53 s: pocl's `test_rotate` with pocl's header macros, on a loaded machine, where CPU time
 /// reads up to 45 % higher), far below the hours a forgotten loop update would otherwise run.
 pub const DEFAULT_WATCHDOG_SECONDS: u32 = 120;

@@ -4,7 +4,7 @@
 //! Contract: `disassemble(w, pc)` is `Some` exactly when `decode(w)` is, and
 //! [`super::asm::assemble_line`] maps the text back to `w` (tested for every dump word and millions
 //! of random words). Deliberate differences from the official dumps (listed in `tests/isa.rs` and
-//! the README): words that the old objdump of `vecadd.dump` printed as `<unknown>` (`vmv.v.x`) get
+//! docs/emulator.md, ISA notes): words that the old objdump of `vecadd.dump` printed as `<unknown>` (`vmv.v.x`) get
 //! their real name, and `vmv.s.x` is printed as `vmv.s.x` (that objdump said `vmv.v.x`).
 //!
 //! Ventus-LLVM printing rules followed here (VentusInstrInfoV.td): scalar FP operands are zfinx

@@ -8,8 +8,8 @@
 //! Coverage: RV32I + Zicsr + Zifencei, M, A, F as spike runs it for Ventus (zfinx with mirrored files),
 //! the Ventus RVV subset (the operations Ventus LLVM knows, §6.1 of ventus-isa.md, SEW=32 memory ops)
 //! and every Ventus custom instruction, plus two Zacas compare-and-swaps that only our compiler
-//! emits (`amocas.w`, `amocas.d`: README deviations 12 and 15). Deliberately absent (decode as
-//! illegal; listed in the README): RVC, D/Zfh, narrowing/widening/fixed-point-rounding vector ops, vector ops on EEW≠32 memory,
+//! emits (`amocas.w`, `amocas.d`: docs/deviations.md, items 12 and 15). Deliberately absent (decode as
+//! illegal; listed in docs/deviations.md): RVC, D/Zfh, narrowing/widening/fixed-point-rounding vector ops, vector ops on EEW≠32 memory,
 //! `vfrec7`/`vfrsqrt7`, reductions, permutations and mask-logical ops.
 
 use super::format::Fmt;
