@@ -172,3 +172,23 @@ fn the_environment_is_read_in_one_place_per_layer() {
         assert!(!reads || allowed.contains(&rel.as_str()), "{rel} reads the environment itself");
     }
 }
+
+/// `src/api/icd_table.rs` is what `tools/gen_dispatch.py` generates from opencl-sys's dispatch
+/// struct and the entry points `src/api` defines (the script finds opencl-sys in the cargo
+/// registry, where this build's dependencies are).
+#[test]
+fn the_dispatch_table_is_generated() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("python3")
+        .arg("tools/gen_dispatch.py")
+        .arg("--check")
+        .current_dir(root)
+        .output()
+        .expect("python3 (installed by the README's test command) runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

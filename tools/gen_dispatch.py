@@ -1,35 +1,38 @@
 #!/usr/bin/env python3
-"""Generates src/api/icd_table.rs (the ICD dispatch table, in the field order of opencl-sys's
-`_cl_icd_dispatch`) and, with --stubs MODULE, stub entry points for functions not written yet.
+"""Generates src/api/icd_table.rs: the ICD dispatch table, in the field order of opencl-sys's
+`_cl_icd_dispatch`, each slot naming the `src/api` module that defines the entry point
+(`pub extern "C" fn clXxx` — found by reading the modules, so the table follows the code).
 
-Usage: tools/gen_dispatch.py OPENCL_SYS_SRC_DIR [--stubs MODULE ...]
-Run it again only if the dispatch layout or the function-to-module map changes."""
+Usage: tools/gen_dispatch.py [OPENCL_SYS_SRC_DIR] [--check]
+  OPENCL_SYS_SRC_DIR  opencl-sys's src/ (default: the version Cargo.lock pins, in ~/.cargo/registry)
+  --check             compare with the file in the tree instead of writing it (exit 1 if it differs)
+Run it from the repository's root after adding or moving an entry point."""
 import glob, os, re, sys
 
-# Which api module implements each entry point. Everything not listed is in `unsupported`.
-MODULES = {
-    'platform': 'clGetPlatformIDs clGetPlatformInfo clUnloadCompiler clUnloadPlatformCompiler clGetExtensionFunctionAddress clGetExtensionFunctionAddressForPlatform clGetHostTimer',
-    'device': 'clGetDeviceIDs clGetDeviceInfo clCreateSubDevices clRetainDevice clReleaseDevice clGetDeviceAndHostTimer',
-    'context': 'clCreateContext clCreateContextFromType clRetainContext clReleaseContext clGetContextInfo clSetContextDestructorCallback',
-    'queue': 'clCreateCommandQueue clCreateCommandQueueWithProperties clRetainCommandQueue clReleaseCommandQueue clGetCommandQueueInfo clSetCommandQueueProperty clFlush clFinish clEnqueueMarker clEnqueueWaitForEvents clEnqueueBarrier clEnqueueMarkerWithWaitList clEnqueueBarrierWithWaitList',
-    'event': 'clWaitForEvents clGetEventInfo clRetainEvent clReleaseEvent clGetEventProfilingInfo clSetEventCallback clCreateUserEvent clSetUserEventStatus',
-    'memory': 'clCreateBuffer clCreateBufferWithProperties clCreateSubBuffer clRetainMemObject clReleaseMemObject clGetMemObjectInfo clSetMemObjectDestructorCallback',
-    'transfer': 'clEnqueueReadBuffer clEnqueueWriteBuffer clEnqueueCopyBuffer clEnqueueReadBufferRect clEnqueueWriteBufferRect clEnqueueCopyBufferRect clEnqueueFillBuffer clEnqueueMapBuffer clEnqueueUnmapMemObject clEnqueueMigrateMemObjects',
-    'program': 'clCreateProgramWithSource clCreateProgramWithBinary clCreateProgramWithIL clCreateProgramWithBuiltInKernels clRetainProgram clReleaseProgram clBuildProgram clCompileProgram clLinkProgram clGetProgramInfo clGetProgramBuildInfo clSetProgramReleaseCallback clSetProgramSpecializationConstant',
-    'kernel': 'clCreateKernel clCreateKernelsInProgram clRetainKernel clReleaseKernel clSetKernelArg clGetKernelInfo clGetKernelWorkGroupInfo clGetKernelArgInfo clCloneKernel clGetKernelSubGroupInfo clGetKernelSubGroupInfoKHR clSetKernelExecInfo clSetKernelArgSVMPointer',
-    'launch': 'clEnqueueNDRangeKernel clEnqueueTask clEnqueueNativeKernel',
-}
-OWNER = {f: m for m, fs in MODULES.items() for f in fs.split()}
+API = 'src/api'
+TABLE = os.path.join(API, 'icd_table.rs')
+# Features enabled in Cargo.toml: a field under another feature's cfg does not exist for us.
+ENABLED = {'CL_VERSION_1_1', 'CL_VERSION_1_2', 'CL_VERSION_2_0', 'CL_VERSION_2_1', 'CL_VERSION_2_2',
+           'CL_VERSION_3_0'}
 
-def main():
-    src = sys.argv[1]
-    stubs = sys.argv[sys.argv.index('--stubs') + 1:] if '--stubs' in sys.argv else []
+
+def opencl_sys_dir():
+    """opencl-sys's src/ in the cargo registry, at the version Cargo.lock pins."""
+    lock = open('Cargo.lock').read()
+    m = re.search(r'name = "opencl-sys"\nversion = "([^"]+)"', lock)
+    if not m:
+        sys.exit('Cargo.lock names no opencl-sys')
+    home = os.environ.get('CARGO_HOME') or os.path.expanduser('~/.cargo')
+    dirs = glob.glob(f'{home}/registry/src/*/opencl-sys-{m.group(1)}/src')
+    if not dirs:
+        sys.exit(f'opencl-sys {m.group(1)} not in the cargo registry: run `cargo fetch` or pass its src/')
+    return dirs[0]
+
+
+def dispatch_fields(src):
     text = open(os.path.join(src, 'cl_icd.rs')).read()
     body = re.search(r'pub struct _cl_icd_dispatch \{(.*?)\n\}', text, re.S).group(1)
-    # Features enabled in Cargo.toml: a field under another feature's cfg does not exist for us.
-    enabled = {'CL_VERSION_1_1', 'CL_VERSION_1_2', 'CL_VERSION_2_0', 'CL_VERSION_2_1', 'CL_VERSION_2_2', 'CL_VERSION_3_0'}
-    fields = []
-    cfg = None
+    fields, cfg = [], None
     for line in body.split('\n'):
         cm = re.match(r'\s*#\[cfg\((not\()?feature = "(\w+)"\)?\)\]', line)
         if cm:
@@ -37,61 +40,58 @@ def main():
             continue
         fm = re.match(r'\s*pub (\w+): (\w+),', line)
         if fm:
-            present = True
-            if cfg:
-                negated, feat = cfg
-                present = (feat in enabled) != negated
+            present = cfg is None or ((cfg[1] in ENABLED) != cfg[0])
             cfg = None
             if present:
                 fields.append((fm.group(1), fm.group(2)))
-    # Signatures: pub type X_t = Option<unsafe extern "C" fn(...) -> R>;
-    sigs = {}
-    for f in glob.glob(os.path.join(src, '*.rs')):
-        t = open(f).read()
-        for m in re.finditer(r'pub type (\w+)_t\s*=\s*Option<\s*unsafe extern "C" fn\((.*?)\)\s*(->\s*([^>]*?(?:<[^>]*>)?[^>]*?))?,?\s*>;', t, re.S):
-            args = [a.strip() for a in m.group(2).replace('\n', ' ').split(',') if a.strip()]
-            ret = (m.group(4) or '()').strip()
-            sigs[m.group(1)] = (args, ret)
-    seen = set()
-    table = []
-    for name, ty in fields:
-        if name.endswith('_icd2_tag') or ty == 'intptr_t':
-            if name in seen or name.endswith('_icd2_tag'):
-                continue
-            table.append(f'    {name}: 0,')
-            seen.add(name)
-            continue
-        if name in seen:
+    return fields
+
+
+def owners():
+    """Entry point name -> the api module defining it."""
+    found = {}
+    for path in sorted(glob.glob(os.path.join(API, '*.rs'))):
+        mod = os.path.basename(path)[:-3]
+        for name in re.findall(r'^pub (?:unsafe )?extern "C" fn (cl\w+)\s*\(', open(path).read(), re.M):
+            if name in found:
+                sys.exit(f'{name} is defined in both src/api/{found[name]}.rs and {path}')
+            found[name] = mod
+    return found
+
+
+def generate(src):
+    own = owners()
+    table, seen, missing = [], set(), []
+    for name, ty in dispatch_fields(src):
+        if name in seen or name.endswith('_icd2_tag'):
             continue
         seen.add(name)
-        mod = OWNER.get(name, 'unsupported')
-        table.append(f'    {name}: Some(super::{mod}::{name}),')
-    out = ['//! The ICD dispatch table (generated by tools/gen_dispatch.py from opencl-sys\'s',
-           '//! `_cl_icd_dispatch`; every slot is filled: the ICD loader calls slots without a null check).',
+        if ty == 'intptr_t':
+            table.append(f'    {name}: 0,')
+        elif name in own:
+            table.append(f'    {name}: Some(super::{own[name]}::{name}),')
+        else:
+            missing.append(name)
+    if missing:
+        sys.exit('no src/api module defines: ' + ', '.join(missing)
+                 + ' (every slot is filled: define them, e.g. in unsupported.rs)')
+    out = ["//! The ICD dispatch table (generated by tools/gen_dispatch.py from opencl-sys's",
+           '//! `_cl_icd_dispatch` and the entry points `src/api` defines; every slot is filled: the ICD',
+           '//! loader calls slots without a null check).',
            '', 'use crate::cl::*;', '', '/// The table every object header points to.',
            'pub static DISPATCH: cl_icd_dispatch = cl_icd_dispatch {'] + table + ['};', '']
-    open('src/api/icd_table.rs', 'w').write('\n'.join(out))
-    for mod in stubs:
-        names = [n for n, _ in fields if OWNER.get(n, 'unsupported') == mod and n in sigs]
-        lines = [f'//! Entry points of `{mod}` (stubs until implemented).', '',
-                 '#![allow(non_snake_case, unused_variables, unused_imports)]', '', 'use crate::cl::*;', 'use libc::{intptr_t, size_t};', 'use std::ffi::{c_char, c_void};', '']
-        done = set()
-        for n in names:
-            if n in done:
-                continue
-            done.add(n)
-            args, ret = sigs[n]
-            params = ', '.join(args)
-            if ret == 'cl_int':
-                b = 'CL_INVALID_OPERATION'
-            elif ret == '()':
-                b = ''
-            elif 'errcode_ret' in params:
-                b = 'if !errcode_ret.is_null() {\n        // SAFETY: the application passes a valid pointer or NULL.\n        unsafe { *errcode_ret = CL_INVALID_OPERATION };\n    }\n    std::ptr::null_mut()'
-            else:
-                b = 'std::ptr::null_mut()'
-            r = '' if ret == '()' else f' -> {ret}'
-            lines.append(f'pub extern "C" fn {n}({params}){r} {{\n    {b}\n}}\n')
-        open(f'src/api/{mod}.rs', 'w').write('\n'.join(lines))
+    return '\n'.join(out)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != '--check']
+    text = generate(args[0] if args else opencl_sys_dir())
+    if '--check' in sys.argv:
+        if open(TABLE).read() != text:
+            sys.exit(f'{TABLE} differs from what tools/gen_dispatch.py generates: run it')
+        print(f'{TABLE} is up to date')
+    else:
+        open(TABLE, 'w').write(text)
+
 
 main()
