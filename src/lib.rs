@@ -27,6 +27,11 @@
 //! `api`, `core` and `cl` are private to the crate (applications use the C entry points); the
 //! library exposes the layers below for tools (`ventus-run`), tests and benchmarks.
 
+// The documentation is for the project's developers and is built with `--document-private-items`
+// (`cargo doc --no-deps --lib --document-private-items`, warnings as errors in CI), so public
+// items may link to the private ones that explain them.
+#![allow(rustdoc::private_intra_doc_links)]
+
 /// The driver's build-option parser (the only one), for tools and tests that compile as
 /// `clBuildProgram` does.
 pub use crate::core::program::{BuildOptions, OptionsFor};

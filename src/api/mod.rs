@@ -1,6 +1,6 @@
 //! The C boundary: the only `extern "C"` code. Every application pointer is converted here
 //! ([`ptr`]), every spec error clause is checked here, and every entry point runs inside
-//! [`status`]/[`object`], which turn `CLResult`s into return codes and catch panics so that none
+//! [`status`]/[`object()`], which turn `CLResult`s into return codes and catch panics so that none
 //! crosses `extern "C"`.
 //!
 //! One file per spec chapter; [`icd_table`] lists every entry point in the ICD dispatch order.

@@ -409,7 +409,7 @@ fn ordinary(r: f32) -> bool {
     const HIGH: u32 = 0x7f7f_ffff; // f32::MAX
     (r.to_bits() & 0x7fff_ffff).wrapping_sub(LOW) <= HIGH - LOW
 }
-/// `fadd` without flags: the result and whether it is [ordinary](ordinary) (when it is not, the
+/// `fadd` without flags: the result and whether it is [ordinary] (when it is not, the
 /// caller uses [`fadd_f`]).
 #[inline(always)]
 pub fn fadd_plain(a: u32, b: u32) -> (u32, bool) {

@@ -1,6 +1,6 @@
 //! `printf` lowering (OpenCL.std `printf`).
 //!
-//! Each call site becomes an entry of the program's [`PrintfTable`] (format string and argument
+//! Each call site becomes an entry of the program's [`PrintfTable`](crate::abi::printf::PrintfTable) (format string and argument
 //! descriptors taken from the SPIR-V types; `%s` literals are stored in the table) and, per
 //! work-item, a *record* in the print buffer whose address and usable size are the metadata words
 //! `+48`/`+52`:

@@ -5,7 +5,7 @@
 //! name is defined is the caller's business; `.equ`/`.set` define a symbol whose value
 //! must be computable at that point; `.word` and the alignment directives return the body and
 //! its size in words, fixed here so every later label is known before pass 2. Alignment pads
-//! with `nop` up to 2^16 bytes. `.file N "NAME"` ([`file`], read before comments are cut) and
+//! with `nop` up to 2^16 bytes. `.file N "NAME"` ([`file()`], read before comments are cut) and
 //! `.loc N LINE [COL]` record source lines ([`super::SourceRow`]).
 
 use super::ctx::Ctx;
