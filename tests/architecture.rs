@@ -185,10 +185,5 @@ fn the_dispatch_table_is_generated() {
         .current_dir(root)
         .output()
         .expect("python3 (installed by the README's test command) runs");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
