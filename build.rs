@@ -7,11 +7,22 @@
 //!   level-1 math built-in (`double __vt_d_NAME(double, int, …)` definitions at the start of a
 //!   line), its name, C signature and function pointer — what the emulator runs natively
 //!   (`emulator::hostcall`, deviation 23). Nothing networked.
+//! * Sets `VENTUS_BACKEND_DIGEST`, the digest of the sources that determine generated code
+//!   (`src/compiler/digest.rs`), which every build-cache key includes.
 
 use std::fmt::Write as _;
 
+#[path = "src/compiler/digest.rs"]
+mod digest;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    for r in digest::ROOTS {
+        println!("cargo:rerun-if-changed={r}");
+    }
+    let files = digest::source_files(&root).expect("reading the code generator's sources");
+    println!("cargo:rustc-env=VENTUS_BACKEND_DIGEST={}", digest::digest(&files));
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
     }

@@ -187,3 +187,30 @@ fn the_dispatch_table_is_generated() {
         .expect("python3 (installed by the README's test command) runs");
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
+
+/// The code generator's revision in every cache key is the digest of the sources that determine
+/// generated code, as they are in this tree (so no hand-bumped number can be forgotten); a
+/// one-byte change to a back-end file changes it, a change outside the digest's roots does not
+/// take part.
+#[test]
+fn the_cache_key_revision_is_derived_from_the_compiler_sources() {
+    use ventus_icd::compiler::digest;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = digest::source_files(root).expect("the sources");
+    let built = ventus_icd::compiler::BACKEND_REVISION;
+    assert_eq!(built, format!("ventus-cc-{}", digest::digest(&files)), "build.rs computed it from another tree");
+    for r in digest::ROOTS {
+        assert!(files.iter().any(|(p, _)| p.starts_with(r)), "nothing of {r} is in the digest");
+    }
+    assert!(!files.iter().any(|(p, _)| p.starts_with("src/core/") || p.starts_with("src/emulator/")));
+    for changed in ["src/compiler/target/emit.rs", "src/abi/crt0.rs", "src/compiler/softlib/fp64.cl"] {
+        let mut edited = files.clone();
+        let (_, bytes) = edited.iter_mut().find(|(p, _)| p == changed).unwrap_or_else(|| panic!("{changed} not found"));
+        bytes.push(b'\n');
+        assert_ne!(digest::digest(&edited), digest::digest(&files), "{changed}");
+    }
+    // A file moved keeps its bytes but changes the key too.
+    let mut renamed = files.clone();
+    renamed[0].0.push('x');
+    assert_ne!(digest::digest(&renamed), digest::digest(&files));
+}

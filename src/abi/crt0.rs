@@ -180,13 +180,13 @@ pub fn crt0_source_for(needs: Crt0Needs) -> String {
         (
             true,
             "    csrr    t0, knl                      # kernel metadata buffer
-    lw      t1, 0(t0)                    # KNL_ENTRY
-    lw      a0, 4(t0)                    # KNL_ARG_BASE: the kernel's argument buffer\n",
+    lw      t1, {md_entry}(t0)                    # KNL_ENTRY
+    lw      a0, {md_arg_base}(t0)                    # KNL_ARG_BASE: the kernel's argument buffer\n",
         ),
         (
             needs.print_words,
-            "    lw      t2, 48(t0)                   # KNL_PRINT_ADDR
-    lw      t3, 52(t0)                   # KNL_PRINT_SIZE
+            "    lw      t2, {md_print_addr}(t0)                   # KNL_PRINT_ADDR
+    lw      t3, {md_print_size}(t0)                   # KNL_PRINT_SIZE
     la      t4, BUFFER_ADDR
     sw      t2, 0(t4)
     la      t4, BUFFER_SIZE
@@ -206,7 +206,17 @@ spike_end:
     j       .Lcrt0_halt
 ";
     let body: String = parts.iter().filter(|(on, _)| *on).map(|(_, text)| *text).collect();
-    (body + tail).replace("{stack}", &COMPILED_WARP_STACK_BYTES.to_string())
+    // Metadata offsets come from their one definition (`abi::launch::md`).
+    use super::launch::md;
+    [
+        ("{stack}", COMPILED_WARP_STACK_BYTES),
+        ("{md_entry}", md::ENTRY),
+        ("{md_arg_base}", md::ARG_BASE),
+        ("{md_print_addr}", md::PRINT_ADDR),
+        ("{md_print_size}", md::PRINT_SIZE),
+    ]
+    .iter()
+    .fold(body + tail, |text, (name, value)| text.replace(name, &value.to_string()))
 }
 
 /// Why assembly + linking failed.
@@ -844,6 +854,38 @@ mod tests {
         assert_eq!(
             spike_end - PROGRAM_BASE,
             4 * (text.iter().position(|t| t.starts_with("li\tt1, 1")).unwrap() as u32)
+        );
+    }
+
+    /// crt0 reads the metadata words at the offsets `abi::launch::md` defines (the runtime
+    /// writes them there): the entry, the argument base and the print buffer's address and size.
+    #[test]
+    fn crt0_reads_the_metadata_where_the_runtime_writes_it() {
+        use crate::abi::launch::{md, Metadata};
+        let layout = Layout::new(0x100, 0, DATA_BYTES, 0).unwrap();
+        let p = assemble_crt0(&layout, Crt0Needs::ALL).unwrap();
+        let loads: Vec<(u8, u32)> = p
+            .words
+            .iter()
+            .filter_map(|&w| crate::isa::decode(w))
+            .filter(|i| i.op == crate::isa::Op::Lw && i.rs1 == 5) // lw _, off(t0): t0 = CSR_KNL
+            .map(|i| (i.rd, i.imm as u32))
+            .collect();
+        // t1 = entry (the kernel crt0 calls), a0 = argument buffer, t2/t3 = print address/size.
+        assert_eq!(loads, [(6, md::ENTRY), (10, md::ARG_BASE), (7, md::PRINT_ADDR), (28, md::PRINT_SIZE)]);
+        let meta = Metadata {
+            entry: 0x8000_0100,
+            arg_base: 0x9000_0000,
+            geometry: crate::abi::launch::Geometry { work_dim: 1, num_groups: [1; 3], local: [1; 3], offset: [0; 3] },
+            print_addr: 0x9010_0000,
+            print_size: 0x1000,
+            pds_bytes_per_thread: 0x1000,
+        };
+        let bytes = meta.to_bytes_with_global(None);
+        let word = |off: u32| u32::from_le_bytes(bytes[off as usize..off as usize + 4].try_into().unwrap());
+        assert_eq!(
+            [md::ENTRY, md::ARG_BASE, md::PRINT_ADDR, md::PRINT_SIZE].map(word),
+            [meta.entry, meta.arg_base, meta.print_addr, meta.print_size]
         );
     }
 

@@ -9,6 +9,21 @@ pub const METADATA_SIZE: u32 = 68;
 /// Upper bound on the argument buffer (official assertion).
 pub const MAX_ARG_BUFFER: usize = 0xffff;
 
+/// The local id of the work-item that linear lane `linear` of a work-group is (linear id =
+/// warp · `numt` + lane, x fastest): the ABI's one lane → work-item mapping, used by the
+/// emulator's work-item CSRs and lane masks and by the runtime's fault messages. A zero size
+/// counts as 1.
+pub fn local_id(linear: u32, local_size: [u32; 3]) -> [u32; 3] {
+    let [lx, ly, _] = local_size.map(|v| v.max(1));
+    [linear % lx, linear / lx % ly, linear / (lx * ly)]
+}
+
+/// The global id of local id `local` in work-group `group`: `group · local_size + local + offset`
+/// per dimension, wrapping as the hardware's 32-bit arithmetic does.
+pub fn global_id(group: [u32; 3], local_size: [u32; 3], local: [u32; 3], offset: [u32; 3]) -> [u32; 3] {
+    std::array::from_fn(|d| group[d].wrapping_mul(local_size[d]).wrapping_add(local[d]).wrapping_add(offset[d]))
+}
+
 /// Metadata word offsets.
 pub mod md {
     pub const ENTRY: u32 = 0;
@@ -232,6 +247,21 @@ pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lanes_map_to_work_items_x_fastest() {
+        let size = [4, 3, 2];
+        let mut seen = std::collections::HashSet::new();
+        for linear in 0..24 {
+            let [x, y, z] = local_id(linear, size);
+            assert_eq!(x + 4 * (y + 3 * z), linear);
+            assert!(x < 4 && y < 3 && z < 2 && seen.insert((x, y, z)));
+        }
+        assert_eq!(local_id(7, [0, 0, 0]), [0, 0, 7], "a zero size counts as 1");
+        assert_eq!(global_id([2, 1, 0], size, [3, 2, 1], [10, 0, 5]), [21, 5, 6]);
+        assert_eq!(global_id([u32::MAX, 0, 0], [2, 1, 1], [1, 0, 0], [0; 3])[0], u32::MAX, "wrapping");
+    }
+
     #[test]
     fn pocl_packing_rule() {
         let args = [

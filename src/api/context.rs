@@ -131,7 +131,8 @@ pub extern "C" fn clCreateContext(
 ) -> cl_context {
     object(errcode_ret, || {
         check(num_devices != 0 && !devices.is_null(), CL_INVALID_VALUE)?;
-        let mut devs = ptr::handles::<Device>(devices, num_devices as usize, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let mut devs = unsafe { ptr::handles::<Device>(devices, num_devices as usize, CL_INVALID_VALUE) }?;
         devs.dedup_by(|a, b| std::sync::Arc::ptr_eq(a, b));
         create(properties, devs, pfn_notify, user_data)
     })

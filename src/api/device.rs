@@ -38,9 +38,11 @@ pub extern "C" fn clGetDeviceIDs(
         check(!(devices.is_null() && num_devices.is_null()), CL_INVALID_VALUE)?;
         check(matches, CL_DEVICE_NOT_FOUND)?;
         if !devices.is_null() {
-            ptr::write_opt(devices, platform::device().handle());
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            unsafe { ptr::write_opt(devices, platform::device().handle()) };
         }
-        ptr::write_opt(num_devices, 1);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(num_devices, 1) };
         Ok(())
     })
 }
@@ -244,7 +246,8 @@ pub extern "C" fn clCreateSubDevices(
 ) -> cl_int {
     status(|| {
         Obj::<Device>::get(in_device)?;
-        let props = ptr::property_list(properties)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let props = unsafe { ptr::property_list(properties) }?;
         check(!props.is_empty(), CL_INVALID_VALUE)?;
         // Spec: "CL_INVALID_VALUE if values specified in properties are not valid or if values
         // specified in properties are valid but not supported by the device" — the device cannot
@@ -271,8 +274,10 @@ pub extern "C" fn clGetDeviceAndHostTimer(
         Obj::<Device>::get(device)?;
         check(!device_timestamp.is_null() && !host_timestamp.is_null(), CL_INVALID_VALUE)?;
         let t = now_ns();
-        ptr::write_opt(device_timestamp, t);
-        ptr::write_opt(host_timestamp, t);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(device_timestamp, t) };
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(host_timestamp, t) };
         Ok(())
     })
 }

@@ -11,7 +11,8 @@ use std::ffi::c_void;
 pub extern "C" fn clWaitForEvents(num_events: cl_uint, event_list: *const cl_event) -> cl_int {
     status(|| {
         check(num_events != 0 && !event_list.is_null(), CL_INVALID_VALUE)?;
-        let events = Obj::<Event>::get_all(ptr::slice(event_list, num_events as usize, CL_INVALID_VALUE)?)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let events = Obj::<Event>::get_all(unsafe { ptr::slice(event_list, num_events as usize, CL_INVALID_VALUE) }?)?;
         let ctx = &events[0].context;
         check(events.iter().all(|e| std::sync::Arc::ptr_eq(&e.context, ctx)), CL_INVALID_CONTEXT)?;
         let mut failed = false;

@@ -63,7 +63,8 @@ pub extern "C" fn clGetSupportedImageFormats(
         check(IMAGE_TYPES.contains(&image_type), CL_INVALID_VALUE)?;
         check(num_entries != 0 || image_formats.is_null(), CL_INVALID_VALUE)?;
         // No format is supported: zero entries, and nothing written to `image_formats`.
-        ptr::write_opt(num_image_formats, 0);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(num_image_formats, 0) };
         Ok(())
     })
 }
@@ -423,7 +424,8 @@ pub extern "C" fn clCreateSamplerWithProperties(
 ) -> cl_sampler {
     object(errcode_ret, || {
         context_arg(context)?;
-        let list = ptr::property_list(sampler_properties)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let list = unsafe { ptr::property_list(sampler_properties) }?;
         for pair in list.chunks(2).take_while(|p| p[0] != 0) {
             let value = *pair.get(1).ok_or(CL_INVALID_VALUE)?;
             let ok = match pair[0] as cl_sampler_info {
@@ -480,7 +482,8 @@ pub extern "C" fn clCreateImageWithProperties(
     object(errcode_ret, || {
         context_arg(context)?;
         memory::check_flags(flags & !CL_MEM_KERNEL_READ_AND_WRITE)?;
-        check(ptr::property_list(properties)?.first().is_none_or(|&p| p == 0), CL_INVALID_PROPERTY)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        check(unsafe { ptr::property_list(properties) }?.first().is_none_or(|&p| p == 0), CL_INVALID_PROPERTY)?;
         check(!image_format.is_null(), CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)?;
         check(!image_desc.is_null(), CL_INVALID_IMAGE_DESCRIPTOR)?;
         Err(CL_INVALID_OPERATION)

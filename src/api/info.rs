@@ -79,7 +79,8 @@ pub fn write_bytes(bytes: &[u8], size: usize, value: *mut c_void, size_ret: *mut
         // most that many.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), value as *mut u8, bytes.len()) };
     }
-    super::ptr::write_opt(size_ret, bytes.len());
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    unsafe { super::ptr::write_opt(size_ret, bytes.len()) };
     Ok(())
 }
 

@@ -34,7 +34,8 @@ pub extern "C" fn clCreateKernel(
     object(errcode_ret, || {
         let p = Obj::<Program>::get(program)?;
         // "CL_INVALID_VALUE if kernel_name is NULL."
-        let name = ptr::c_string(kernel_name, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let name = unsafe { ptr::c_string(kernel_name, CL_INVALID_VALUE) }?;
         // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for program."
         let exec = p.executable().ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
         // "CL_INVALID_KERNEL_NAME if kernel_name is not found in program."
@@ -61,10 +62,12 @@ pub extern "C" fn clCreateKernelsInProgram(
             check(num_kernels as usize >= n, CL_INVALID_VALUE)?;
             for i in 0..n {
                 let k = Obj::new(Kernel::new(p.clone(), exec.clone(), i));
-                ptr::write_opt(kernels.wrapping_add(i), k.handle());
+                // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+                unsafe { ptr::write_opt(kernels.wrapping_add(i), k.handle()) };
             }
         }
-        ptr::write_opt(num_kernels_ret, n as cl_uint);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(num_kernels_ret, n as cl_uint) };
         Ok(())
     })
 }
@@ -84,12 +87,14 @@ const MAX_ARGS_WITHOUT_METADATA: usize = dev::MAX_PARAMETER_SIZE / 4;
 
 /// The bytes of a by-value argument.
 fn value_bytes(value: *const c_void, size: usize) -> CLResult<Vec<u8>> {
-    Ok(ptr::slice(value as *const u8, size, CL_INVALID_ARG_VALUE)?.to_vec())
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    Ok(unsafe { ptr::slice(value as *const u8, size, CL_INVALID_ARG_VALUE) }?.to_vec())
 }
 
 /// The `cl_mem` handle stored at `value` (read bytewise: `value` need not be aligned).
 fn mem_handle(value: *const c_void) -> CLResult<cl_mem> {
-    let b = ptr::slice(value as *const u8, std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_VALUE)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let b = unsafe { ptr::slice(value as *const u8, std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_VALUE) }?;
     let mut raw = [0u8; std::mem::size_of::<usize>()];
     raw.copy_from_slice(b);
     Ok(usize::from_ne_bytes(raw) as cl_mem)

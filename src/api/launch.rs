@@ -42,7 +42,8 @@ fn nd_range(
     if global_work_size.is_null() {
         return Ok(None);
     }
-    let g = ptr::slice(global_work_size, wd, CL_INVALID_GLOBAL_WORK_SIZE)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let g = unsafe { ptr::slice(global_work_size, wd, CL_INVALID_GLOBAL_WORK_SIZE) }?;
     // "CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
     // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
     // device" (32-bit addresses).
@@ -50,7 +51,8 @@ fn nd_range(
     let o = if global_work_offset.is_null() {
         &[0usize; 3][..wd]
     } else {
-        ptr::slice(global_work_offset, wd, CL_INVALID_GLOBAL_OFFSET)?
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::slice(global_work_offset, wd, CL_INVALID_GLOBAL_OFFSET) }?
     };
     // "CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the corresponding
     // values in global_work_offset for any dimensions is greater than the maximum value
@@ -80,7 +82,8 @@ fn nd_range(
             }
         }
     } else {
-        let l = ptr::slice(local_work_size, wd, CL_INVALID_WORK_GROUP_SIZE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let l = unsafe { ptr::slice(local_work_size, wd, CL_INVALID_WORK_GROUP_SIZE) }?;
         let local: [usize; 3] = std::array::from_fn(|d| if d < wd { l[d] } else { 1 });
         // "CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and does not match the
         // required work-group size for kernel in the program source."
@@ -156,7 +159,8 @@ fn enqueue(
     // if the context associated with command_queue and events in event_wait_list are not the
     // same." ("CL_INVALID_EVENT_WAIT_LIST" for a malformed list is checked with it.)
     check(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
-    let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
     // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
     // available for device associated with command_queue": kernels exist only for built
     // programs and keep their executable, so this cannot happen.
@@ -172,7 +176,8 @@ fn enqueue(
         Some(r) => launch::enqueue(&q, k, r, args, command_type, deps),
         None => launch::enqueue_empty(&q, command_type, deps),
     };
-    ptr::return_event(event, &e);
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    unsafe { ptr::return_event(event, &e) };
     Ok(())
 }
 

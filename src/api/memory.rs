@@ -43,7 +43,8 @@ pub(super) fn check_flags(flags: cl_mem_flags) -> CLResult<()> {
 /// Parses a buffer property list: the list as given (empty for NULL) — every property name is
 /// unsupported.
 fn parse_properties(properties: *const cl_mem_properties) -> CLResult<Vec<cl_mem_properties>> {
-    let list = ptr::property_list(properties)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let list = unsafe { ptr::property_list(properties) }?;
     // Spec: "CL_INVALID_PROPERTY if a property name in properties is not a supported property
     // name" — none is.
     check(list.first().is_none_or(|&p| p == 0), CL_INVALID_PROPERTY)?;
@@ -67,7 +68,12 @@ fn create_buffer(
     // or CL_MEM_USE_HOST_PTR are not set in flags."
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     check(wants_ptr != host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
-    let init = if wants_ptr { Some(ptr::slice(host_ptr as *const u8, size, CL_INVALID_HOST_PTR)?) } else { None };
+    let init = if wants_ptr {
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        Some(unsafe { ptr::slice(host_ptr as *const u8, size, CL_INVALID_HOST_PTR) }?)
+    } else {
+        None
+    };
     let host = (flags & CL_MEM_USE_HOST_PTR != 0).then(|| {
         // SAFETY: CL_MEM_USE_HOST_PTR: the application provides `size` bytes at `host_ptr` as the
         // object's storage, to stay valid until the object is destroyed (the destructor callback
@@ -155,7 +161,8 @@ fn create_sub_buffer(
     check(create_type == CL_BUFFER_CREATE_TYPE_REGION, CL_INVALID_VALUE)?;
     // Spec: "CL_INVALID_VALUE if value(s) specified in buffer_create_info (for a given
     // buffer_create_type) is not valid or if buffer_create_info is NULL."
-    let info = ptr::slice(create_info as *const cl_buffer_region, 1, CL_INVALID_VALUE)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let info = unsafe { ptr::slice(create_info as *const cl_buffer_region, 1, CL_INVALID_VALUE) }?;
     let (origin, size) = (info[0].origin, info[0].size);
     // Spec: "CL_INVALID_BUFFER_SIZE if the size field of the cl_buffer_region structure passed in
     // buffer_create_info is 0."

@@ -73,7 +73,8 @@ pub(crate) fn object<H: Null>(errcode_ret: *mut cl_int, f: impl FnOnce() -> CLRe
             (H::null(), CL_OUT_OF_HOST_MEMORY)
         }
     };
-    ptr::write_opt(errcode_ret, code);
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    unsafe { ptr::write_opt(errcode_ret, code) };
     h
 }
 

@@ -14,9 +14,11 @@ fn platform_ids(num_entries: cl_uint, platforms: *mut cl_platform_id, num_platfo
     check(num_entries != 0 || platforms.is_null(), CL_INVALID_VALUE)?;
     check(!(num_platforms.is_null() && platforms.is_null()), CL_INVALID_VALUE)?;
     if !platforms.is_null() {
-        ptr::write_opt(platforms, plat::platform().handle());
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(platforms, plat::platform().handle()) };
     }
-    ptr::write_opt(num_platforms, 1);
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    unsafe { ptr::write_opt(num_platforms, 1) };
     Ok(())
 }
 
@@ -128,7 +130,8 @@ fn extension_function(name: &str) -> *mut c_void {
 #[no_mangle]
 pub extern "C" fn clGetExtensionFunctionAddress(func_name: *const c_char) -> *mut c_void {
     super::init();
-    match ptr::c_string(func_name, CL_INVALID_VALUE) {
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    match unsafe { ptr::c_string(func_name, CL_INVALID_VALUE) } {
         Ok(n) => extension_function(&n),
         Err(_) => std::ptr::null_mut(),
     }
@@ -150,7 +153,8 @@ pub extern "C" fn clGetHostTimer(device: cl_device_id, host_timestamp: *mut cl_u
     status(|| {
         Obj::<crate::core::device::Device>::get(device)?;
         check(!host_timestamp.is_null(), CL_INVALID_VALUE)?;
-        ptr::write_opt(host_timestamp, now_ns());
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(host_timestamp, now_ns()) };
         Ok(())
     })
 }

@@ -43,7 +43,8 @@ fn notify(pfn: Option<ProgramNotify>, program: cl_program, user_data: *mut c_voi
 /// device_list is not in the list of devices associated with" `allowed`.
 fn device_subset(n: cl_uint, list: *const cl_device_id, allowed: &[Ref<Device>]) -> CLResult<Vec<Ref<Device>>> {
     check(list.is_null() == (n == 0), CL_INVALID_VALUE)?;
-    let devs = ptr::handles::<Device>(list, n as usize, CL_INVALID_VALUE)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let devs = unsafe { ptr::handles::<Device>(list, n as usize, CL_INVALID_VALUE) }?;
     check(devs.iter().all(|d| allowed.iter().any(|a| Arc::ptr_eq(a, d))), CL_INVALID_DEVICE)?;
     Ok(if devs.is_empty() { allowed.to_vec() } else { devs })
 }
@@ -53,7 +54,8 @@ fn options(p: *const c_char) -> CLResult<String> {
     if p.is_null() {
         Ok(String::new())
     } else {
-        ptr::c_string(p, CL_INVALID_VALUE)
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::c_string(p, CL_INVALID_VALUE) }
     }
 }
 
@@ -68,14 +70,22 @@ pub extern "C" fn clCreateProgramWithSource(
         let ctx = Obj::<Context>::get(context)?;
         // "CL_INVALID_VALUE if count is zero or if strings or any entry in strings is NULL."
         check(count != 0, CL_INVALID_VALUE)?;
-        let ptrs = ptr::slice(strings as *const *const c_char, count as usize, CL_INVALID_VALUE)?;
-        let lens = if lengths.is_null() { None } else { Some(ptr::slice(lengths, count as usize, CL_INVALID_VALUE)?) };
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let ptrs = unsafe { ptr::slice(strings as *const *const c_char, count as usize, CL_INVALID_VALUE) }?;
+        let lens = if lengths.is_null() {
+            None
+        } else {
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            Some(unsafe { ptr::slice(lengths, count as usize, CL_INVALID_VALUE) }?)
+        };
         let mut source = Vec::new();
         for (i, &s) in ptrs.iter().enumerate() {
             check(!s.is_null(), CL_INVALID_VALUE)?;
             match lens.map(|l| l[i]).filter(|&n| n > 0) {
-                Some(n) => source.extend_from_slice(ptr::slice(s as *const u8, n, CL_INVALID_VALUE)?),
-                None => source.extend_from_slice(ptr::c_string(s, CL_INVALID_VALUE)?.as_bytes()),
+                // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+                Some(n) => source.extend_from_slice(unsafe { ptr::slice(s as *const u8, n, CL_INVALID_VALUE) }?),
+                // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+                None => source.extend_from_slice(unsafe { ptr::c_string(s, CL_INVALID_VALUE) }?.as_bytes()),
             }
         }
         // "The concatenation strips any nulls in the original source strings."
@@ -102,15 +112,18 @@ pub extern "C" fn clCreateProgramWithBinary(
         // "CL_INVALID_DEVICE if any device in device_list is not in the list of devices
         // associated with context": a NULL entry names no device of the context, and a device
         // named twice would need two binaries for one device.
-        let list = ptr::slice(device_list, n, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let list = unsafe { ptr::slice(device_list, n, CL_INVALID_VALUE) }?;
         check(list.iter().all(|d| !d.is_null()), CL_INVALID_DEVICE)?;
         let devs = device_subset(num_devices, device_list, &ctx.devices)?;
         check(devs.iter().enumerate().all(|(i, d)| !devs[..i].iter().any(|e| Arc::ptr_eq(d, e))), CL_INVALID_DEVICE)?;
         // "CL_INVALID_VALUE if lengths or binaries is NULL or if any entry in lengths[i] is zero
         // or binaries[i] is NULL."
         check(!lengths.is_null() && !binaries.is_null(), CL_INVALID_VALUE)?;
-        let lens = ptr::slice(lengths, n, CL_INVALID_VALUE)?;
-        let bins = ptr::slice(binaries as *const *const u8, n, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let lens = unsafe { ptr::slice(lengths, n, CL_INVALID_VALUE) }?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let bins = unsafe { ptr::slice(binaries as *const *const u8, n, CL_INVALID_VALUE) }?;
         let mut statuses = vec![CL_SUCCESS; n];
         let mut loaded = Vec::new();
         for i in 0..n {
@@ -118,7 +131,8 @@ pub extern "C" fn clCreateProgramWithBinary(
                 statuses[i] = CL_INVALID_VALUE;
                 continue;
             }
-            match LoadedBinary::load(ptr::slice(bins[i], lens[i], CL_INVALID_VALUE)?) {
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            match LoadedBinary::load(unsafe { ptr::slice(bins[i], lens[i], CL_INVALID_VALUE) }?) {
                 Ok(b) => loaded.push(b),
                 Err(e) => {
                     log::warn!("clCreateProgramWithBinary: binary {i} rejected: {e}");
@@ -130,7 +144,8 @@ pub extern "C" fn clCreateProgramWithBinary(
         }
         if !binary_status.is_null() {
             for (i, s) in statuses.iter().enumerate() {
-                ptr::write_opt(binary_status.wrapping_add(i), *s);
+                // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+                unsafe { ptr::write_opt(binary_status.wrapping_add(i), *s) };
             }
         }
         check(!statuses.contains(&CL_INVALID_VALUE), CL_INVALID_VALUE)?;
@@ -206,9 +221,12 @@ pub extern "C" fn clCompileProgram(
         let both_lists = !input_headers.is_null() && !header_include_names.is_null();
         check(if num_input_headers == 0 { no_lists } else { both_lists }, CL_INVALID_VALUE)?;
         let n = num_input_headers as usize;
-        ptr::handles::<Program>(input_headers, n, CL_INVALID_VALUE)?;
-        for &name in ptr::slice(header_include_names as *const *const c_char, n, CL_INVALID_VALUE)? {
-            ptr::c_string(name, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::handles::<Program>(input_headers, n, CL_INVALID_VALUE) }?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        for &name in unsafe { ptr::slice(header_include_names as *const *const c_char, n, CL_INVALID_VALUE) }? {
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            unsafe { ptr::c_string(name, CL_INVALID_VALUE) }?;
         }
         // "CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL."
         check(pfn_notify.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
@@ -224,11 +242,14 @@ pub extern "C" fn clCompileProgram(
         check(matches!(p.origin, Origin::Source(_) | Origin::Il(_)), CL_INVALID_OPERATION)?;
         // Embedded headers: (include name, source of the header program).
         let mut headers = Vec::new();
-        let hprogs = ptr::handles::<Program>(input_headers, n, CL_INVALID_VALUE)?;
-        let hnames = ptr::slice(header_include_names as *const *const c_char, n, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let hprogs = unsafe { ptr::handles::<Program>(input_headers, n, CL_INVALID_VALUE) }?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let hnames = unsafe { ptr::slice(header_include_names as *const *const c_char, n, CL_INVALID_VALUE) }?;
         for (hp, &name) in hprogs.iter().zip(hnames) {
             let Origin::Source(text) = &hp.origin else { return Err(CL_INVALID_OPERATION) };
-            headers.push((ptr::c_string(name, CL_INVALID_VALUE)?, text.clone()));
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            headers.push((unsafe { ptr::c_string(name, CL_INVALID_VALUE) }?, text.clone()));
         }
         // "CL_INVALID_OPERATION if the compilation or build of a program executable for any of
         // the devices listed in device_list by a previous call to clCompileProgram or
@@ -259,7 +280,8 @@ fn link(
     // zero and input_programs is NULL."
     check(num_input_programs != 0 && !input_programs.is_null(), CL_INVALID_VALUE)?;
     // "CL_INVALID_PROGRAM if programs specified in input_programs are not valid program objects."
-    let inputs = ptr::handles::<Program>(input_programs, num_input_programs as usize, CL_INVALID_VALUE)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let inputs = unsafe { ptr::handles::<Program>(input_programs, num_input_programs as usize, CL_INVALID_VALUE) }?;
     // "CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL."
     check(pfn_notify.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
     let devs = device_subset(num_devices, device_list, &ctx.devices)?;
@@ -309,7 +331,8 @@ pub extern "C" fn clLinkProgram(
     if !linked {
         // "If the linking operation can begin, clLinkProgram returns a valid non-zero program
         // object" with errcode_ret "CL_LINK_PROGRAM_FAILURE if there is a failure to link".
-        ptr::write_opt(errcode_ret, CL_LINK_PROGRAM_FAILURE);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(errcode_ret, CL_LINK_PROGRAM_FAILURE) };
     }
     h
 }
@@ -368,13 +391,16 @@ fn write_binaries(p: &Program, size: usize, value: *mut c_void, size_ret: *mut u
     if !value.is_null() {
         check(size >= need, CL_INVALID_VALUE)?;
         let binary = p.binary_bytes();
-        for &dst in ptr::slice(value as *const *mut u8, n, CL_INVALID_VALUE)? {
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        for &dst in unsafe { ptr::slice(value as *const *mut u8, n, CL_INVALID_VALUE) }? {
             if !dst.is_null() && !binary.is_empty() {
-                ptr::slice_mut(dst as *mut c_void, binary.len(), CL_INVALID_VALUE)?.copy_from_slice(&binary);
+                // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+                unsafe { ptr::slice_mut(dst as *mut c_void, binary.len(), CL_INVALID_VALUE) }?.copy_from_slice(&binary);
             }
         }
     }
-    ptr::write_opt(size_ret, need);
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    unsafe { ptr::write_opt(size_ret, need) };
     Ok(())
 }
 
@@ -418,7 +444,8 @@ pub extern "C" fn clCreateProgramWithBuiltInKernels(
         device_subset(num_devices, device_list, &ctx.devices)?;
         // "CL_INVALID_VALUE if kernel_names is NULL or kernel_names contains a kernel name that
         // is not supported by any of the devices": the device has no built-in kernels.
-        ptr::c_string(kernel_names, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::c_string(kernel_names, CL_INVALID_VALUE) }?;
         Err(CL_INVALID_VALUE)
     })
 }
@@ -433,7 +460,8 @@ pub extern "C" fn clCreateProgramWithIL(
         let ctx = Obj::<Context>::get(context)?;
         // "CL_INVALID_VALUE if il is NULL or if length is zero."
         check(!il.is_null() && length != 0, CL_INVALID_VALUE)?;
-        let bytes = ptr::slice(il as *const u8, length, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let bytes = unsafe { ptr::slice(il as *const u8, length, CL_INVALID_VALUE) }?;
         // "CL_INVALID_VALUE if the length-byte memory pointed to by il does not contain
         // well-formed intermediate language input appropriate for the deployment environment."
         check(crate::core::program::spirv_words(bytes).is_some(), CL_INVALID_VALUE)?;
@@ -474,7 +502,11 @@ pub extern "C" fn clSetProgramSpecializationConstant(
         // "CL_INVALID_VALUE if spec_size does not match the size of the specialization constant
         // in the module, or if spec_value is NULL."
         check(spec_size == size as usize && !spec_value.is_null(), CL_INVALID_VALUE)?;
-        p.set_spec_constant(spec_id, ptr::slice(spec_value as *const u8, spec_size, CL_INVALID_VALUE)?.to_vec());
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        p.set_spec_constant(
+            spec_id,
+            unsafe { ptr::slice(spec_value as *const u8, spec_size, CL_INVALID_VALUE) }?.to_vec(),
+        );
         Ok(())
     })
 }

@@ -115,7 +115,8 @@ pub extern "C" fn clSetCommandQueueProperty(
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
         check(properties & !KNOWN == 0, CL_INVALID_VALUE)?;
-        ptr::write_opt(old_properties, q.properties);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(old_properties, q.properties) };
         let _ = enable;
         Err(CL_INVALID_OPERATION)
     })
@@ -149,7 +150,8 @@ pub extern "C" fn clEnqueueMarker(command_queue: cl_command_queue, event: *mut c
         let q = Obj::<Queue>::get(command_queue)?;
         check(!event.is_null(), CL_INVALID_VALUE)?;
         let e = enqueue_sync(&q, CL_COMMAND_MARKER, Vec::new(), Ordering::Marker);
-        ptr::return_event(event, &e);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::return_event(event, &e) };
         Ok(())
     })
 }
@@ -162,11 +164,13 @@ pub extern "C" fn clEnqueueWaitForEvents(
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
         check(num_events != 0 && !event_list.is_null(), CL_INVALID_VALUE)?;
-        let handles = ptr::slice(event_list, num_events as usize, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let handles = unsafe { ptr::slice(event_list, num_events as usize, CL_INVALID_VALUE) }?;
         let events = Obj::<Event>::get_all(handles)?;
         check(events.iter().all(|e| std::sync::Arc::ptr_eq(&e.context, &q.context)), CL_INVALID_CONTEXT)?;
         let e = enqueue_sync(&q, CL_COMMAND_BARRIER, events, Ordering::Barrier);
-        ptr::return_event(std::ptr::null_mut(), &e);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::return_event(std::ptr::null_mut(), &e) };
         Ok(())
     })
 }
@@ -175,7 +179,8 @@ pub extern "C" fn clEnqueueBarrier(command_queue: cl_command_queue) -> cl_int {
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
         let e = enqueue_sync(&q, CL_COMMAND_BARRIER, Vec::new(), Ordering::Barrier);
-        ptr::return_event(std::ptr::null_mut(), &e);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::return_event(std::ptr::null_mut(), &e) };
         Ok(())
     })
 }
@@ -188,9 +193,11 @@ pub extern "C" fn clEnqueueMarkerWithWaitList(
 ) -> cl_int {
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         let e = enqueue_sync(&q, CL_COMMAND_MARKER, deps, Ordering::Marker);
-        ptr::return_event(event, &e);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::return_event(event, &e) };
         Ok(())
     })
 }
@@ -203,9 +210,11 @@ pub extern "C" fn clEnqueueBarrierWithWaitList(
 ) -> cl_int {
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         let e = enqueue_sync(&q, CL_COMMAND_BARRIER, deps, Ordering::Barrier);
-        ptr::return_event(event, &e);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::return_event(event, &e) };
         Ok(())
     })
 }

@@ -75,17 +75,20 @@ fn finish(e: Ref<Event>, blocking: cl_bool, event: *mut cl_event) -> CLResult<()
         // negative integer value."
         let st = e.wait();
         if st < 0 {
-            ptr::return_event(std::ptr::null_mut(), &e);
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            unsafe { ptr::return_event(std::ptr::null_mut(), &e) };
             return Err(st);
         }
     }
-    ptr::return_event(event, &e);
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    unsafe { ptr::return_event(event, &e) };
     Ok(())
 }
 
 /// Reads a 3-element `size_t` array (origin or region).
 fn triple(p: *const size_t) -> CLResult<[usize; 3]> {
-    let s = ptr::slice(p, 3, CL_INVALID_VALUE)?;
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let s = unsafe { ptr::slice(p, 3, CL_INVALID_VALUE) }?;
     Ok([s[0], s[1], s[2]])
 }
 
@@ -153,14 +156,16 @@ pub extern "C" fn clEnqueueReadBuffer(
         // Spec: "CL_INVALID_VALUE if the region being read or written specified by (offset,
         // size) is out of bounds or if ptr is a NULL value."
         check(in_bounds(&m, offset, size) && !ptr.is_null(), CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         check_sub_alignment(&m)?;
         check_host_read(&m)?;
         let addr = ptr as usize;
         let work: Work = Box::new(move || {
             // The spec keeps `ptr` valid (and untouched by the application) until this command
             // completes; the slice lives only while the command runs.
-            let out = ptr::slice_mut(addr as *mut c_void, size, CL_INVALID_VALUE)?;
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            let out = unsafe { ptr::slice_mut(addr as *mut c_void, size, CL_INVALID_VALUE) }?;
             m.read(offset, out)
         });
         finish(enqueue(&q, CL_COMMAND_READ_BUFFER, deps, work), blocking_read, event)
@@ -183,7 +188,8 @@ pub extern "C" fn clEnqueueWriteBuffer(
         // Spec: "CL_INVALID_VALUE if the region being read or written specified by (offset,
         // size) is out of bounds or if ptr is a NULL value."
         check(in_bounds(&m, offset, size) && !ptr.is_null(), CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         check_sub_alignment(&m)?;
         check_host_write(&m)?;
         let addr = ptr as usize;
@@ -191,7 +197,8 @@ pub extern "C" fn clEnqueueWriteBuffer(
             // The spec keeps `ptr` valid and unchanged until this command completes; the slice
             // lives only while the command copies from it (it may alias CL_MEM_USE_HOST_PTR
             // memory, which is updated after it is gone).
-            m.write(offset, ptr::slice(addr as *const u8, size, CL_INVALID_VALUE)?)?;
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            m.write(offset, unsafe { ptr::slice(addr as *const u8, size, CL_INVALID_VALUE) }?)?;
             m.sync_host(offset, size)
         });
         finish(enqueue(&q, CL_COMMAND_WRITE_BUFFER, deps, work), blocking_write, event)
@@ -227,7 +234,8 @@ pub extern "C" fn clEnqueueCopyBuffer(
         // dst_offset + size require accessing elements outside the src_buffer and dst_buffer
         // buffer objects respectively."
         check(in_bounds(&src, src_offset, size) && in_bounds(&dst, dst_offset, size), CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         check_sub_alignment(&src)?;
         check_sub_alignment(&dst)?;
         // Spec: "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
@@ -260,7 +268,8 @@ pub extern "C" fn clEnqueueMapBuffer(
         // or if size is 0 or if values specified in map_flags are not valid."
         check(size != 0 && in_bounds(&m, offset, size), CL_INVALID_VALUE)?;
         check(valid_map_flags(map_flags), CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         check_sub_alignment(&m)?;
         check_map_access(&m, map_flags)?;
         // Spec: "CL_INVALID_OPERATION if mapping would lead to overlapping regions being mapped
@@ -311,7 +320,8 @@ pub extern "C" fn clEnqueueUnmapMemObject(
 ) -> cl_int {
     status(|| {
         let (q, m) = queue_and_mem(command_queue, memobj)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         // Spec: "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by
         // clEnqueueMapBuffer or clEnqueueMapImage for memobj." The map count drops now.
         let mapping = m.take_map(mapped_ptr as usize)?;
@@ -351,7 +361,8 @@ impl HostRect {
         let h = rect_side(ho, region, host_row, host_slice)?;
         check_rect_bounds(&m, &b, region)?;
         let (addr, len, base) = host_span(host, &h, region)?;
-        let deps = ptr::wait_list(num_events, wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events, wait_list, &q.context) }?;
         check_sub_alignment(&m)?;
         Ok(HostRect { q, m, b, h, region, addr, len, base, deps })
     }
@@ -388,7 +399,8 @@ pub extern "C" fn clEnqueueReadBufferRect(
             // The spec keeps the host rectangle valid (and untouched by the application) until
             // this command completes; the slice covers exactly its bytes and lives only while
             // the command runs.
-            let out = ptr::slice_mut(addr as *mut c_void, len, CL_INVALID_VALUE)?;
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            let out = unsafe { ptr::slice_mut(addr as *mut c_void, len, CL_INVALID_VALUE) }?;
             m.read_rect(&b, &h, base, region, out)
         });
         finish(enqueue(&q, CL_COMMAND_READ_BUFFER_RECT, deps, work), blocking_read, event)
@@ -426,7 +438,8 @@ pub extern "C" fn clEnqueueWriteBufferRect(
             // The spec keeps the host rectangle valid and unchanged until this command
             // completes; the slice covers exactly its bytes and lives only while the command
             // copies from it (CL_MEM_USE_HOST_PTR memory is updated after it is gone).
-            m.write_rect(&b, &h, base, region, ptr::slice(addr as *const u8, len, CL_INVALID_VALUE)?)?;
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            m.write_rect(&b, &h, base, region, unsafe { ptr::slice(addr as *const u8, len, CL_INVALID_VALUE) }?)?;
             m.sync_rect(&b, region)
         });
         finish(enqueue(&q, CL_COMMAND_WRITE_BUFFER_RECT, deps, work), blocking_write, event)
@@ -463,7 +476,8 @@ pub extern "C" fn clEnqueueCopyBufferRect(
         // dst_row_pitch."
         let same = Arc::ptr_eq(&src, &dst);
         check(!(same && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch), CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         // Spec: "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
         // sub-buffer object and the source and destination regions overlap or if src_buffer and
         // dst_buffer are different sub-buffers of the same associated buffer object and they
@@ -498,10 +512,12 @@ pub extern "C" fn clEnqueueFillBuffer(
         check(!pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128, CL_INVALID_VALUE)?;
         // Spec: "CL_INVALID_VALUE if offset and size are not a multiple of pattern_size."
         check(offset % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         check_sub_alignment(&m)?;
         // "The memory associated with pattern can be reused or freed after the function returns."
-        let bytes = ptr::slice(pattern as *const u8, pattern_size, CL_INVALID_VALUE)?.to_vec();
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let bytes = unsafe { ptr::slice(pattern as *const u8, pattern_size, CL_INVALID_VALUE) }?.to_vec();
         let work: Work = Box::new(move || m.fill(offset, size, &bytes));
         finish(enqueue(&q, CL_COMMAND_FILL_BUFFER, deps, work), CL_FALSE, event)
     })
@@ -523,7 +539,8 @@ pub extern "C" fn clEnqueueMigrateMemObjects(
         check(num_mem_objects != 0 && !mem_objects.is_null(), CL_INVALID_VALUE)?;
         // Spec: "CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid
         // memory object."
-        let mems = ptr::handles::<Mem>(mem_objects, num_mem_objects as usize, CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let mems = unsafe { ptr::handles::<Mem>(mem_objects, num_mem_objects as usize, CL_INVALID_VALUE) }?;
         // Spec: "CL_INVALID_CONTEXT if the context associated with command_queue and memory
         // objects in mem_objects are not the same".
         check(mems.iter().all(|m| Arc::ptr_eq(&m.context, &q.context)), CL_INVALID_CONTEXT)?;
@@ -531,7 +548,8 @@ pub extern "C" fn clEnqueueMigrateMemObjects(
         // table above."
         let known = CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
         check(flags & !known == 0, CL_INVALID_VALUE)?;
-        let deps = ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         // One device whose memory the host reads directly: nothing moves. The command keeps the
         // objects alive until it completes, like any command using them.
         let work: Work = Box::new(move || {

@@ -5,16 +5,16 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use ventus_icd::abi::crt0::{link, parse_kernel_decls};
 use ventus_icd::abi::elf::VentusElf;
 use ventus_icd::abi::image::LaunchImage;
 use ventus_icd::abi::launch::{Geometry, KernelArg};
 use ventus_icd::device::executable::Executable;
-use ventus_icd::device::print::PrintBuffer;
+use ventus_icd::device::print::{PrintBuffer, StreamingPrint};
 use ventus_icd::device::{launch, launch_traced, stage_globals, write_stdout, DeviceError, KernelLaunch};
 use ventus_icd::emulator::commit_log::{write_record, CommitRecord};
-use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, PrintHook, RunOptions, TrapMode};
+use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, RunOptions, TrapMode};
 use ventus_icd::isa::disasm::disassemble;
 
 const HELP: &str = "\
@@ -414,7 +414,7 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
             (r.base(), r.size())
         }
     };
-    let hook = Arc::new(StdoutPrint(Mutex::new(printer)));
+    let hook = Arc::new(StreamingPrint::new(printer, write_stdout));
     let mut kargs = Vec::new();
     let mut buffers = Vec::new();
     for (i, s) in specs.iter().enumerate() {
@@ -456,7 +456,11 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
     } else {
         launch(&mem, &l, &opts)
     };
-    hook.drain();
+    if let Some(p) = hook.finish() {
+        if p.lost() > 0 {
+            eprintln!("ventus-run: {} printf record(s) lost: the print buffer was full", p.lost());
+        }
+    }
     let mut dump = Vec::new();
     for &(i, base, ty, len) in &buffers {
         let mut b = vec![0u8; len];
@@ -586,35 +590,6 @@ impl SourceLines {
 /// The private bytes per work-item a kernel declares in `.ventus.kernel_info` (0 without it).
 /// Bytes of printf records per `ventus-run elf` launch (the official driver's print buffer).
 const PRINT_BUFFER_BYTES: u32 = 1 << 20;
-
-/// Writes compiled kernels' printf output to standard output while the kernel runs (at each
-/// `CSR_PRINT`) and after it ([`StdoutPrint::drain`]).
-struct StdoutPrint(Mutex<Option<PrintBuffer>>);
-
-impl StdoutPrint {
-    /// Formats and writes what the buffer holds; says how many records a full buffer lost.
-    fn drain(&self) {
-        let mut printer = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = printer.as_mut() {
-            let mut text = Vec::new();
-            p.drain(&mut text);
-            write_stdout(&text);
-            if p.lost() > 0 {
-                eprintln!("ventus-run: {} printf record(s) lost: the print buffer was full", p.lost());
-            }
-        }
-    }
-}
-
-impl PrintHook for StdoutPrint {
-    fn on_print(&self, _work_group: u32, _warp: u32, _value: u32) {
-        self.drain();
-    }
-    fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
-        let _order = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        write_stdout(text);
-    }
-}
 
 fn main() -> ExitCode {
     // Output piped into `head` and the like ends the process quietly, as for other command-line

@@ -1,8 +1,8 @@
 //! On-disk build cache: compiled ELFs keyed by a hash of everything that determines them
-//! (source or SPIR-V, options, compiler tool versions, this crate's version), so an unchanged
-//! rebuild skips clang, llvm-spirv and our back end. A source build's entry also records every
-//! file the preprocessor read with a hash of its contents (`build::build_source`): a lookup
-//! whose files changed since is a miss.
+//! (source or SPIR-V, options, compiler tool versions, the code generator's revision —
+//! [`super::BACKEND_REVISION`]), so an unchanged rebuild skips clang, llvm-spirv and our back
+//! end. A source build's entry also records every file the preprocessor read with a hash of its
+//! contents (`build::build_source`): a lookup whose files changed since is a miss.
 //!
 //! Location: `VENTUS_CACHE_DIR`, else `$XDG_CACHE_HOME/ventus-icd`, else `~/.cache/ventus-icd`.
 //! `VENTUS_CACHE=0` disables it. Entries are written atomically (temp file + rename); a corrupt
@@ -10,17 +10,9 @@
 
 use std::path::PathBuf;
 
-/// A 128-bit key (two FNV-1a 64 hashes with different offsets), as 32 hex digits.
+/// A 128-bit key of `parts` as 32 hex digits (`digest::key`: SHA-256, the parts length-prefixed).
 pub fn key(parts: &[&[u8]]) -> String {
-    let mut h1: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut h2: u64 = 0x8422_2325_cbf2_9ce4;
-    for p in parts {
-        for &b in (p.len() as u64).to_le_bytes().iter().chain(p.iter()) {
-            h1 = (h1 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-            h2 = (h2 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
-        }
-    }
-    format!("{h1:016x}{h2:016x}")
+    super::digest::key(parts.iter().copied())
 }
 
 fn dir() -> Option<PathBuf> {

@@ -14,6 +14,7 @@
 
 pub mod build;
 pub mod cache;
+pub mod digest;
 pub mod env;
 #[cfg(test)]
 mod filetest;
@@ -26,8 +27,9 @@ pub mod spirv;
 pub mod target;
 pub mod toolchain;
 
-/// Bumped whenever generated code changes (part of the cache key).
-pub const BACKEND_REVISION: &str = "ventus-cc-61";
+/// The code generator's revision, part of every cache key: a digest of the sources that determine
+/// generated code, computed by `build.rs` ([`digest`]).
+pub const BACKEND_REVISION: &str = concat!("ventus-cc-", env!("VENTUS_BACKEND_DIGEST"));
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

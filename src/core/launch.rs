@@ -17,7 +17,7 @@
 //!   command runs the emulator on the queue thread (and the emulator's thread pool): for programs
 //!   with printf call sites each `CSR_PRINT` notification drains the launch's [`PrintBuffer`] on
 //!   the emulator thread that raised it and writes the text (stdout, or the context's
-//!   `cl_arm_printf` callback) while the kernel still runs ([`DirectPrint`]); text formatted by a
+//!   `cl_arm_printf` callback) while the kernel still runs ([`StreamingPrint`]); text formatted by a
 //!   host call (legacy printf of official binaries) is written the same way as it arrives; an
 //!   emulator panic fails the launch; afterwards every buffer argument gets
 //!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
@@ -39,10 +39,9 @@ use super::queue::{Ordering, Queue};
 use crate::abi::launch::{Geometry, KernelArg};
 use crate::cl::object::Ref;
 use crate::cl::*;
-use crate::device::print::PrintBuffer;
+use crate::device::print::{PrintBuffer, StreamingPrint};
 use crate::device::{self, DeviceError, KernelLaunch, LaunchStats};
-use crate::device::{Fault, LaunchError, PrintHook, WorkItems};
-use parking_lot::Mutex;
+use crate::device::{Fault, LaunchError, WorkItems};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -134,31 +133,6 @@ fn lanes_occupied(global: [u32; 3], local: [u32; 3], warp: u32) -> u64 {
         .sum()
 }
 
-/// Writes a launch's printf output as the kernel produces it, on the emulator thread that reports
-/// it: a `CSR_PRINT` write drains the print buffer, a host call's text is written as it is. The
-/// drain and the write happen under one lock, so output keeps the buffer's record order.
-struct DirectPrint {
-    context: Ref<super::context::Context>,
-    kernel: String,
-    printer: Mutex<Option<PrintBuffer>>,
-}
-
-impl PrintHook for DirectPrint {
-    fn on_print(&self, work_group: u32, warp: u32, value: u32) {
-        log::trace!("kernel {}: CSR_PRINT = {value:#x} (work-group {work_group}, warp {warp})", self.kernel);
-        let mut printer = self.printer.lock();
-        if let Some(p) = printer.as_mut() {
-            let mut text = Vec::new();
-            p.drain(&mut text);
-            emit_print(&self.context, &text);
-        }
-    }
-    fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
-        let _order = self.printer.lock();
-        emit_print(&self.context, text);
-    }
-}
-
 /// Writes formatted printf output: the context's `cl_arm_printf` callback if it has one, else the
 /// process's standard output (flushed, so output interleaves correctly with the host's own).
 fn emit_print(context: &super::context::Context, text: &[u8]) {
@@ -193,19 +167,15 @@ impl Launch {
     /// ", work-item (x,y,z), local id (x,y,z)" of a fault in one lane, in OpenCL terms.
     fn work_item(&self, f: &Fault) -> Option<String> {
         let lane = f.lane?;
-        let linear = f.warp * self.device.threads_per_warp + lane;
-        let [lx, ly, _] = self.range.local.map(|v| v.max(1));
-        let local = [linear % lx, linear / lx % ly, linear / (lx * ly)];
-        let global: [u32; 3] = std::array::from_fn(|d| {
-            f.group_id[d].wrapping_mul(self.range.local[d]).wrapping_add(local[d]).wrapping_add(self.range.offset[d])
-        });
+        let local = crate::abi::launch::local_id(f.warp * self.device.threads_per_warp + lane, self.range.local);
+        let global = crate::abi::launch::global_id(f.group_id, self.range.local, local, self.range.offset);
         let [gx, gy, gz] = global;
         let [x, y, z] = local;
         Some(format!(", work-item ({gx},{gy},{gz}), local id ({x},{y},{z})"))
     }
 
     /// Runs the kernel on the calling (queue) thread and the emulator's pool; printf output is
-    /// written while the kernel runs ([`DirectPrint`]) and once more at the end.
+    /// written while the kernel runs ([`StreamingPrint`]) and once more at the end.
     fn run(&self, context: &Ref<super::context::Context>) -> Result<LaunchStats, LaunchFailure> {
         let k = &self.kernel;
         let dev = &self.device;
@@ -224,11 +194,8 @@ impl Launch {
             None => None,
         };
         let print = printer.as_ref().map_or((0, 0), |p| p.metadata());
-        let hook = Arc::new(DirectPrint {
-            context: context.clone(),
-            kernel: k.name().to_string(),
-            printer: Mutex::new(printer),
-        });
+        let sink_context = context.clone();
+        let hook = Arc::new(StreamingPrint::new(printer, move |text: &[u8]| emit_print(&sink_context, text)));
         let mut opts = k.run_options();
         opts.print_hook = Some(hook.clone());
         opts.memcheck |= context.memcheck();
@@ -251,10 +218,7 @@ impl Launch {
             .map_err(|_| LaunchFailure::Panicked)
             .and_then(|r| r.map_err(LaunchFailure::Device));
         drop(opts);
-        if let Some(mut p) = hook.printer.lock().take() {
-            let mut text = Vec::new();
-            p.drain(&mut text);
-            emit_print(context, &text);
+        if let Some(p) = hook.finish() {
             let lost = p.lost();
             if lost > 0 {
                 // Name the setting the size came from: the context's property or the device's.

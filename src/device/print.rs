@@ -1,6 +1,7 @@
 //! The printf buffer of one launch and its drain.
 //!
-//! Layout (device memory, one region of `capacity + PRINT_SCRATCH_BYTES` bytes):
+//! Layout (device memory, one region of `capacity + PRINT_SCRATCH_BYTES` bytes; the offsets are
+//! `abi::printf::buffer`'s, which the compiler's device-side writer uses too):
 //! * word 0: write offset in bytes (starts at [`FIRST_RECORD`]), bumped by `amoadd.w`;
 //! * word 1: number of records lost because the buffer was full;
 //! * records from [`FIRST_RECORD`] up to `capacity` (the size in metadata `+52`): a header word
@@ -16,15 +17,19 @@
 //! reservation makes the swap fail, which is harmless). So the buffer only fills up when more
 //! than `capacity` bytes are printed between two drains; what could not be stored is counted and
 //! reported by [`PrintBuffer::lost`]. Draining may run on any thread while the kernel runs.
+//!
+//! [`StreamingPrint`] is the launch's print hook for every user of the device (the OpenCL
+//! runtime, `ventus-run`): it drains the buffer at each `CSR_PRINT` and writes host-call text, both
+//! to one sink under one lock, so output keeps the buffer's record order.
 
+use crate::abi::printf::buffer::{FIRST_RECORD, LOST_RECORDS, RECORD_ARGS, WRITE_OFFSET};
 use crate::abi::printf::{
     format_record, format_unknown, split_header, PrintfTable, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID,
 };
 use crate::emulator::memory::{DeviceMemory, MapError, Region};
+use crate::emulator::PrintHook;
+use parking_lot::Mutex;
 use std::sync::Arc;
-
-/// Offset of the first record.
-pub const FIRST_RECORD: u32 = 8;
 
 /// A launch's print buffer.
 pub struct PrintBuffer {
@@ -39,7 +44,7 @@ impl PrintBuffer {
     pub fn new(mem: &DeviceMemory, capacity: u32, table: Option<Arc<PrintfTable>>) -> Result<PrintBuffer, MapError> {
         let capacity = capacity.max(64) & !3;
         let region = mem.alloc(capacity.saturating_add(PRINT_SCRATCH_BYTES))?;
-        region.store(region.base(), FIRST_RECORD, 4);
+        region.store(region.base() + WRITE_OFFSET, FIRST_RECORD, 4);
         Ok(PrintBuffer { region, capacity, table, cursor: FIRST_RECORD })
     }
 
@@ -58,7 +63,7 @@ impl PrintBuffer {
                 break;
             }
             let (len, id) = split_header(header);
-            let bad_len = if id == PRINT_SKIP_ID { self.cursor + len != self.capacity } else { len < 4 };
+            let bad_len = if id == PRINT_SKIP_ID { self.cursor + len != self.capacity } else { len < RECORD_ARGS };
             if bad_len || len % 4 != 0 || self.cursor + len > self.capacity {
                 // Not a record we wrote: report it and stop using the buffer's tail.
                 out.extend_from_slice(format!("[printf: corrupt record header {header:#010x}]\n").as_bytes());
@@ -66,8 +71,8 @@ impl PrintBuffer {
                 break;
             }
             if id != PRINT_SKIP_ID {
-                args.resize((len - 4) as usize, 0);
-                self.region.read_bytes(base + self.cursor + 4, &mut args);
+                args.resize((len - RECORD_ARGS) as usize, 0);
+                self.region.read_bytes(base + self.cursor + RECORD_ARGS, &mut args);
                 match self.table.as_ref().and_then(|t| t.site(id)) {
                     Some(site) => format_record(site, &args, out),
                     None => format_unknown(id, &args, out),
@@ -81,7 +86,7 @@ impl PrintBuffer {
         let (cursor, cap) = (self.cursor, self.capacity);
         if cursor > FIRST_RECORD {
             let caught_up = |v: u32| v == cursor || (cursor == cap && v >= cap);
-            let old = self.region.rmw(base, |v| if caught_up(v) { FIRST_RECORD } else { v });
+            let old = self.region.rmw(base + WRITE_OFFSET, |v| if caught_up(v) { FIRST_RECORD } else { v });
             if caught_up(old) {
                 self.cursor = FIRST_RECORD;
             }
@@ -91,7 +96,7 @@ impl PrintBuffer {
     /// Records lost because the buffer was full (reads and clears the counter).
     pub fn lost(&self) -> u32 {
         let base = self.region.base();
-        self.region.rmw(base + 4, |_| 0)
+        self.region.rmw(base + LOST_RECORDS, |_| 0)
     }
 
     /// Bytes of record space.
@@ -102,5 +107,52 @@ impl PrintBuffer {
     /// Releases the device memory.
     pub fn free(self, mem: &DeviceMemory) {
         mem.unmap(self.region.base());
+    }
+}
+
+/// A launch's [`PrintHook`]: at each `CSR_PRINT` the buffer's complete records are formatted and
+/// written to the sink on the emulator thread that reports it, as is the text of a host call (the
+/// legacy printf); both under one lock, so output keeps the buffer's record order. After the
+/// launch, [`StreamingPrint::finish`] writes what is left.
+pub struct StreamingPrint<S> {
+    printer: Mutex<Option<PrintBuffer>>,
+    sink: S,
+}
+
+impl<S: Fn(&[u8]) + Send + Sync> StreamingPrint<S> {
+    /// A hook over `printer` (`None`: the launch has no print buffer; host-call text still goes
+    /// to `sink`).
+    pub fn new(printer: Option<PrintBuffer>, sink: S) -> StreamingPrint<S> {
+        StreamingPrint { printer: Mutex::new(printer), sink }
+    }
+
+    /// Writes the records left after the launch and takes the buffer back (to report
+    /// [`PrintBuffer::lost`] and free it); `None` without a buffer.
+    pub fn finish(&self) -> Option<PrintBuffer> {
+        let mut p = self.printer.lock().take()?;
+        self.drain_into_sink(&mut p);
+        Some(p)
+    }
+
+    fn drain_into_sink(&self, p: &mut PrintBuffer) {
+        let mut text = Vec::new();
+        p.drain(&mut text);
+        if !text.is_empty() {
+            (self.sink)(&text);
+        }
+    }
+}
+
+impl<S: Fn(&[u8]) + Send + Sync> PrintHook for StreamingPrint<S> {
+    fn on_print(&self, work_group: u32, warp: u32, value: u32) {
+        log::trace!("CSR_PRINT = {value:#x} (work-group {work_group}, warp {warp})");
+        let mut printer = self.printer.lock();
+        if let Some(p) = printer.as_mut() {
+            self.drain_into_sink(p);
+        }
+    }
+    fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
+        let _order = self.printer.lock();
+        (self.sink)(text);
     }
 }

@@ -129,8 +129,7 @@ impl WorkItems {
         for warp in warps {
             let mut m = 0u32;
             for lane in 0..numt.min(32) {
-                let linear = warp * numt + lane;
-                let (x, y, z) = (linear % lx, (linear / lx) % ly, linear / (lx * ly));
+                let [x, y, z] = crate::abi::launch::local_id(warp * numt + lane, self.local);
                 if z < lz && x < actual[0] && y < actual[1] && z < actual[2] {
                     m |= 1 << lane;
                 }

@@ -127,15 +127,31 @@ impl PrintfTable {
     }
 }
 
+/// The print buffer's layout, the one definition both sides use: the compiler's device-side
+/// writer (`compiler::spirv::printf`) and the runtime's drain (`device::print`). The buffer's
+/// address and usable size are the metadata words `launch::md::PRINT_ADDR`/`PRINT_SIZE`.
+pub mod buffer {
+    /// Word 0: the write offset in bytes, bumped by `amoadd.w` to reserve a record.
+    pub const WRITE_OFFSET: u32 = 0;
+    /// Word 1: records lost because the buffer was full.
+    pub const LOST_RECORDS: u32 = 4;
+    /// Offset of the first record (the write offset's initial value).
+    pub const FIRST_RECORD: u32 = 8;
+    /// A record's arguments start after its header word.
+    pub const RECORD_ARGS: u32 = 4;
+    /// The header's length field starts at this bit ([`super::record_header`]).
+    pub const HEADER_LEN_SHIFT: u32 = 16;
+}
+
 /// Record header word: `(len << 16) | id`, both truncated to 16 bits. `id` 0 = "not yet
 /// committed".
 pub fn record_header(len: u32, id: u32) -> u32 {
-    ((len & 0xFFFF) << 16) | (id & 0xFFFF)
+    ((len & 0xFFFF) << buffer::HEADER_LEN_SHIFT) | (id & 0xFFFF)
 }
 
 /// Splits a record header word into `(len, id)`.
 pub fn split_header(word: u32) -> (u32, u32) {
-    (word >> 16, word & 0xFFFF)
+    (word >> buffer::HEADER_LEN_SHIFT, word & 0xFFFF)
 }
 
 /// Why an encoded [`PrintfTable`] was rejected by [`PrintfTable::decode`].

@@ -1,17 +1,20 @@
 //! Filetests: the compiler below clang, driven by text files under `tests/filetests/` (see its
-//! `README.md`). Each file names what to run (`; run: …`), holds the input IR in the text form of
-//! [`super::ir::parse`] and, after a `; expect:` line, the expected output verbatim. The test
-//! [`tests::filetests`] runs every file and reports each mismatch as a diff naming the file;
-//! `VENTUS_BLESS=1 cargo test --lib filetests` rewrites the expectations instead.
+//! `README.md`). Each file names what to run (`; run: …`), holds the input — IR in the text form
+//! of [`super::ir::parse`], or SPIR-V assembly for the front end — and, after a `; expect:` line,
+//! the expected output verbatim. The test [`tests::filetests`] runs every file and reports each
+//! mismatch as a diff naming the file; `VENTUS_BLESS=1 cargo test --lib filetests` rewrites the
+//! expectations instead.
 //!
 //! * [`run`]: the run kinds (passes, pipeline, analyses, back-end stages).
 //! * [`mir`]: the text form of machine IR; [`diff`]: the line diff.
 //! * [`roundtrip`]: `print(parse(print(f))) == print(f)` on IR from real SPIR-V modules.
+//! * [`spirv`]: `.spvasm` files (`; run: spirv`): SPIR-V assembly in, the front end's IR out.
 
 mod diff;
 mod mir;
 mod roundtrip;
 mod run;
+mod spirv;
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +27,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "ir") {
+        } else if p.extension().is_some_and(|x| x == "ir" || x == "spvasm") {
             out.push(p);
         }
     }

@@ -12,6 +12,7 @@
 //! | `uniformity` | divergent values, divergent branches with reconvergence blocks, joins |
 //! | `isel` / `regalloc` | machine IR after selection / allocation (`target::call::level_of` the name) |
 //! | `asm` | the assembly `target::emit` produces |
+//! | `spirv` | (SPIR-V assembly input, [`super::spirv`]) the front end's IR and kernel metadata |
 
 use super::mir;
 use crate::compiler::ir::{self, Func};
@@ -28,9 +29,13 @@ pub fn run_file(input: &str) -> Result<String, String> {
     let mut words = spec.split_whitespace();
     let kind = words.next().unwrap_or("");
     let args: Vec<&str> = words.collect();
-    let known = ["print", "verify", "pass", "pipeline", "run", "legalize", "uniformity", "isel", "regalloc", "asm"];
+    let known =
+        ["print", "verify", "pass", "pipeline", "run", "legalize", "uniformity", "isel", "regalloc", "asm", "spirv"];
     if !known.contains(&kind) {
         return Err(format!("unknown run kind `{kind}` (one of {})", known.join(", ")));
+    }
+    if kind == "spirv" {
+        return super::spirv::run(input);
     }
     if kind == "pass" && args.is_empty() {
         return Err("`; run: pass` needs pass names".into());

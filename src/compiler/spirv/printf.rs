@@ -28,7 +28,7 @@ use super::super::CompileError;
 use super::lower::Lowerer;
 use super::types::SType;
 use crate::abi::launch::md as meta;
-use crate::abi::printf::{record_header, PrintfArg, PrintfSite, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID};
+use crate::abi::printf::{buffer, record_header, PrintfArg, PrintfSite, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID};
 
 /// One printf operand: its type id, its lowered scalars and, for a pointer chosen at run time
 /// among several (`OpSelect`/`OpPhi`, recursively), the lowered candidate pointers.
@@ -63,7 +63,7 @@ impl Lowerer<'_> {
         let mut str_dim: Vec<Option<usize>> = Vec::new();
         let mut args = Vec::new();
         let mut stored: Vec<(Value, u32)> = Vec::new(); // (i32/f32 value, byte offset in the record)
-        let mut off = 4u32;
+        let mut off = buffer::RECORD_ARGS;
         for (k, o) in ops[1..].iter().enumerate() {
             let conv = convs.get(k).copied().unwrap_or(b'?');
             let (elem, lanes) = match self.m.types.get(o.ty)? {
@@ -155,7 +155,8 @@ impl Lowerer<'_> {
         let base = self.f.push(b, gptr, Op::MetaWord { offset: meta::PRINT_ADDR });
         let size = self.f.push(b, Ty::I32, Op::MetaWord { offset: meta::PRINT_SIZE });
         let n = self.const_val(Ty::I32, len as u64);
-        let old = self.f.push(b, Ty::I32, Op::Atomic { op: AtomicOp::Add, ptr: base, value: n });
+        let write_offset = self.offset_ptr(b, base, buffer::WRITE_OFFSET);
+        let old = self.f.push(b, Ty::I32, Op::Atomic { op: AtomicOp::Add, ptr: write_offset, value: n });
         let end = self.f.push(b, Ty::I32, Op::Bin(BinOp::Add, old, n));
         let ok = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::LeU, end, size));
         let inside = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::LtU, old, size));
@@ -163,7 +164,7 @@ impl Lowerer<'_> {
         let rec = self.f.push(b, gptr, Op::Bin(BinOp::Add, base, at));
         let (zero, one) = (self.const_val(Ty::I32, 0), self.const_val(Ty::I32, 1));
         let lost = self.f.push(b, Ty::I32, Op::Select(ok, zero, one));
-        let lost_ptr = self.offset_ptr(b, base, 4);
+        let lost_ptr = self.offset_ptr(b, base, buffer::LOST_RECORDS);
         self.f.push(b, Ty::I32, Op::Atomic { op: AtomicOp::Add, ptr: lost_ptr, value: lost });
         for (v, o) in stored {
             let p = self.offset_ptr(b, rec, o);
@@ -183,8 +184,8 @@ impl Lowerer<'_> {
             }
         }
         let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, size, old));
-        let sixteen = self.const_val(Ty::I32, 16);
-        let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, rest, sixteen));
+        let shift = self.const_val(Ty::I32, buffer::HEADER_LEN_SHIFT as u64);
+        let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, rest, shift));
         let skip_id = self.const_val(Ty::I32, PRINT_SKIP_ID as u64);
         let skip = self.f.push(b, Ty::I32, Op::Bin(BinOp::Or, rest, skip_id));
         let h = self.f.push(b, Ty::I32, Op::Select(ok, h, skip));

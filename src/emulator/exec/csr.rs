@@ -8,30 +8,29 @@ use super::super::warp::{CsrEffect, Warp};
 use super::memops::load_trap;
 use super::vector::{vgen, Lanes};
 use super::{set_x, Ctx, Flow};
+use crate::abi::launch::{self, md};
 use crate::isa::regs::csr;
 use crate::isa::Op;
 
-/// Reads a local/global id component for the per-lane CSRs 0x80d..0x813 from the metadata buffer.
+/// Reads a local/global id component for the per-lane CSRs 0x80d..0x813 from the metadata buffer
+/// (`abi::launch::md`), with the ABI's lane → work-item mapping.
 fn lane_csr(w: &Warp, mem: &MemView, num: u16, lane: u32) -> Result<u32, Trap> {
     let md = |off: u32| mem.load(w.csr.knl.wrapping_add(off), 4).map_err(|e| load_trap(e, None));
-    let (lx, ly, lz) = (md(24)?.max(1), md(28)?.max(1), md(32)?.max(1));
-    let linear = w.csr.tid + lane;
-    let local = [linear % lx, (linear / lx) % ly, linear / (lx * ly)];
-    let _ = lz;
-    let global = |d: usize, ls: u32, off: u32| -> Result<u32, Trap> {
-        Ok(w.csr.gid[d].wrapping_mul(ls).wrapping_add(local[d]).wrapping_add(md(off)?))
-    };
+    let words = |base: u32| -> Result<[u32; 3], Trap> { Ok([md(base)?, md(base + 4)?, md(base + 8)?]) };
+    let local_size = words(md::LC_SIZE)?.map(|v| v.max(1));
+    let local = launch::local_id(w.csr.tid + lane, local_size);
+    let global = |offset: [u32; 3]| launch::global_id(w.csr.gid, local_size, local, offset);
     Ok(match num {
         csr::LC_ID_X => local[0],
         csr::LC_ID_Y => local[1],
         csr::LC_ID_Z => local[2],
-        csr::GL_ID_X => global(0, lx, 36)?,
-        csr::GL_ID_Y => global(1, ly, 40)?,
-        csr::GL_ID_Z => global(2, lz, 44)?,
+        csr::GL_ID_X => global(words(md::GL_OFFSET)?)[0],
+        csr::GL_ID_Y => global(words(md::GL_OFFSET)?)[1],
+        csr::GL_ID_Z => global(words(md::GL_OFFSET)?)[2],
         _ => {
             // Global linear id: (gz * GY + gy) * GX + gx without offsets.
-            let (gx, gy) = (md(12)?, md(16)?);
-            let g = [global(0, lx, 36)? - md(36)?, global(1, ly, 40)? - md(40)?, global(2, lz, 44)? - md(44)?];
+            let [gx, gy, _] = words(md::GL_SIZE)?;
+            let g = global([0; 3]);
             (g[2].wrapping_mul(gy).wrapping_add(g[1])).wrapping_mul(gx).wrapping_add(g[0])
         }
     })
