@@ -7,8 +7,10 @@
 //!   level-1 math built-in (`double __vt_d_NAME(double, int, …)` definitions at the start of a
 //!   line), its name, C signature and function pointer — what the emulator runs natively
 //!   (`emulator::hostcall`, deviation 23). Nothing networked.
-//! * Sets `VENTUS_BACKEND_DIGEST`, the digest of the sources that determine generated code
-//!   (`src/compiler/digest.rs`), which every build-cache key includes.
+//! * Sets `BUILD_BACKEND_DIGEST` (not a `VENTUS_…` name: cargo also puts it in the environment
+//!   of tests, where the driver reports unknown `VENTUS_…` variables), the digest of the sources
+//!   that determine generated code (`src/compiler/digest.rs`), which every build-cache key
+//!   includes.
 
 use std::fmt::Write as _;
 
@@ -22,7 +24,7 @@ fn main() {
         println!("cargo:rerun-if-changed={r}");
     }
     let files = digest::source_files(&root).expect("reading the code generator's sources");
-    println!("cargo:rustc-env=VENTUS_BACKEND_DIGEST={}", digest::digest(&files));
+    println!("cargo:rustc-env=BUILD_BACKEND_DIGEST={}", digest::digest(&files));
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
     }

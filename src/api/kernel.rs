@@ -15,11 +15,10 @@
 //!   their handles.
 
 use super::{check, info, object, ptr, status};
-use crate::abi::kernel_info::{Access, AddressSpace};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use crate::core::device::{self as dev, Device};
-use crate::core::kernel::{ArgValue, Kernel};
+use crate::core::kernel::{Access, AddressSpace, ArgValue, Kernel};
 use crate::core::memory::Mem;
 use crate::core::program::Program;
 use libc::size_t;

@@ -13,7 +13,6 @@
 //!   argument buffer the device cannot hold, or more than 2^32 - 1 work-groups.
 
 use super::{check, ptr, status};
-use crate::abi::launch::pack_args;
 use crate::cl::object::Obj;
 use crate::cl::*;
 use crate::core::device::{self as dev, Device};
@@ -134,7 +133,7 @@ fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<()> {
     let local: u64 = args.iter().map(|a| if let ArgValue::Local(n) = a { *n as u64 } else { 0 }).sum::<u64>()
         + k.info().map_or(0, |i| i.local_bytes as u64);
     check(local <= dev::LOCAL_MEM_SIZE, CL_OUT_OF_RESOURCES)?;
-    check(pack_args(&launch::device_args(args)).is_ok(), CL_OUT_OF_RESOURCES)
+    check(launch::args_fit(args), CL_OUT_OF_RESOURCES)
 }
 
 /// The common body of `clEnqueueNDRangeKernel` and `clEnqueueTask`.

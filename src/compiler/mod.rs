@@ -29,7 +29,7 @@ pub mod toolchain;
 
 /// The code generator's revision, part of every cache key: a digest of the sources that determine
 /// generated code, computed by `build.rs` ([`digest`]).
-pub const BACKEND_REVISION: &str = concat!("ventus-cc-", env!("VENTUS_BACKEND_DIGEST"));
+pub const BACKEND_REVISION: &str = concat!("ventus-cc-", env!("BUILD_BACKEND_DIGEST"));
 
 /// Why a build failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,8 @@
 use super::memory::Mem;
 use super::program::{Executable, KernelDef, Program};
 use crate::abi::kernel_info::KernelInfo;
+/// Argument metadata kinds, as `clGetKernelArgInfo` and the argument checks see them.
+pub use crate::abi::kernel_info::{Access, AddressSpace};
 use crate::cl::object::{handle_type, Obj, Ref};
 use crate::cl::*;
 use crate::device::RunOptions;

@@ -144,6 +144,13 @@ fn emit_print(context: &super::context::Context, text: &[u8]) {
     }
 }
 
+/// Whether `args` fit the device's argument buffer (`abi::launch::MAX_ARG_BUFFER` once packed by
+/// pocl's rule): checked at enqueue for `CL_OUT_OF_RESOURCES`. (The launch packs them again with
+/// the program-scope variables' hidden argument, whose address is known only then.)
+pub fn args_fit(args: &[ArgValue]) -> bool {
+    crate::abi::launch::pack_args(&device_args(args)).is_ok()
+}
+
 /// The arguments as the device sees them (buffers become their device addresses).
 pub fn device_args(args: &[ArgValue]) -> Vec<KernelArg> {
     args.iter()
