@@ -8,12 +8,11 @@
 //! Run with `cargo bench --bench fp64` (needs clang-15 and llvm-spirv-15); asserts nothing.
 
 use std::time::Instant;
-use ventus_icd::abi::elf::VentusElf;
-use ventus_icd::abi::kernel_info;
-use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
 use ventus_icd::compiler::build::build_source;
-use ventus_icd::device::{launch, KernelLaunch};
-use ventus_icd::emulator::{DeviceMemory, Program, RunOptions, RunStats};
+use ventus_icd::device::{
+    run as launch, Executable, Launch, LaunchOptions, LaunchStats, LoadOptions, Memory, Placement,
+};
 
 const GROUPS: u32 = 8;
 const LOCAL: u32 = 64;
@@ -38,25 +37,15 @@ fn source_from(t: &str, init: &str, body: &str) -> String {
 
 /// Builds `src`, runs kernel `k` over GROUPS × LOCAL work-items on one host thread; `native`:
 /// with the soft-double primitives run natively (as the driver does, `VENTUS_NATIVE_FP64`).
-fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> RunStats {
+fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> LaunchStats {
     let out = build_source(src, &Default::default(), &[]);
     let elf_bytes = out.result.unwrap_or_else(|e| panic!("build failed: {e}\n{}", out.log));
-    let elf = VentusElf::parse(&elf_bytes).expect("our ELF parses");
-    let mut prog = Program::from_elf(&elf).expect("program");
-    if native {
-        ventus_icd::device::install_native_fp64(&elf, &mut prog);
-    }
-    let entry = elf.kernel_entry("k").expect("kernel k");
-    let private_bytes = elf
-        .sections
-        .iter()
-        .find(|(n, _, _)| n == kernel_info::SECTION)
-        .and_then(|(_, _, d)| kernel_info::decode(d).ok())
-        .and_then(|ks| ks.into_iter().find(|k| k.name == "k"))
-        .map_or(0, |k| k.private_bytes);
-    let mem = DeviceMemory::new();
+    let exec =
+        Executable::load_with(&elf_bytes, LoadOptions { native_fp64: native, legacy_printf: false }).expect("loads");
+    let kernel = exec.kernel_def("k").expect("kernel k");
+    let mem = Memory::new();
     let n = (GROUPS * LOCAL) as usize;
-    let buf = mem.alloc((n * elem) as u32).expect("buffer");
+    let buf = mem.alloc((n * elem) as u32, Placement::Plain).expect("buffer");
     let init: Vec<u8> = (0..n)
         .flat_map(|i| {
             if elem == 8 {
@@ -66,26 +55,25 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> RunStats {
             }
         })
         .collect();
-    buf.write_bytes(buf.base(), &init);
-    let args = [
+    buf.write(buf.base(), &init);
+    let args = pack_args(&[
         KernelArg::Pointer(buf.base()),
         KernelArg::Value(scalar[..elem].to_vec()),
         KernelArg::Value(scalar[elem..2 * elem].to_vec()),
         KernelArg::Value(ITERS.to_le_bytes().to_vec()),
-    ];
-    let geometry = Geometry { work_dim: 1, num_groups: [GROUPS, 1, 1], local: [LOCAL, 1, 1], offset: [0; 3] };
-    let l = KernelLaunch {
-        program: &prog,
-        entry,
-        geometry,
+    ])
+    .expect("arguments fit");
+    let l = Launch {
+        exec: &exec,
+        kernel,
+        range: NdRange::whole_groups(1, [GROUPS, 1, 1], [LOCAL, 1, 1], [0; 3]),
         args: &args,
+        globals: None,
         threads_per_warp: 32,
-        print: (0, 0),
-        work_items: None,
-        private_bytes,
-        resources: None,
+        mask_lanes: false,
+        printer: None,
     };
-    let opts = RunOptions { threads: 1, watchdog: 0, ..RunOptions::from_env() };
+    let opts = LaunchOptions { threads: 1, watchdog: 0, ..LaunchOptions::from_env() };
     let t = Instant::now();
     let mut stats = launch(&mem, &l, &opts).expect("launch");
     stats.elapsed = t.elapsed();

@@ -12,7 +12,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("compiler", &["abi", "isa", "util"]),
     ("device", &["emulator", "abi", "isa", "util"]),
     ("cl", &["util"]),
-    // `core` reaches the emulator only through `device` (which re-exports what it needs).
+    // `core` reaches the machine only through the device seam (`device`'s own types; see
+    // `core_names_no_emulator_type`).
     ("core", &["device", "compiler", "abi", "isa", "cl", "util"]),
     // `api` knows OpenCL objects, not the device's binary contracts.
     ("api", &["core", "cl", "util"]),
@@ -214,4 +215,175 @@ fn the_cache_key_revision_is_derived_from_the_compiler_sources() {
     let mut renamed = files.clone();
     renamed[0].0.push('x');
     assert_ne!(digest::digest(&renamed), digest::digest(&files));
+}
+
+/// The emulator's types (what `emulator` exports that a launch or a memory block is made of).
+const EMULATOR_TYPES: &[&str] = &[
+    "DeviceMemory",
+    "Region",
+    "Program",
+    "RunOptions",
+    "RunStats",
+    "PrintHook",
+    "Fault",
+    "TrapMode",
+    "GroupTraces",
+    "MapError",
+    "LaunchParams",
+    "HostCall",
+    "KernelLaunch",
+    "DeviceError",
+];
+
+/// The identifiers of a line of code: string literals and a trailing `//` comment left out.
+fn code_words(line: &str) -> Vec<String> {
+    let mut code = String::new();
+    let mut in_string = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_string => {
+                chars.next();
+            }
+            '"' => in_string = !in_string,
+            '/' if !in_string && chars.peek() == Some(&'/') => break,
+            _ if !in_string => code.push(c),
+            _ => {}
+        }
+    }
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(String::from).collect()
+}
+
+/// Whether `line` (code) names an emulator type or module as a whole word.
+fn names_emulator(line: &str) -> Option<&'static str> {
+    let owned = code_words(line);
+    let words: Vec<&str> = owned.iter().map(String::as_str).collect();
+    if words.contains(&"emulator") || words.contains(&"emulated") {
+        return Some("emulator");
+    }
+    EMULATOR_TYPES.iter().copied().find(|t| words.contains(t))
+}
+
+/// The device seam is a seam: `core` names no emulator type — neither through `crate::emulator`
+/// (the layering rule) nor through the device layer's backend module `device::emulated` — and
+/// the seam's public items (everything in `src/device` but the backend module that is `pub` to
+/// the crate or beyond) name none either, so what `core` can reach is the device layer's own.
+#[test]
+fn core_names_no_emulator_type() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let code = |line: &str| !line.trim_start().starts_with("//");
+    let mut core = Vec::new();
+    files(&src.join("core"), &mut core);
+    let mut lines = 0;
+    for f in &core {
+        for (n, line) in std::fs::read_to_string(f).unwrap().lines().enumerate().filter(|(_, l)| code(l)) {
+            lines += 1;
+            let words = code_words(line);
+            assert!(
+                !words.iter().any(|w| w == "emulator" || w == "emulated"),
+                "{}:{}: core names the emulator: {line}",
+                f.display(),
+                n + 1
+            );
+        }
+    }
+    assert!(lines > 1000, "the scan read too little of core ({lines} lines)");
+    let mut seam = Vec::new();
+    files(&src.join("device"), &mut seam);
+    let mut public = 0;
+    for f in seam.iter().filter(|f| !f.ends_with("emulated.rs")) {
+        for (n, line) in std::fs::read_to_string(f).unwrap().lines().enumerate().filter(|(_, l)| code(l)) {
+            let t = line.trim_start();
+            // The backend module itself is public (ventus-run and the emulator's tests drive it).
+            if (t.starts_with("pub ") || t.starts_with("pub(crate)")) && t != "pub mod emulated;" {
+                public += 1;
+                if let Some(name) = names_emulator(t) {
+                    panic!("{}:{}: the device seam exposes `{name}`: {line}", f.display(), n + 1);
+                }
+            }
+        }
+    }
+    assert!(public > 30, "the scan found too few public items in the device layer ({public})");
+}
+
+#[test]
+fn seam_declarations_are_recognised() {
+    assert_eq!(names_emulator("pub use crate::emulator::Region;"), Some("emulator"));
+    assert_eq!(names_emulator("pub fn code(&self) -> &Program {"), Some("Program"));
+    assert_eq!(names_emulator("pub fn run(mem: &Memory) -> LaunchStats {"), None);
+    assert_eq!(names_emulator("pub struct ProgramError;"), None, "whole words only");
+    assert_eq!(names_emulator("pub const V: &str = \"emulated \\\" Region\"; // emulator"), None, "code only");
+}
+
+/// The value of a `const NAME: T = VALUE;` line when VALUE is a literal (a number, possibly
+/// shifted, or a string or byte string), as `(NAME, VALUE)`.
+fn literal_const(line: &str) -> Option<(String, String)> {
+    let t = line.trim_start();
+    let rest = t.strip_prefix("pub ").or_else(|| t.strip_prefix("pub(crate) ")).unwrap_or(t);
+    let rest = rest.strip_prefix("const ")?;
+    let (name, rest) = rest.split_once(':')?;
+    let (_, value) = rest.split_once('=')?;
+    let value = value.trim().strip_suffix(';')?.trim();
+    let number = |v: &str| {
+        let v = v.trim();
+        !v.is_empty()
+            && v.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let literal = value.starts_with('"')
+        || value.starts_with("b\"")
+        || number(value)
+        || value.split_once("<<").is_some_and(|(a, b)| number(a) && number(b));
+    literal.then(|| (name.trim().to_string(), value.to_string()))
+}
+
+/// Each contract constant has one definition: a public constant of the binary contracts
+/// (`abi`, `isa`) with a literal value is not defined again — same name, same literal — anywhere
+/// else in the crate (a second copy would drift; the other side must name the owner's constant).
+/// Constants that share only a name (each format's `SECTION`) are different contracts.
+#[test]
+fn each_contract_constant_has_one_definition() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut owners: std::collections::HashMap<(String, String), std::path::PathBuf> = Default::default();
+    for layer in ["abi", "isa"] {
+        let mut fs = Vec::new();
+        files(&src.join(layer), &mut fs);
+        for f in fs {
+            for line in std::fs::read_to_string(&f).unwrap().lines() {
+                if line.trim_start().starts_with("pub const ") {
+                    if let Some(c) = literal_const(line) {
+                        owners.insert(c, f.clone());
+                    }
+                }
+            }
+        }
+    }
+    assert!(owners.len() > 40, "too few contract constants found ({})", owners.len());
+    let mut all = Vec::new();
+    files(&src, &mut all);
+    for f in all {
+        for (n, line) in std::fs::read_to_string(&f).unwrap().lines().enumerate() {
+            if let Some(c) = literal_const(line) {
+                if let Some(owner) = owners.get(&c).filter(|o| **o != f) {
+                    panic!(
+                        "{}:{}: `{} = {}` repeats the contract constant of {}",
+                        f.display(),
+                        n + 1,
+                        c.0,
+                        c.1,
+                        owner.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn literal_constants_are_recognised() {
+    assert_eq!(literal_const("pub const A: u32 = 0x8000_0000;"), Some(("A".into(), "0x8000_0000".into())));
+    assert_eq!(literal_const("    const B: &str = \".Lsub_\";").map(|c| c.0), Some("B".into()));
+    assert_eq!(literal_const("pub const C: u32 = 1 << 20;").map(|c| c.0), Some("C".into()));
+    assert_eq!(literal_const("pub const D: &str = crate::abi::D;"), None, "a path names the owner");
+    assert_eq!(literal_const("pub const E: usize = size_of::<X>();"), None);
 }

@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use ventus_icd::abi::elf::VentusElf;
-use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
 use ventus_icd::abi::printf::legacy;
-use ventus_icd::device::{launch, DeviceError, KernelLaunch};
+use ventus_icd::device::emulated::{launch, DeviceError, KernelLaunch};
 use ventus_icd::emulator::hostcall::HostCall;
 use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, PrintHook, Program, RunOptions, TrapMode};
 
@@ -57,11 +57,11 @@ fn vecadd_with(
     let l = KernelLaunch {
         program: &prog,
         entry,
-        geometry: Geometry { work_dim: 1, num_groups: [1, 1, 1], local: [n as u32, 1, 1], offset: [0; 3] },
-        args: &args,
+        range: NdRange::whole_groups(1, [1, 1, 1], [n as u32, 1, 1], [0; 3]),
+        args: &pack_args(&args).unwrap(),
         threads_per_warp: 8,
         print: (print.base(), print.size()),
-        work_items: None,
+        mask_lanes: false,
         private_bytes: 0,
         resources: None,
     };

@@ -9,9 +9,8 @@ use ventus_icd::abi::crt0::{link, link_image, parse_kernel_decls, LinkError};
 use ventus_icd::abi::elf::{ResourceUsage, VentusElf};
 use ventus_icd::abi::elf_writer::{write_elf, ElfImage, ElfSymbol, ElfWriteError, Layout, SymbolKind, RISCV_ARCH};
 use ventus_icd::abi::kernel_info::{self, AddressSpace};
-use ventus_icd::abi::launch::{Geometry, KernelArg};
-use ventus_icd::device::{launch, KernelLaunch};
-use ventus_icd::emulator::{DeviceMemory, Program, RunOptions};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
+use ventus_icd::device::{self, Executable, Launch, LaunchOptions, Memory, Placement, Printer};
 use ventus_icd::isa::asm::assemble;
 
 fn repo() -> PathBuf {
@@ -296,17 +295,16 @@ enum Arg {
 }
 
 /// Launches `kernel` of `elf_bytes` and returns the final contents of every buffer argument.
-fn run(elf_bytes: &[u8], kernel: &str, g: Geometry, numt: u32, threads: usize, args: &[Arg]) -> Vec<Vec<u8>> {
-    let elf = VentusElf::parse(elf_bytes).unwrap();
-    let prog = Program::from_elf(&elf).unwrap();
-    let mem = DeviceMemory::new();
-    let print = mem.alloc(1 << 16).unwrap();
+fn run(elf_bytes: &[u8], kernel: &str, g: NdRange, numt: u32, threads: usize, args: &[Arg]) -> Vec<Vec<u8>> {
+    let exec = Executable::load(elf_bytes).unwrap();
+    let mem = Memory::new();
+    let printer = Printer::official(&mem, exec.printf.as_ref(), 1 << 16, device::write_stdout).unwrap();
     let mut kargs = Vec::new();
     let mut bufs = Vec::new();
     for a in args {
         kargs.push(match a {
             Arg::Buf(data) => {
-                let r = mem.alloc(data.len() as u32).unwrap();
+                let r = mem.alloc(data.len() as u32, Placement::Plain).unwrap();
                 mem.write(r.base(), data).unwrap();
                 bufs.push((r.base(), data.len()));
                 KernelArg::Pointer(r.base())
@@ -315,19 +313,20 @@ fn run(elf_bytes: &[u8], kernel: &str, g: Geometry, numt: u32, threads: usize, a
             Arg::Val(v) => KernelArg::Value(v.clone()),
         });
     }
-    let l = KernelLaunch {
-        program: &prog,
-        entry: elf.kernel_entry(kernel).unwrap(),
-        geometry: g,
-        args: &kargs,
+    let packed = pack_args(&kargs).unwrap();
+    let l = Launch {
+        exec: &exec,
+        kernel: exec.kernel_def(kernel).unwrap(),
+        range: g,
+        args: &packed,
+        globals: None,
         threads_per_warp: numt,
-        print: (print.base(), print.size()),
-        work_items: None,
-        private_bytes: 0,
-        resources: None,
+        mask_lanes: false,
+        printer: Some(&printer),
     };
-    launch(&mem, &l, &RunOptions { threads, watchdog: 1 << 26, ..Default::default() })
+    device::run(&mem, &l, &LaunchOptions { threads, watchdog: 1 << 26, ..Default::default() })
         .unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    printer.finish(&mem);
     bufs.iter()
         .map(|&(base, len)| {
             let mut b = vec![0u8; len];
@@ -337,8 +336,8 @@ fn run(elf_bytes: &[u8], kernel: &str, g: Geometry, numt: u32, threads: usize, a
         .collect()
 }
 
-fn geometry_1d(groups: u32, local: u32, offset: u32) -> Geometry {
-    Geometry { work_dim: 1, num_groups: [groups, 1, 1], local: [local, 1, 1], offset: [offset, 0, 0] }
+fn geometry_1d(groups: u32, local: u32, offset: u32) -> NdRange {
+    NdRange::whole_groups(1, [groups, 1, 1], [local, 1, 1], [offset, 0, 0])
 }
 
 #[test]
@@ -453,12 +452,8 @@ fn sample_transpose_kernel() {
     let (w, h) = (37u32, 29u32);
     let input: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
     for (local, numt, threads) in [([8, 8], 32, 1), ([4, 2], 8, 2), ([16, 4], 32, 2)] {
-        let g = Geometry {
-            work_dim: 2,
-            num_groups: [w.div_ceil(local[0]), h.div_ceil(local[1]), 1],
-            local: [local[0], local[1], 1],
-            offset: [0; 3],
-        };
+        let g =
+            NdRange::whole_groups(2, [w.div_ceil(local[0]), h.div_ceil(local[1]), 1], [local[0], local[1], 1], [0; 3]);
         let out = run(
             &elf,
             "transpose",

@@ -843,31 +843,32 @@ fn vftta_follows_the_reference_formula() {
 
 #[test]
 fn work_item_masks_for_partial_warps_and_non_uniform_groups() {
-    use ventus_icd::emulator::WorkItems;
+    use ventus_icd::abi::launch::NdRange;
+    let range = |global: [u32; 3], local: [u32; 3]| NdRange { work_dim: 3, global, local, offset: [0; 3] };
     // 48 work-items per group with 32-lane warps: the second warp has 16 real lanes.
-    let wi = WorkItems { global: [96, 1, 1], local: [48, 1, 1] };
+    let wi = range([96, 1, 1], [48, 1, 1]);
     assert_eq!(wi.lane_mask([0, 0, 0], 0, 32), u32::MAX);
     assert_eq!(wi.lane_mask([0, 0, 0], 1, 32), 0xffff);
     // Non-uniform: global 100 with local 48 -> the third group has 4 work-items.
-    let wi = WorkItems { global: [100, 1, 1], local: [48, 1, 1] };
+    let wi = range([100, 1, 1], [48, 1, 1]);
     assert_eq!(wi.lane_mask([2, 0, 0], 0, 32), 0xf);
     assert_eq!(wi.lane_mask([2, 0, 0], 1, 32), 0);
     // 2D: local 8x4, global 12x6: group (1,1) is 4 wide and 2 high.
-    let wi = WorkItems { global: [12, 6, 1], local: [8, 4, 1] };
+    let wi = range([12, 6, 1], [8, 4, 1]);
     let m = wi.lane_mask([1, 1, 0], 0, 32);
     let want: u32 = (0..32).filter(|l| l % 8 < 4 && l / 8 < 2).map(|l| 1u32 << l).sum();
     assert_eq!(m, want);
     // Every shape, full and partial groups, against the definition: lane l of warp w is the
     // work-item with linear local id w·numt + l, real when inside the group's actual extent.
     for (global, local) in [
-        ([64, 1, 1], [64, 1, 1]),
+        ([64u32, 1, 1], [64u32, 1, 1]),
         ([96, 1, 1], [48, 1, 1]),
         ([16, 12, 1], [8, 4, 1]),
         ([6, 6, 6], [3, 3, 3]),
         ([7, 9, 1], [4, 4, 1]),
         ([5, 4, 3], [2, 2, 2]),
     ] {
-        let wi = WorkItems { global, local };
+        let wi = range(global, local);
         let groups: [u32; 3] = std::array::from_fn(|d| global[d].div_ceil(local[d]));
         let ids = (0..groups[0] * groups[1] * groups[2])
             .map(|n| [n % groups[0], n / groups[0] % groups[1], n / (groups[0] * groups[1])]);
@@ -896,10 +897,8 @@ fn work_item_masks_for_partial_warps_and_non_uniform_groups() {
     let src = format!("vadd.vi v2, v1, 1\n{}\nendprg\n", store_lanes(2, 0, 48));
     let (prog, _) = build(&src);
     let o = exec("endprg\n", &Setup { groups: 3, warps: 2, ..Setup::default() });
-    let params = ventus_icd::emulator::LaunchParams {
-        work_items: Some(WorkItems { global: [100, 1, 1], local: [48, 1, 1] }),
-        ..o.params.clone()
-    };
+    let params =
+        ventus_icd::emulator::LaunchParams { work_items: Some(range([100, 1, 1], [48, 1, 1])), ..o.params.clone() };
     run(&o.mem, &prog, &params, &RunOptions::default()).unwrap();
     let out = read_out(&o.mem, 150);
     for g in 0..3usize {

@@ -6,10 +6,10 @@
 
 use std::sync::{Arc, Mutex};
 use ventus_icd::abi::elf::VentusElf;
-use ventus_icd::abi::launch::{Geometry, KernelArg};
-use ventus_icd::device::{launch, DeviceError, KernelLaunch};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
+use ventus_icd::device::emulated::{launch, DeviceError, KernelLaunch};
 use ventus_icd::emulator::hostcall::HostCall;
-use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, PrintHook, Program, RunOptions, WorkItems};
+use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, PrintHook, Program, RunOptions};
 
 const KERNEL: &str = "
 .globl k
@@ -72,11 +72,11 @@ fn run(format: &[u8], install: bool, threads: usize) -> (Result<(), DeviceError>
     let l = KernelLaunch {
         program: &prog,
         entry: elf.kernel_entry("k").unwrap(),
-        geometry: Geometry { work_dim: 1, num_groups: [1, 1, 1], local: [8, 1, 1], offset: [0; 3] },
-        args: &args,
+        range: NdRange { work_dim: 1, global: [6, 1, 1], local: [8, 1, 1], offset: [0; 3] },
+        args: &pack_args(&args).unwrap(),
         threads_per_warp: 4,
         print: (0, 0),
-        work_items: Some(WorkItems { global: [6, 1, 1], local: [8, 1, 1] }),
+        mask_lanes: true,
         private_bytes: 0,
         resources: None,
     };
@@ -121,11 +121,11 @@ fn unreadable_format_string_faults_at_the_call() {
     let l = KernelLaunch {
         program: &prog,
         entry,
-        geometry: Geometry { work_dim: 1, num_groups: [1, 1, 1], local: [4, 1, 1], offset: [0; 3] },
-        args: &[],
+        range: NdRange::whole_groups(1, [1, 1, 1], [4, 1, 1], [0; 3]),
+        args: &pack_args(&[]).unwrap(),
         threads_per_warp: 4,
         print: (0, 0),
-        work_items: None,
+        mask_lanes: false,
         private_bytes: 0,
         resources: None,
     };

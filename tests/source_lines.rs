@@ -11,11 +11,11 @@ mod clrun;
 use cl::{err_name, CL_OUT_OF_RESOURCES};
 use clrun::{buf, run_failing, val};
 use ventus_icd::abi::elf::VentusElf;
-use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
 use ventus_icd::abi::lines::LineTable;
 use ventus_icd::compiler::compile_spirv;
-use ventus_icd::device::{launch, DeviceError, KernelLaunch};
-use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, Program, RunOptions, WorkItems};
+use ventus_icd::device::emulated::{launch, DeviceError, KernelLaunch};
+use ventus_icd::emulator::{DeviceMemory, FaultKind, LaunchError, Program, RunOptions};
 
 /// The executable words of an ELF.
 fn text(elf: &[u8]) -> Vec<u8> {
@@ -127,15 +127,14 @@ fn the_watchdog_names_the_spinning_line() {
     let flag = mem.alloc(4).unwrap();
     let out = mem.alloc(128).unwrap();
     let args = [KernelArg::Pointer(flag.base()), KernelArg::Pointer(out.base())];
-    let g = Geometry { work_dim: 1, num_groups: [1; 3], local: [32, 1, 1], offset: [0; 3] };
     let l = KernelLaunch {
         program: &prog,
         entry: elf.kernel_entry("spin").unwrap(),
-        geometry: g,
-        args: &args,
+        range: NdRange { work_dim: 1, global: [32, 1, 1], local: [32, 1, 1], offset: [0; 3] },
+        args: &pack_args(&args).unwrap(),
         threads_per_warp: 32,
         print: (0, 0),
-        work_items: Some(WorkItems { global: [32, 1, 1], local: g.local }),
+        mask_lanes: true,
         private_bytes: 0,
         resources: elf.resource_usage("spin").copied(),
     };

@@ -876,12 +876,12 @@ mod tests {
         let meta = Metadata {
             entry: 0x8000_0100,
             arg_base: 0x9000_0000,
-            geometry: crate::abi::launch::Geometry { work_dim: 1, num_groups: [1; 3], local: [1; 3], offset: [0; 3] },
+            range: crate::abi::launch::NdRange::whole_groups(1, [1; 3], [1; 3], [0; 3]),
             print_addr: 0x9010_0000,
             print_size: 0x1000,
             pds_bytes_per_thread: 0x1000,
         };
-        let bytes = meta.to_bytes_with_global(None);
+        let bytes = meta.to_bytes();
         let word = |off: u32| u32::from_le_bytes(bytes[off as usize..off as usize + 4].try_into().unwrap());
         assert_eq!(
             [md::ENTRY, md::ARG_BASE, md::PRINT_ADDR, md::PRINT_SIZE].map(word),

@@ -17,6 +17,7 @@
 //!   and the nameless single-section `.rodata.ventus.resource` form, are ignored: a missing or
 //!   unrecognised record is never an error (the driver falls back to the official defaults).
 
+use super::elf_writer::RESOURCE_PREFIX;
 use goblin::container::{Container, Ctx, Endian};
 use goblin::elf::header::{EM_RISCV, ET_EXEC};
 use goblin::elf::program_header::{PF_W, PF_X, PT_LOAD};
@@ -33,8 +34,6 @@ const PHDR32_SIZE: usize = 32;
 const SHDR32_SIZE: usize = 40;
 /// Size of one ELF32 symbol.
 const SYM32_SIZE: usize = 16;
-/// Name prefix of per-kernel resource sections.
-const RESOURCE_PREFIX: &str = ".ventus.resource.";
 
 /// One `PT_LOAD` program header with its file bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

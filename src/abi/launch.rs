@@ -1,6 +1,6 @@
 //! Launch parameters as the hardware sees them: the kernel metadata buffer (driver-abi §2.1, the
 //! 68-byte layout), the kernel-argument buffer (pocl's packing rule, §3.2) with `__local` argument
-//! placement (§3.4), and the work-group geometry.
+//! placement (§3.4), the NDRange and the lane → work-item mapping.
 
 use super::{LDS_BASE, PROGRAM_BASE, WARP_STACK_BYTES};
 
@@ -39,19 +39,36 @@ pub mod md {
     pub const PDS_SIZE_PER_THREAD: u32 = 64;
 }
 
-/// An NDRange in hardware terms: whole work-groups only.
+/// An NDRange: the one description of a launch's index space, for the OpenCL runtime, the
+/// device layer, the metadata buffer and the emulator's lane masks (unused dimensions: global 1,
+/// local 1, offset 0). The global size need not be a multiple of the work-group size (OpenCL
+/// 3.0 non-uniform work-groups): there are `ceil(global / local)` work-groups per dimension and
+/// the edge ones are smaller ([`NdRange::lane_masks`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Geometry {
+pub struct NdRange {
     pub work_dim: u32,
-    /// Work-groups per dimension.
-    pub num_groups: [u32; 3],
-    /// Work-group size per dimension.
+    /// Work-items per dimension.
+    pub global: [u32; 3],
+    /// Enqueued work-group size per dimension.
     pub local: [u32; 3],
     pub offset: [u32; 3],
 }
 
-impl Geometry {
-    /// Work-items per work-group.
+impl NdRange {
+    /// The NDRange of `num_groups` whole work-groups of `local` work-items (the reference
+    /// stack's launches: global = `num_groups × local`, wrapping like the hardware's words).
+    pub fn whole_groups(work_dim: u32, num_groups: [u32; 3], local: [u32; 3], offset: [u32; 3]) -> NdRange {
+        NdRange { work_dim, global: std::array::from_fn(|d| num_groups[d].wrapping_mul(local[d])), local, offset }
+    }
+    /// Work-groups per dimension (the last one may be partial).
+    pub fn num_groups(&self) -> [u32; 3] {
+        std::array::from_fn(|d| self.global[d].div_ceil(self.local[d].max(1)))
+    }
+    /// Whether every dimension is a multiple of the work-group size.
+    pub fn is_uniform(&self) -> bool {
+        (0..3).all(|d| self.global[d] % self.local[d].max(1) == 0)
+    }
+    /// Work-items per (full) work-group.
     pub fn local_total(&self) -> u32 {
         self.local.iter().product()
     }
@@ -59,9 +76,43 @@ impl Geometry {
     pub fn warps_per_group(&self, numt: u32) -> u32 {
         self.local_total().div_ceil(numt.max(1))
     }
-    /// Global size per dimension (`num_groups × local`).
-    pub fn global(&self) -> [u32; 3] {
-        std::array::from_fn(|d| self.num_groups[d].wrapping_mul(self.local[d]))
+
+    /// Active-lane mask of warp `warp` in work-group `group_id` for `numt` lanes per warp.
+    pub fn lane_mask(&self, group_id: [u32; 3], warp: u32, numt: u32) -> u32 {
+        let mut mask = 0;
+        self.lane_masks(group_id, numt, warp..warp + 1, |_, m| mask = m);
+        mask
+    }
+
+    /// The active-lane masks of `warps` of work-group `group_id` for `numt` lanes per warp, as
+    /// `f(warp, mask)` in warp order: a lane is active when it is a work-item ([`local_id`])
+    /// inside the actual (for an edge work-group of a non-uniform NDRange, smaller) work-group.
+    /// What the group's shape decides is computed once per work-group, not per warp.
+    pub fn lane_masks(&self, group_id: [u32; 3], numt: u32, warps: std::ops::Range<u32>, mut f: impl FnMut(u32, u32)) {
+        let [lx, ly, lz] = self.local.map(|v| v.max(1));
+        let actual: [u32; 3] = std::array::from_fn(|d| {
+            let start = group_id[d] as u64 * self.local[d] as u64;
+            (self.global[d] as u64).saturating_sub(start).min(self.local[d] as u64) as u32
+        });
+        if actual == self.local && self.local.iter().all(|&v| v >= 1) {
+            // A full work-group: its first lx·ly·lz linear lanes are work-items.
+            let total = lx as u64 * ly as u64 * lz as u64;
+            for warp in warps {
+                let n = total.saturating_sub(warp as u64 * numt as u64).min(numt.min(32) as u64) as u32;
+                f(warp, if n >= 32 { u32::MAX } else { (1u32 << n) - 1 });
+            }
+            return;
+        }
+        for warp in warps {
+            let mut m = 0u32;
+            for lane in 0..numt.min(32) {
+                let [x, y, z] = local_id(warp * numt + lane, self.local);
+                if z < lz && x < actual[0] && y < actual[1] && z < actual[2] {
+                    m |= 1 << lane;
+                }
+            }
+            f(warp, m);
+        }
     }
 }
 
@@ -70,34 +121,27 @@ impl Geometry {
 pub struct Metadata {
     pub entry: u32,
     pub arg_base: u32,
-    pub geometry: Geometry,
+    pub range: NdRange,
     pub print_addr: u32,
     pub print_size: u32,
     pub pds_bytes_per_thread: u32,
 }
 
 impl Metadata {
-    /// Serialises the 68-byte little-endian layout ([`md`] offsets), with the global size
-    /// `num_groups × local`.
+    /// Serialises the 68-byte little-endian layout ([`md`] offsets). The global-size words
+    /// (`KNL_GL_SIZE_X/Y/Z`) hold the NDRange's global size: `num_groups × local` for the
+    /// reference stack's launches, the real (smaller) size of a non-uniform OpenCL NDRange.
     pub fn to_bytes(&self) -> [u8; METADATA_SIZE as usize] {
-        self.to_bytes_with_global(None)
-    }
-
-    /// [`Metadata::to_bytes`], with the global-size words (`KNL_GL_SIZE_X/Y/Z`) holding
-    /// `global` when given: the real global size of an OpenCL NDRange, which for a non-uniform
-    /// one is smaller than `num_groups × local` (the reference stack only has uniform ones).
-    pub fn to_bytes_with_global(&self, global: Option<[u32; 3]>) -> [u8; METADATA_SIZE as usize] {
-        let g = &self.geometry;
-        let gl = global.unwrap_or_else(|| g.global());
+        let r = &self.range;
         let mut out = [0u8; METADATA_SIZE as usize];
         let mut put = |at: u32, w: u32| out[at as usize..at as usize + 4].copy_from_slice(&w.to_le_bytes());
         put(md::ENTRY, self.entry);
         put(md::ARG_BASE, self.arg_base);
-        put(md::WORK_DIM, g.work_dim);
+        put(md::WORK_DIM, r.work_dim);
         for d in 0..3u32 {
-            put(md::GL_SIZE + 4 * d, gl[d as usize]);
-            put(md::LC_SIZE + 4 * d, g.local[d as usize]);
-            put(md::GL_OFFSET + 4 * d, g.offset[d as usize]);
+            put(md::GL_SIZE + 4 * d, r.global[d as usize]);
+            put(md::LC_SIZE + 4 * d, r.local[d as usize]);
+            put(md::GL_OFFSET + 4 * d, r.offset[d as usize]);
         }
         put(md::PRINT_ADDR, self.print_addr);
         put(md::PRINT_SIZE, self.print_size);
@@ -141,14 +185,60 @@ impl std::fmt::Display for ArgError {
 }
 impl std::error::Error for ArgError {}
 
-/// A packed argument buffer.
+/// A packed argument buffer: the bytes the kernel reads (at [`md::ARG_BASE`]'s address) and, per
+/// argument, what the launch must know about it (`__local` placement, the buffers the pointers
+/// name, for the memory checker's labels).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgBuffer {
     pub bytes: Vec<u8>,
-    /// Address given to each `__local` argument, in argument order.
-    pub local_addrs: Vec<u32>,
+    /// Per argument, in order.
+    pub slots: Vec<ArgSlot>,
     /// Lowest LDS address used by `__local` arguments (0x8000_0000 when none).
     pub local_floor: u32,
+    layout: ArgLayout,
+}
+
+/// What one packed argument is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgSlot {
+    /// A `__global`/`__constant` pointer (its device address; 0 = NULL) at `offset`.
+    Pointer { offset: u32, addr: u32 },
+    /// A `__local` pointer: `size` bytes reserved at LDS address `addr`.
+    Local { addr: u32, size: u32 },
+    /// A by-value argument.
+    Value,
+}
+
+impl ArgBuffer {
+    /// Appends a pointer argument (the hidden program-scope variables pointer of
+    /// [`crate::abi::globals`] is the last one); returns its index.
+    pub fn push_pointer(&mut self, addr: u32) -> Result<usize, ArgError> {
+        let at = self.layout.pointer();
+        if self.layout.end() as usize > MAX_ARG_BUFFER {
+            return Err(ArgError::TooLarge(self.layout.end() as usize));
+        }
+        put(&mut self.bytes, at as usize, &addr.to_le_bytes());
+        self.slots.push(ArgSlot::Pointer { offset: at, addr });
+        Ok(self.slots.len() - 1)
+    }
+
+    /// Sets pointer argument `index` (a placeholder packed before the address was known) to
+    /// `addr`; `false` when that argument is not a pointer.
+    pub fn set_pointer(&mut self, index: usize, addr: u32) -> bool {
+        let Some(ArgSlot::Pointer { offset, addr: old }) = self.slots.get_mut(index) else { return false };
+        *old = addr;
+        let at = *offset as usize;
+        self.bytes[at..at + 4].copy_from_slice(&addr.to_le_bytes());
+        true
+    }
+
+    /// The LDS addresses of the `__local` arguments, in argument order.
+    pub fn local_addrs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.slots.iter().filter_map(|s| match s {
+            ArgSlot::Local { addr, .. } => Some(*addr),
+            _ => None,
+        })
+    }
 }
 
 fn put(buf: &mut Vec<u8>, at: usize, data: &[u8]) {
@@ -177,7 +267,7 @@ pub fn lds_bottom(res: &super::elf::ResourceUsage) -> (u32, u32) {
 /// take 4 bytes at 4-byte alignment; values (scalars, vectors, by-value structs) are aligned to
 /// the next power of two ≥ max(size, 4) (so a 12-byte struct is 16-aligned, a 20-byte one
 /// 32-aligned). Arguments are placed in declaration order.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ArgLayout {
     end: u32,
 }
@@ -205,15 +295,13 @@ impl ArgLayout {
 /// Packs arguments by the [`ArgLayout`] rule. `__local` arguments are placed from the top of the
 /// LDS window downwards, each taking `(size / 4096 + 1) × 4096` bytes.
 pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
-    let mut bytes = Vec::new();
-    let mut local_addrs = Vec::new();
+    let mut b =
+        ArgBuffer { bytes: Vec::new(), slots: Vec::new(), local_floor: PROGRAM_BASE, layout: ArgLayout::default() };
     let mut cursor = PROGRAM_BASE as u64;
-    let mut layout = ArgLayout::default();
     for (i, a) in args.iter().enumerate() {
         match a {
             KernelArg::Pointer(addr) => {
-                let p = layout.pointer() as usize;
-                put(&mut bytes, p, &addr.to_le_bytes());
+                b.push_pointer(*addr)?;
             }
             KernelArg::Local(size) => {
                 let rounded = (*size as u64 / 4096 + 1) * 4096;
@@ -221,27 +309,29 @@ pub fn pack_args(args: &[KernelArg]) -> Result<ArgBuffer, ArgError> {
                     .checked_sub(rounded)
                     .filter(|&c| c >= LDS_BASE as u64)
                     .ok_or(ArgError::LocalTooLarge(PROGRAM_BASE as u64 - cursor + rounded))?;
-                local_addrs.push(cursor as u32);
-                let p = layout.pointer() as usize;
-                put(&mut bytes, p, &(cursor as u32).to_le_bytes());
+                let p = b.layout.pointer() as usize;
+                put(&mut b.bytes, p, &(cursor as u32).to_le_bytes());
+                b.slots.push(ArgSlot::Local { addr: cursor as u32, size: *size });
             }
             KernelArg::Value(v) => {
                 if v.is_empty() {
                     return Err(ArgError::EmptyValue(i));
                 }
                 let size = u32::try_from(v.len()).map_err(|_| ArgError::TooLarge(v.len()))?;
-                let p = layout.value(size) as usize;
-                if layout.end() as usize > MAX_ARG_BUFFER {
-                    return Err(ArgError::TooLarge(layout.end() as usize));
+                let p = b.layout.value(size) as usize;
+                if b.layout.end() as usize > MAX_ARG_BUFFER {
+                    return Err(ArgError::TooLarge(b.layout.end() as usize));
                 }
-                put(&mut bytes, p, v);
+                put(&mut b.bytes, p, v);
+                b.slots.push(ArgSlot::Value);
             }
         }
-        if layout.end() as usize > MAX_ARG_BUFFER {
-            return Err(ArgError::TooLarge(layout.end() as usize));
+        if b.layout.end() as usize > MAX_ARG_BUFFER {
+            return Err(ArgError::TooLarge(b.layout.end() as usize));
         }
     }
-    Ok(ArgBuffer { bytes, local_addrs, local_floor: cursor as u32 })
+    b.local_floor = cursor as u32;
+    Ok(b)
 }
 
 #[cfg(test)]
@@ -282,17 +372,25 @@ mod tests {
         assert_eq!(&b.bytes[28..32], &0x7fff_f000u32.to_le_bytes());
         assert_eq!(&b.bytes[32..52], &[4; 20]);
         assert_eq!(&b.bytes[52..56], &0x7fff_d000u32.to_le_bytes());
-        assert_eq!(b.local_addrs, vec![0x7fff_f000, 0x7fff_d000]);
+        assert_eq!(b.local_addrs().collect::<Vec<_>>(), vec![0x7fff_f000, 0x7fff_d000]);
+        // A pointer appended later (the hidden globals argument) lands where packing it with
+        // the others would have put it, and can be set afterwards.
+        let mut late = b.clone();
+        let i = late.push_pointer(0).unwrap();
+        assert!(late.set_pointer(i, 0x9000_2000) && !late.set_pointer(1, 5));
+        let mut all = args.to_vec();
+        all.push(KernelArg::Pointer(0x9000_2000));
+        assert_eq!(late, pack_args(&all).unwrap());
         assert_eq!(pack_args(&[KernelArg::Value(vec![])]), Err(ArgError::EmptyValue(0)));
         assert!(matches!(pack_args(&[KernelArg::Value(vec![0; 0x10000])]), Err(ArgError::TooLarge(_))));
     }
     #[test]
     fn metadata_layout() {
-        let g = Geometry { work_dim: 2, num_groups: [2, 3, 1], local: [4, 4, 1], offset: [1, 2, 0] };
+        let g = NdRange::whole_groups(2, [2, 3, 1], [4, 4, 1], [1, 2, 0]);
         let m = Metadata {
             entry: 0x8000_00b8,
             arg_base: 0x9000_1000,
-            geometry: g,
+            range: g,
             print_addr: 7,
             print_size: 8,
             pds_bytes_per_thread: 4096,
@@ -305,5 +403,13 @@ mod tests {
         assert_eq!((w(12), w(13), w(14), w(15), w(16)), (7, 8, 1024, 0, 4096));
         assert_eq!(g.warps_per_group(8), 2);
         assert_eq!(g.warps_per_group(32), 1);
+        // A non-uniform NDRange: the real global size; the other words as for whole groups.
+        let r = NdRange { work_dim: 2, global: [7, 10, 1], local: [4, 4, 1], offset: [1, 2, 0] };
+        assert_eq!((r.num_groups(), r.is_uniform()), ([2, 3, 1], false));
+        let nb = Metadata { range: r, ..m }.to_bytes();
+        let nw = |i: usize| u32::from_le_bytes(nb[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!((nw(3), nw(4), nw(5)), (7, 10, 1));
+        assert_eq!(&nb[24..], &b[24..]);
+        assert_eq!(&nb[..12], &b[..12]);
     }
 }

@@ -14,6 +14,7 @@ pub mod kernel_info;
 pub mod launch;
 pub mod lines;
 pub mod printf;
+pub mod subroutine;
 
 /// Start of the per-work-group local-memory (LDS) window; `CSR_LDS` reads this value.
 pub const LDS_BASE: u32 = 0x7000_0000;
@@ -27,13 +28,7 @@ pub const PROGRAM_SIZE: u32 = 0x1000_0000;
 pub const HEAP_BASE: u32 = 0x9000_0000;
 /// Allocation granularity of the heap (official bump allocator rounds to 4 KiB).
 pub const PAGE_SIZE: u32 = 0x1000;
-/// Our ELFs name each runtime-library subroutine's entry with a local symbol: this prefix and
-/// the subroutine's name (`.Lsub___vt_f64_add`); the emulator finds the soft-double primitives
-/// it runs natively by them (`emulator::hostcall::install_native_fp64`).
-pub const SUBROUTINE_LABEL_PREFIX: &str = ".Lsub_";
-/// What a subroutine's name has appended in its uniform variant (arguments and result uniform,
-/// scalar code run once per warp).
-pub const UNIFORM_SUFFIX: &str = "__u";
+pub use subroutine::{LABEL_PREFIX as SUBROUTINE_LABEL_PREFIX, UNIFORM_SUFFIX};
 /// Bytes of uniform (sGPR) stack per warp in crt0 variants C/D: `sp = LDS + wid * 1024`.
 pub const WARP_STACK_BYTES: u32 = 1024;
 /// Bytes of uniform stack per warp that our crt0 gives the kernels we compile (they spill

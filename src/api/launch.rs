@@ -116,8 +116,9 @@ fn nd_range(
     Ok(Some(range))
 }
 
-/// Argument checks that need the values: sub-buffer alignment and resources.
-fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<()> {
+/// Argument checks that need the values: sub-buffer alignment and resources. Returns the
+/// arguments packed for the device (once, here).
+fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<launch::PackedArgs> {
     let align = (dev::MEM_BASE_ADDR_ALIGN_BITS / 8) as usize;
     for a in args {
         if let ArgValue::Buffer(Some(m)) = a {
@@ -133,7 +134,10 @@ fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<()> {
     let local: u64 = args.iter().map(|a| if let ArgValue::Local(n) = a { *n as u64 } else { 0 }).sum::<u64>()
         + k.info().map_or(0, |i| i.local_bytes as u64);
     check(local <= dev::LOCAL_MEM_SIZE, CL_OUT_OF_RESOURCES)?;
-    check(launch::args_fit(args), CL_OUT_OF_RESOURCES)
+    launch::pack_args(k, args).map_err(|e| {
+        log::warn!("kernel `{}`: {e}", k.name());
+        CL_OUT_OF_RESOURCES
+    })
 }
 
 /// The common body of `clEnqueueNDRangeKernel` and `clEnqueueTask`.
@@ -170,9 +174,9 @@ fn enqueue(
         CL_INVALID_KERNEL_ARGS
     })?;
     let range = nd_range(&q.device, &k, work_dim, global_work_offset, global_work_size, local_work_size)?;
-    check_args(&k, &args)?;
+    let packed = check_args(&k, &args)?;
     let e = match range {
-        Some(r) => launch::enqueue(&q, k, r, args, command_type, deps),
+        Some(r) => launch::enqueue(&q, k, r, args, packed, command_type, deps),
         None => launch::enqueue_empty(&q, command_type, deps),
     };
     // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).

@@ -5,14 +5,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use ventus_icd::abi::crt0::{link, parse_kernel_decls};
 use ventus_icd::abi::elf::VentusElf;
 use ventus_icd::abi::image::LaunchImage;
-use ventus_icd::abi::launch::{Geometry, KernelArg};
-use ventus_icd::device::executable::Executable;
-use ventus_icd::device::print::{PrintBuffer, StreamingPrint};
-use ventus_icd::device::{launch, launch_traced, stage_globals, write_stdout, DeviceError, KernelLaunch};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
+use ventus_icd::device::{
+    self, write_stdout, Executable, Launch, LaunchOptions, Memory, Placement, Printer, TrapPolicy,
+};
 use ventus_icd::emulator::commit_log::{write_record, CommitRecord};
 use ventus_icd::emulator::{images, run, run_traced, DeviceMemory, LaunchError, RunOptions, TrapMode};
 use ventus_icd::isa::disasm::disassemble;
@@ -105,6 +104,15 @@ fn parse_common(args: &[String]) -> Result<(Vec<String>, Common), Fail> {
 
 fn opts(c: &Common) -> RunOptions {
     RunOptions { threads: c.threads, trap_mode: c.trap_mode, ..RunOptions::from_env() }
+}
+
+/// The device layer's options for `ventus-run elf` (the same settings as [`opts`]).
+fn launch_opts(c: &Common) -> LaunchOptions {
+    let on_trap = match c.trap_mode {
+        TrapMode::Fault => TrapPolicy::Stop,
+        TrapMode::EndWorkGroup => TrapPolicy::EndWorkGroup,
+    };
+    LaunchOptions { threads: c.threads, on_trap, ..LaunchOptions::from_env() }
 }
 
 fn write_dump(path: &Path, bufs: &[(u32, Vec<u8>)]) -> Result<(), Fail> {
@@ -379,49 +387,38 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
         return Err(usage("--global and --local need the same number of dimensions"));
     }
     let work_dim = global.len() as u32;
-    let mut g = Geometry { work_dim, num_groups: [1; 3], local: [1; 3], offset: [0; 3] };
+    let (mut num_groups, mut local_size, mut offsets) = ([1u32; 3], [1u32; 3], [0u32; 3]);
     for d in 0..global.len() {
         if local[d] == 0 || global[d] % local[d] != 0 {
             return Err(usage(format!("global size {} is not a multiple of local size {}", global[d], local[d])));
         }
-        g.num_groups[d] = global[d] / local[d];
-        g.local[d] = local[d];
-        g.offset[d] = offset.as_ref().and_then(|o| o.get(d).copied()).unwrap_or(0);
+        num_groups[d] = global[d] / local[d];
+        local_size[d] = local[d];
+        offsets[d] = offset.as_ref().and_then(|o| o.get(d).copied()).unwrap_or(0);
     }
-    let numt = numt.unwrap_or(ventus_icd::emulator::config::Config::get().threads_per_warp);
+    let range = NdRange::whole_groups(work_dim, num_groups, local_size, offsets);
+    let numt = numt.unwrap_or(device::limits().threads_per_warp);
     let bytes = std::fs::read(&file).map_err(|e| usage(format!("{file}: {e}")))?;
-    // The one load path the ICD uses too: code with its host calls, kernels, printf table,
-    // program-scope variables.
+    // The device layer's one load-and-launch path, as the ICD uses it: code with its host calls,
+    // kernels, printf table, program-scope variables, print buffer.
     let exec = Executable::load(&bytes).map_err(|e| usage(format!("{file}: {e}")))?;
-    let def = exec.kernels.iter().find(|k| k.name == kernel).ok_or_else(|| {
+    let def = exec.kernel_def(&kernel).ok_or_else(|| {
         let names: Vec<&str> = exec.kernels.iter().map(|k| k.name.as_str()).collect();
         usage(format!("{file}: no kernel {kernel:?} (kernels: {})", names.join(", ")))
     })?;
-    let mem = DeviceMemory::new();
-    // Compiled kernels' printf records are formatted by the device layer's print buffer, as
-    // through the ICD; a binary without a printf table (official ones: their library prints
-    // through a host call) gets a plain 1 MiB buffer, as the official driver allocates.
-    let printer = match &exec.printf {
-        Some(table) => {
-            Some(PrintBuffer::new(&mem, PRINT_BUFFER_BYTES, Some(table.clone())).map_err(|e| usage(e.to_string()))?)
-        }
-        None => None,
-    };
-    let print = match &printer {
-        Some(p) => p.metadata(),
-        None => {
-            let r = mem.alloc(PRINT_BUFFER_BYTES).map_err(|e| usage(e.to_string()))?;
-            (r.base(), r.size())
-        }
-    };
-    let hook = Arc::new(StreamingPrint::new(printer, write_stdout));
+    let mem = Memory::new();
+    // The print buffer first, as the official driver allocates it (so buffer addresses match
+    // official traces): compiled kernels' records are formatted as through the ICD; a binary
+    // without a printf table (official ones print through a host call) gets a plain buffer.
+    let printer = Printer::official(&mem, exec.printf.as_ref(), PRINT_BUFFER_BYTES, write_stdout)
+        .map_err(|e| usage(e.to_string()))?;
     let mut kargs = Vec::new();
     let mut buffers = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         kargs.push(match s {
             ArgSpec::Buffer(ty, data) => {
-                let r = mem.alloc(data.len().max(4) as u32).map_err(|e| usage(e.to_string()))?;
-                r.write_bytes(r.base(), data);
+                let r = mem.alloc(data.len().max(4) as u32, Placement::Plain).map_err(|e| usage(e.to_string()))?;
+                r.write(r.base(), data);
                 buffers.push((i, r.base(), *ty, data.len()));
                 KernelArg::Pointer(r.base())
             }
@@ -430,36 +427,32 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
             ArgSpec::Value(v) => KernelArg::Value(v.clone()),
         });
     }
+    let packed = pack_args(&kargs).map_err(|e| usage(e.to_string()))?;
     // Programs with program-scope variables: their block, initialised, as the hidden last argument.
-    if let Some(image) = &exec.globals {
-        kargs.push(KernelArg::Pointer(stage_globals(&mem, image).map_err(|e| usage(e.to_string()))?));
-    }
-    let l = KernelLaunch {
-        program: &exec.code,
-        entry: def.entry,
-        geometry: g,
-        args: &kargs,
+    let globals = exec.stage_globals(&mem).map_err(|e| usage(e.to_string()))?;
+    let l = Launch {
+        exec: &exec,
+        kernel: def,
+        range,
+        args: &packed,
+        globals,
         threads_per_warp: numt,
-        print,
-        work_items: None,
-        private_bytes: def.info.as_ref().map_or(0, |i| i.private_bytes),
-        resources: def.resources,
+        mask_lanes: false,
+        printer: Some(&printer),
     };
-    let mut opts = opts(&c);
-    opts.print_hook = Some(hook.clone());
+    let opts = launch_opts(&c);
     let result = if let Some(t) = &c.trace {
-        let (r, traces) = launch_traced(&mem, &l, &opts);
+        let (r, traces) = device::emulated::run_traced(&mem, &l, &opts);
         let mut text = String::new();
         write_trace(&mut text, &traces, numt);
         std::fs::write(t, text).map_err(|e| usage(format!("cannot write {}: {e}", t.display())))?;
         r
     } else {
-        launch(&mem, &l, &opts)
+        device::run(&mem, &l, &opts)
     };
-    if let Some(p) = hook.finish() {
-        if p.lost() > 0 {
-            eprintln!("ventus-run: {} printf record(s) lost: the print buffer was full", p.lost());
-        }
+    let report = printer.finish(&mem);
+    if report.lost > 0 {
+        eprintln!("ventus-run: {} printf record(s) lost: the print buffer was full", report.lost);
     }
     let mut dump = Vec::new();
     for &(i, base, ty, len) in &buffers {
@@ -480,7 +473,7 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
             );
             Ok(())
         }
-        Err(DeviceError::Launch(e)) => Err(fault_status(&e)),
+        Err(e) if e.is_fault() => Err(Fail(format!("kernel fault: {e}"), 1)),
         Err(e) => Err(usage(e.to_string())),
     }
 }

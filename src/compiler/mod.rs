@@ -316,6 +316,10 @@ fn link(
 ) -> Result<Vec<u8>, CompileError> {
     use crate::abi::crt0::LinkError;
     use crate::isa::asm::AsmError;
+    const JUMP_REACH: i64 = match crate::isa::ImmKind::J21.reach() {
+        Some(r) => r,
+        None => 0,
+    };
     if prog.rodata.len() > crate::abi::MAX_CONSTANT_BYTES as usize {
         return Err(CompileError::Resources(format!(
             "{} bytes of __constant data exceed CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE ({} bytes)",
@@ -326,7 +330,7 @@ fn link(
     let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, &prog.rodata).map_err(|e| match e {
         // A jump beyond ±1 MiB: the program's code is too large (e.g. many inlined double math
         // built-ins in one kernel).
-        LinkError::Asm(AsmError::TargetOutOfRange { offset, .. }) if offset.unsigned_abs() >= 1 << 20 => {
+        LinkError::Asm(AsmError::TargetOutOfRange { offset, .. }) if offset.abs() >= JUMP_REACH => {
             CompileError::Resources(format!(
                 "the generated code is larger than a jump can span ({} KiB); split the kernel or use fewer \
                  double-precision math built-ins in one kernel",

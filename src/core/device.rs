@@ -1,8 +1,7 @@
-//! The emulated Ventus device: its configuration (from `NUM_THREAD`/`NUM_WARP`/`VENTUS_*`), its
-//! device memory and the limits it reports.
+//! The Ventus device as an OpenCL object: the limits it reports (from the device layer's
+//! [`crate::device::Limits`]: `NUM_THREAD`/`NUM_WARP`/`VENTUS_*`) and its device memory.
 
-use crate::device::Config;
-use crate::device::DeviceMemory;
+use crate::device::Memory;
 
 /// Device limits and identity.
 pub struct Device {
@@ -14,7 +13,7 @@ pub struct Device {
     pub host_threads: usize,
     /// `CL_DEVICE_PRINTF_BUFFER_SIZE` (`VENTUS_PRINTF_BUFFER_SIZE`).
     pub printf_buffer_size: u32,
-    pub memory: DeviceMemory,
+    pub memory: Memory,
 }
 
 pub const NAME: &str = "Ventus GPGPU device";
@@ -68,13 +67,13 @@ pub const ADDRESS_BITS: u32 = 32;
 
 impl Device {
     pub fn new() -> Device {
-        let c = Config::get();
+        let c = crate::device::limits();
         Device {
             threads_per_warp: c.threads_per_warp,
             max_warps: c.warps_per_group,
-            host_threads: c.threads,
+            host_threads: c.host_threads,
             printf_buffer_size: c.printf_buffer_size,
-            memory: DeviceMemory::new(),
+            memory: Memory::new(),
         }
     }
 

@@ -104,7 +104,7 @@ impl Event {
 
     /// The launch statistics of a completed kernel event.
     pub fn stats(&self) -> Option<crate::device::LaunchStats> {
-        self.stats.lock().clone()
+        *self.stats.lock()
     }
 
     /// The current execution status.

@@ -18,7 +18,7 @@ use crate::abi::kernel_info::KernelInfo;
 pub use crate::abi::kernel_info::{Access, AddressSpace};
 use crate::cl::object::{handle_type, Obj, Ref};
 use crate::cl::*;
-use crate::device::RunOptions;
+use crate::device::LaunchOptions;
 use parking_lot::Mutex;
 use std::sync::{Arc, Weak};
 
@@ -89,7 +89,7 @@ pub struct Kernel {
     /// Index into `exec.kernels`.
     index: usize,
     args: Mutex<Vec<Option<StoredArg>>>,
-    run_options: Mutex<RunOptions>,
+    run_options: Mutex<LaunchOptions>,
 }
 
 impl Kernel {
@@ -102,7 +102,7 @@ impl Kernel {
             exec,
             index,
             args: Mutex::new(vec![None; n]),
-            run_options: Mutex::new(RunOptions::from_env()),
+            run_options: Mutex::new(LaunchOptions::from_env()),
         }
     }
 
@@ -159,14 +159,14 @@ impl Kernel {
         args.iter().flatten().map(|a| if let StoredArg::Other(ArgValue::Local(n)) = a { *n as u64 } else { 0 }).sum()
     }
 
-    /// The emulator options for launches of this kernel (from the environment by default).
-    pub fn run_options(&self) -> RunOptions {
+    /// The device options for launches of this kernel (from the environment by default).
+    pub fn run_options(&self) -> LaunchOptions {
         self.run_options.lock().clone()
     }
 
-    /// Replaces the emulator options (watchdog, trap mode, threads) for later launches.
+    /// Replaces the device options (watchdog, trap policy, threads) for later launches.
     #[cfg(test)]
-    pub fn set_run_options(&self, opts: RunOptions) {
+    pub fn set_run_options(&self, opts: LaunchOptions) {
         *self.run_options.lock() = opts;
     }
 }

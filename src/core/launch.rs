@@ -4,8 +4,8 @@
 //! Contract:
 //! * [`NdRange`] is validated by the API layer (every spec clause); here it is only converted.
 //!   Non-uniform NDRanges (OpenCL 3.0) use `ceil(global / local)` work-groups per dimension and
-//!   [`WorkItems`] masks: lanes that are not work-items (partial last warps, the smaller edge
-//!   work-groups) start inactive. The metadata buffer then holds the real global size.
+//!   lane masks ([`NdRange::lane_masks`]): lanes that are not work-items (partial last warps,
+//!   the smaller edge work-groups) start inactive. The metadata buffer holds the real global size.
 //! * [`choose_local`] picks a work-group size for `local_work_size = NULL`: per dimension the
 //!   largest divisor of the global size that fits the remaining budget (≤ the kernel's maximum
 //!   work-group size), preferring multiples of the warp width in dimension 0 — uniform. For a
@@ -13,14 +13,13 @@
 //!   it also weighs whole warps in dimension 0 with a partial last work-group and takes
 //!   whichever leaves fewer lanes idle: a prime global size then runs 32 work-items per warp,
 //!   not one (CTS math_brute_force's 3-component kernels).
-//! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time. The
-//!   command runs the emulator on the queue thread (and the emulator's thread pool): for programs
-//!   with printf call sites each `CSR_PRINT` notification drains the launch's [`PrintBuffer`] on
-//!   the emulator thread that raised it and writes the text (stdout, or the context's
-//!   `cl_arm_printf` callback) while the kernel still runs ([`StreamingPrint`]); text formatted by a
-//!   host call (legacy printf of official binaries) is written the same way as it arrives; an
-//!   emulator panic fails the launch; afterwards every buffer argument gets
-//!   `after_device_write()` (also after a fault: the kernel may have written before it stopped).
+//! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time, packed
+//!   once for the device ([`pack_args`]). The command runs the launch through the device seam
+//!   ([`crate::device::run`]) on the queue thread (and the device's threads): its [`Printer`]
+//!   writes printf output (stdout, or the context's `cl_arm_printf` callback) while the kernel
+//!   still runs, host-call text (legacy printf of official binaries) included; a backend panic
+//!   fails the launch; afterwards every buffer argument gets `after_device_write()` (also after
+//!   a fault: the kernel may have written before it stopped).
 //! * A kernel of a program with program-scope variables gets the address of the program's
 //!   globals block ([`Program::globals_base`](super::program::Program::globals_base), allocated
 //!   and initialised at the program's first launch) as a hidden trailing argument
@@ -36,40 +35,16 @@ use super::device::Device;
 use super::event::Event;
 use super::kernel::{ArgValue, Kernel};
 use super::queue::{Ordering, Queue};
-use crate::abi::launch::{Geometry, KernelArg};
+use crate::abi::launch::{ArgError, KernelArg};
 use crate::cl::object::Ref;
 use crate::cl::*;
-use crate::device::print::{PrintBuffer, StreamingPrint};
-use crate::device::{self, DeviceError, KernelLaunch, LaunchStats};
-use crate::device::{Fault, LaunchError, WorkItems};
-use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use crate::device::{self, ArgBuffer, LaunchError, LaunchStats, Printer};
 
-/// A validated NDRange (unused dimensions: global 1, local 1, offset 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NdRange {
-    pub work_dim: u32,
-    pub global: [u32; 3],
-    pub offset: [u32; 3],
-    pub local: [u32; 3],
-}
+/// The NDRange (the ABI's one type; validated by the API layer).
+pub use crate::abi::launch::NdRange;
 
-impl NdRange {
-    /// Work-groups per dimension (the last one may be partial).
-    pub fn num_groups(&self) -> [u32; 3] {
-        std::array::from_fn(|d| self.global[d].div_ceil(self.local[d].max(1)))
-    }
-
-    /// Whether every dimension is a multiple of the work-group size.
-    pub fn is_uniform(&self) -> bool {
-        (0..3).all(|d| self.global[d] % self.local[d].max(1) == 0)
-    }
-
-    /// The hardware geometry: whole work-groups.
-    pub fn geometry(&self) -> Geometry {
-        Geometry { work_dim: self.work_dim, num_groups: self.num_groups(), local: self.local, offset: self.offset }
-    }
-}
+/// A kernel's arguments packed for the device, once, at enqueue time.
+pub type PackedArgs = ArgBuffer;
 
 /// Divisors of `n` up to `limit`, largest first.
 fn divisors_up_to(n: u32, limit: u32) -> impl Iterator<Item = u32> {
@@ -144,22 +119,24 @@ fn emit_print(context: &super::context::Context, text: &[u8]) {
     }
 }
 
-/// Whether `args` fit the device's argument buffer (`abi::launch::MAX_ARG_BUFFER` once packed by
-/// pocl's rule): checked at enqueue for `CL_OUT_OF_RESOURCES`. (The launch packs them again with
-/// the program-scope variables' hidden argument, whose address is known only then.)
-pub fn args_fit(args: &[ArgValue]) -> bool {
-    crate::abi::launch::pack_args(&device_args(args)).is_ok()
-}
-
-/// The arguments as the device sees them (buffers become their device addresses).
-pub fn device_args(args: &[ArgValue]) -> Vec<KernelArg> {
-    args.iter()
+/// Packs `args` for the device (buffers become their device addresses) — the one packing of a
+/// launch's arguments. Fails when they do not fit the argument buffer
+/// (`abi::launch::MAX_ARG_BUFFER` by pocl's rule) together with the hidden program-scope
+/// variables pointer the launch appends for a program that has them (`CL_OUT_OF_RESOURCES`).
+pub fn pack_args(kernel: &Kernel, args: &[ArgValue]) -> Result<PackedArgs, ArgError> {
+    let device_args: Vec<KernelArg> = args
+        .iter()
         .map(|a| match a {
             ArgValue::Buffer(m) => KernelArg::Pointer(m.as_ref().map_or(0, |m| m.device_address())),
             ArgValue::Local(n) => KernelArg::Local(*n),
             ArgValue::Value(v) => KernelArg::Value(v.clone()),
         })
-        .collect()
+        .collect();
+    let packed = crate::abi::launch::pack_args(&device_args)?;
+    if kernel.exec.globals.is_some() {
+        packed.clone().push_pointer(0)?;
+    }
+    Ok(packed)
 }
 
 /// What a launch needs, captured at enqueue time.
@@ -167,115 +144,73 @@ struct Launch {
     device: Ref<Device>,
     kernel: Ref<Kernel>,
     range: NdRange,
+    /// The argument values (they keep the buffers alive; written back after the run).
     args: Vec<ArgValue>,
+    packed: PackedArgs,
 }
 
 impl Launch {
-    /// ", work-item (x,y,z), local id (x,y,z)" of a fault in one lane, in OpenCL terms.
-    fn work_item(&self, f: &Fault) -> Option<String> {
-        let lane = f.lane?;
-        let local = crate::abi::launch::local_id(f.warp * self.device.threads_per_warp + lane, self.range.local);
-        let global = crate::abi::launch::global_id(f.group_id, self.range.local, local, self.range.offset);
-        let [gx, gy, gz] = global;
-        let [x, y, z] = local;
-        Some(format!(", work-item ({gx},{gy},{gz}), local id ({x},{y},{z})"))
-    }
-
-    /// Runs the kernel on the calling (queue) thread and the emulator's pool; printf output is
-    /// written while the kernel runs ([`StreamingPrint`]) and once more at the end.
-    fn run(&self, context: &Ref<super::context::Context>) -> Result<LaunchStats, LaunchFailure> {
+    /// Runs the kernel on the calling (queue) thread and the device's threads; printf output is
+    /// written while the kernel runs and once more at the end ([`Printer`]).
+    fn run(&self, context: &Ref<super::context::Context>) -> Result<LaunchStats, LaunchError> {
         let k = &self.kernel;
         let dev = &self.device;
-        let mut args = device_args(&self.args);
         // Programs with program-scope variables: the hidden trailing argument (abi::globals).
-        if let Some(base) =
-            k.program.globals_base(&k.exec, dev).map_err(|e| LaunchFailure::Device(DeviceError::Memory(e)))?
-        {
-            args.push(KernelArg::Pointer(base));
-        }
-        let printer = match &k.exec.printf {
-            Some(table) => Some(
-                PrintBuffer::new(&dev.memory, context.printf_buffer_size(dev.printf_buffer_size), Some(table.clone()))
-                    .map_err(|e| LaunchFailure::Device(DeviceError::Memory(e)))?,
-            ),
-            None => None,
-        };
-        let print = printer.as_ref().map_or((0, 0), |p| p.metadata());
+        let globals = k.program.globals_base(&k.exec, dev)?;
         let sink_context = context.clone();
-        let hook = Arc::new(StreamingPrint::new(printer, move |text: &[u8]| emit_print(&sink_context, text)));
+        let capacity = context.printf_buffer_size(dev.printf_buffer_size);
+        let printer = Printer::new(&dev.memory, k.exec.printf.as_ref(), capacity, move |text: &[u8]| {
+            emit_print(&sink_context, text)
+        })?;
         let mut opts = k.run_options();
-        opts.print_hook = Some(hook.clone());
         opts.memcheck |= context.memcheck();
         if let Some(seconds) = context.watchdog_seconds() {
             opts.watchdog_seconds = seconds;
         }
-        let l = KernelLaunch {
-            program: &k.exec.code,
-            entry: k.def().entry,
-            geometry: self.range.geometry(),
-            args: &args,
+        let l = device::Launch {
+            exec: &k.exec,
+            kernel: k.def(),
+            range: self.range,
+            args: &self.packed,
+            globals,
             threads_per_warp: dev.threads_per_warp,
-            print,
-            work_items: Some(WorkItems { global: self.range.global, local: self.range.local }),
-            private_bytes: k.def().info.as_ref().map_or(0, |i| i.private_bytes),
-            resources: k.def().resources,
+            mask_lanes: true,
+            printer: Some(&printer),
         };
-        // An emulator bug must not unwind into the queue thread (or through `extern "C"`).
-        let result = std::panic::catch_unwind(AssertUnwindSafe(|| device::launch(&dev.memory, &l, &opts)))
-            .map_err(|_| LaunchFailure::Panicked)
-            .and_then(|r| r.map_err(LaunchFailure::Device));
-        drop(opts);
-        if let Some(p) = hook.finish() {
-            let lost = p.lost();
-            if lost > 0 {
-                // Name the setting the size came from: the context's property or the device's.
-                let source = if context.printf_buffer_size(0) != 0 {
-                    "the context's CL_PRINTF_BUFFERSIZE_ARM"
-                } else {
-                    "VENTUS_PRINTF_BUFFER_SIZE"
-                };
-                context.report(&format!(
-                    "kernel `{}`: {lost} printf record(s) lost: the print buffer ({} bytes, set by {source}) was full",
-                    k.name(),
-                    p.capacity()
-                ));
-                log::warn!("kernel `{}`: {lost} printf record(s) lost (print buffer full)", k.name());
-            }
-            p.free(&dev.memory);
+        let result = device::run(&dev.memory, &l, &opts);
+        let report = printer.finish(&dev.memory);
+        if report.lost > 0 {
+            // Name the setting the size came from: the context's property or the device's.
+            let source = if context.printf_buffer_size(0) != 0 {
+                "the context's CL_PRINTF_BUFFERSIZE_ARM"
+            } else {
+                "VENTUS_PRINTF_BUFFER_SIZE"
+            };
+            context.report(&format!(
+                "kernel `{}`: {} printf record(s) lost: the print buffer ({} bytes, set by {source}) was full",
+                k.name(),
+                report.lost,
+                report.capacity
+            ));
+            log::warn!("kernel `{}`: {} printf record(s) lost (print buffer full)", k.name(), report.lost);
         }
         result
     }
 }
 
-/// Why a launch did not complete.
-#[derive(Debug)]
-enum LaunchFailure {
-    /// Staging or running failed (fault, watchdog, memory).
-    Device(DeviceError),
-    /// The emulator panicked (an emulator bug).
-    Panicked,
-}
-
-impl std::fmt::Display for LaunchFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LaunchFailure::Device(e) => e.fmt(f),
-            LaunchFailure::Panicked => write!(f, "internal error in the emulator"),
-        }
-    }
-}
-
 /// Enqueues `kernel` over `range` with the given (already snapshotted) arguments.
+#[allow(clippy::too_many_arguments)]
 pub fn enqueue(
     queue: &Ref<Queue>,
     kernel: Ref<Kernel>,
     range: NdRange,
     args: Vec<ArgValue>,
+    packed: PackedArgs,
     command_type: cl_command_type,
     deps: Vec<Ref<Event>>,
 ) -> Ref<Event> {
     let context = queue.context.clone();
-    let launch = Launch { device: queue.device.clone(), kernel, range, args };
+    let launch = Launch { device: queue.device.clone(), kernel, range, args, packed };
     Queue::enqueue_with(queue, command_type, deps, Ordering::Command, |event| {
         let event = event.clone();
         Box::new(move || {
@@ -292,13 +227,7 @@ pub fn enqueue(
                     Ok(())
                 }
                 Err(e) => {
-                    let item = match &e {
-                        LaunchFailure::Device(DeviceError::Launch(LaunchError::Fault(f))) => {
-                            launch.work_item(f).unwrap_or_default()
-                        }
-                        _ => String::new(),
-                    };
-                    context.report(&format!("kernel `{}` failed: {e}{item}", launch.kernel.name()));
+                    context.report(&format!("kernel `{}` failed: {e}", launch.kernel.name()));
                     Err(CL_OUT_OF_RESOURCES)
                 }
             }
@@ -347,6 +276,7 @@ mod tests {
         use crate::core::context::Context;
         use crate::core::program::{Executable, Program};
         use parking_lot::Mutex;
+        use std::sync::Arc;
         let asm = ".globl spin\nspin:\n    j spin\n.globl nop\nnop:\n    ret\n";
         let exec = Arc::new(Executable::load(&crate::abi::crt0::link(asm, &[]).unwrap()).unwrap());
         let messages = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -358,13 +288,15 @@ mod tests {
         let queue = Obj::new(Queue::new(ctx, dev, 0, Vec::new()));
         let range = NdRange { work_dim: 1, global: [64, 1, 1], offset: [0; 3], local: [32, 1, 1] };
         let spin = Obj::new(Kernel::new(program.clone(), exec.clone(), exec.kernel("spin").unwrap()));
-        spin.set_run_options(crate::device::RunOptions { watchdog: 10_000, ..spin.run_options() });
-        let e = enqueue(&queue, spin, range, Vec::new(), CL_COMMAND_NDRANGE_KERNEL, Vec::new());
+        spin.set_run_options(crate::device::LaunchOptions { watchdog: 10_000, ..spin.run_options() });
+        let packed = pack_args(&spin, &[]).unwrap();
+        let e = enqueue(&queue, spin, range, Vec::new(), packed, CL_COMMAND_NDRANGE_KERNEL, Vec::new());
         assert_eq!(e.wait(), CL_OUT_OF_RESOURCES);
         let msgs = messages.lock().clone();
         assert!(msgs.len() == 1 && msgs[0].contains("`spin`") && msgs[0].contains("watchdog"), "{msgs:?}");
         let nop = Obj::new(Kernel::new(program, exec.clone(), exec.kernel("nop").unwrap()));
-        let e = enqueue(&queue, nop, range, Vec::new(), CL_COMMAND_NDRANGE_KERNEL, Vec::new());
+        let packed = pack_args(&nop, &[]).unwrap();
+        let e = enqueue(&queue, nop, range, Vec::new(), packed, CL_COMMAND_NDRANGE_KERNEL, Vec::new());
         assert_eq!(e.wait(), CL_COMPLETE);
     }
 }

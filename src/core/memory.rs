@@ -2,8 +2,8 @@
 //! transfers (read, write, copy, fill, their rectangular forms, map/unmap).
 //!
 //! Contracts:
-//! * A buffer owns one device [`Region`] allocated in the device heap (zeroed, 4 KiB aligned);
-//!   a sub-buffer shares its parent's region at `offset` and holds a strong reference to the
+//! * A buffer owns one device [`Buffer`] block allocated in the device heap (zeroed, 4 KiB aligned);
+//!   a sub-buffer shares its parent's block at `offset` and holds a strong reference to the
 //!   parent, so the parent (and the device memory) outlives every sub-buffer.
 //! * Dropping a buffer (last application reference released *and* no pending command holding it)
 //!   runs the destructor callbacks, most recently registered first, then frees the device memory
@@ -34,7 +34,7 @@ use super::device::MEM_BASE_ADDR_ALIGN_BITS;
 use super::platform;
 use crate::cl::object::Ref;
 use crate::cl::*;
-use crate::device::Region;
+use crate::device::{Buffer, Placement};
 use parking_lot::Mutex;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
@@ -278,7 +278,8 @@ pub struct Mem {
     /// Offset inside `region` (non-zero for sub-buffers).
     pub offset: usize,
     pub parent: Option<Ref<Mem>>,
-    pub region: Arc<Region>,
+    /// The device block (shared with the parent for sub-buffers).
+    pub region: Buffer,
     /// `CL_MEM_USE_HOST_PTR`: the application memory mirroring this object's bytes.
     pub host: Option<HostMemory>,
     /// `CL_MEM_PROPERTIES` as given (empty when the list was NULL or the object has none).
@@ -305,13 +306,14 @@ impl Mem {
         // Under the context's memory checker, unmapped redzones around the buffer make an
         // overflow or underflow into a neighbour fault (`VENTUS_MEMCHECK` guards every one).
         let memory = &platform::device().memory;
-        let region = if context.memcheck() { memory.alloc_guarded(bytes) } else { memory.alloc(bytes) };
+        let placement = if context.memcheck() { Placement::Guarded } else { Placement::Plain };
+        let region = memory.alloc(bytes, placement);
         let region = region.map_err(|_| {
             refund(size as u64);
             CL_MEM_OBJECT_ALLOCATION_FAILURE
         })?;
         if let Some(data) = init {
-            region_write(&region, region.base(), &data[..size.min(data.len())]);
+            region.write(region.base(), &data[..size.min(data.len())]);
         }
         Ok(Mem {
             context,
@@ -361,7 +363,7 @@ impl Mem {
 
     /// True when `other` shares this object's device storage (same buffer or same parent).
     pub fn same_storage(&self, other: &Mem) -> bool {
-        Arc::ptr_eq(&self.region, &other.region)
+        self.region.same_block(&other.region)
     }
 
     /// Device address of `[off, off + len)`, or `CL_INVALID_VALUE` if that is not inside.
@@ -392,7 +394,7 @@ impl Mem {
     /// Reads `out.len()` bytes at `off`.
     pub fn read(&self, off: usize, out: &mut [u8]) -> CLResult<()> {
         let addr = self.span(off, out.len())?;
-        region_read(&self.region, addr, out);
+        self.region.read(addr, out);
         Ok(())
     }
 
@@ -400,7 +402,7 @@ impl Mem {
     /// here: `data` may be the `CL_MEM_USE_HOST_PTR` memory itself).
     pub fn write(&self, off: usize, data: &[u8]) -> CLResult<()> {
         let addr = self.span(off, data.len())?;
-        region_write(&self.region, addr, data);
+        self.region.write(addr, data);
         Ok(())
     }
 
@@ -412,8 +414,8 @@ impl Mem {
         let mut done = 0;
         while done < len {
             let n = (len - done).min(CHUNK);
-            region_read(&src.region, from + done as u32, &mut buf[..n]);
-            region_write(&dst.region, to + done as u32, &buf[..n]);
+            src.region.read(from + done as u32, &mut buf[..n]);
+            dst.region.write(to + done as u32, &buf[..n]);
             done += n;
         }
         dst.sync_host(dst_off, len)
@@ -431,7 +433,7 @@ impl Mem {
         let mut done = 0;
         while done < len {
             let n = (len - done).min(chunk.len());
-            region_write(&self.region, addr + done as u32, &chunk[..n]);
+            self.region.write(addr + done as u32, &chunk[..n]);
             done += n;
         }
         self.sync_host(off, len)
@@ -469,7 +471,7 @@ impl Mem {
             let h = h.checked_sub(host_base).ok_or(CL_INVALID_VALUE)?;
             let src = data.get(h..h + region[0]).ok_or(CL_INVALID_VALUE)?;
             let addr = self.span(b, src.len())?;
-            region_write(&self.region, addr, src);
+            self.region.write(addr, src);
         }
         Ok(())
     }
@@ -480,7 +482,7 @@ impl Mem {
         for (so, dof) in s.rows(region).zip(d.rows(region)) {
             src.read(so, &mut row)?;
             let addr = dst.span(dof, row.len())?;
-            region_write(&dst.region, addr, &row);
+            dst.region.write(addr, &row);
         }
         dst.sync_rect(d, region)
     }
@@ -571,7 +573,7 @@ impl Drop for Mem {
         }
         self.maps.lock().retain(|m| m.owner != self.id);
         if self.parent.is_none() {
-            platform::device().memory.unmap(self.region.base());
+            platform::device().memory.free(self.region.base());
             refund(self.size as u64);
         }
     }
@@ -599,71 +601,26 @@ fn refund(size: u64) {
     ALLOCATED.fetch_sub(size, Ordering::AcqRel);
 }
 
-/// Bytes before `addr` reaches a word boundary, at most `len`.
-fn head_len(addr: u32, len: usize) -> usize {
-    (addr.wrapping_neg() & 3).min(len as u32) as usize
-}
-
-/// Reads region bytes at `addr` (inside the region) into `out`, a word at a time where aligned.
-/// Address arithmetic wraps, so a region ending at the top of the 32-bit space is fine.
-fn region_read(r: &Region, addr: u32, out: &mut [u8]) {
-    let (first, rest) = out.split_at_mut(head_len(addr, out.len()));
-    let mut a = addr;
-    for b in first {
-        *b = r.load(a, 1) as u8;
-        a = a.wrapping_add(1);
-    }
-    let mut words = rest.chunks_exact_mut(4);
-    for w in &mut words {
-        w.copy_from_slice(&r.load(a, 4).to_le_bytes());
-        a = a.wrapping_add(4);
-    }
-    for b in words.into_remainder() {
-        *b = r.load(a, 1) as u8;
-        a = a.wrapping_add(1);
-    }
-}
-
-/// Writes `data` to the region at `addr` (inside the region), a word at a time where aligned.
-/// Address arithmetic wraps, like [`region_read`].
-fn region_write(r: &Region, addr: u32, data: &[u8]) {
-    let (first, rest) = data.split_at(head_len(addr, data.len()));
-    let mut a = addr;
-    for &b in first {
-        r.store(a, b as u32, 1);
-        a = a.wrapping_add(1);
-    }
-    let mut words = rest.chunks_exact(4);
-    for w in &mut words {
-        r.store(a, u32::from_le_bytes([w[0], w[1], w[2], w[3]]), 4);
-        a = a.wrapping_add(4);
-    }
-    for &b in words.remainder() {
-        r.store(a, b as u32, 1);
-        a = a.wrapping_add(1);
-    }
-}
-
 /// Copies `len` region bytes at `addr` to `host` at `host_off`.
-fn device_to_host(r: &Region, addr: u32, host: &HostMemory, host_off: usize, len: usize) {
+fn device_to_host(r: &Buffer, addr: u32, host: &HostMemory, host_off: usize, len: usize) {
     let mut buf = vec![0u8; len.min(CHUNK)];
     let mut done = 0;
     while done < len {
         let n = (len - done).min(CHUNK);
-        region_read(r, addr + done as u32, &mut buf[..n]);
+        r.read(addr + done as u32, &mut buf[..n]);
         host.store(host_off + done, &buf[..n]);
         done += n;
     }
 }
 
 /// Copies the first `len` bytes of `host` to the region at `addr`.
-fn host_to_device(host: &HostMemory, r: &Region, addr: u32, len: usize) {
+fn host_to_device(host: &HostMemory, r: &Buffer, addr: u32, len: usize) {
     let mut buf = vec![0u8; len.min(CHUNK)];
     let mut done = 0;
     while done < len {
         let n = (len - done).min(CHUNK);
         host.load(done, &mut buf[..n]);
-        region_write(r, addr + done as u32, &buf[..n]);
+        r.write(addr + done as u32, &buf[..n]);
         done += n;
     }
 }

@@ -34,7 +34,7 @@ use crate::compiler::build::{self as compiler, BuildOutput};
 pub use crate::compiler::build::{spec_constants as spirv_spec_constants, spirv_words};
 pub use crate::compiler::toolchain::FrontOptions;
 pub use crate::device::executable::{Executable, KernelDef, LoadError};
-use crate::device::MapError;
+use crate::device::MemoryError;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -771,8 +771,10 @@ impl Program {
     /// or `None` if it has no program-scope variables. The block is allocated and initialised
     /// from the image on the first call and then lives, shared by every kernel of the program,
     /// until the program is released or rebuilt.
-    pub fn globals_base(&self, exec: &Arc<Executable>, device: &Ref<Device>) -> Result<Option<u32>, MapError> {
-        let Some(image) = &exec.globals else { return Ok(None) };
+    pub fn globals_base(&self, exec: &Arc<Executable>, device: &Ref<Device>) -> Result<Option<u32>, MemoryError> {
+        if exec.globals.is_none() {
+            return Ok(None);
+        }
         let mut g = self.globals.lock();
         if let Some(b) = g.as_ref() {
             if Arc::ptr_eq(&b.exec, exec) && Arc::ptr_eq(&b.device, device) {
@@ -780,9 +782,9 @@ impl Program {
             }
         }
         if let Some(old) = g.take() {
-            old.device.memory.unmap(old.base);
+            old.device.memory.free(old.base);
         }
-        let base = crate::device::stage_globals(&device.memory, image)?;
+        let Some(base) = exec.stage_globals(&device.memory)? else { return Ok(None) };
         *g = Some(GlobalsBlock { exec: exec.clone(), device: device.clone(), base });
         Ok(Some(base))
     }
@@ -805,7 +807,7 @@ impl Program {
 
     fn free_globals(&self) {
         if let Some(old) = self.globals.lock().take() {
-            old.device.memory.unmap(old.base);
+            old.device.memory.free(old.base);
         }
     }
 

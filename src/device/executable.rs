@@ -9,6 +9,7 @@
 //! argument metadata from the optional [`kernel_info::SECTION`] (official ELFs have none:
 //! arguments are then accepted by size). Anything else is a [`LoadError`].
 
+use super::memory::{Memory, MemoryError, Placement};
 use crate::abi::elf::{ElfError, ResourceUsage, VentusElf};
 use crate::abi::globals::{GlobalsError, GlobalsImage};
 use crate::abi::kernel_info::{self, KernelInfo, KernelInfoError};
@@ -32,7 +33,8 @@ pub struct KernelDef {
 /// A loaded Ventus ELF: the bytes, the predecoded code and its kernels.
 pub struct Executable {
     pub binary: Vec<u8>,
-    pub code: crate::emulator::Program,
+    /// The predecoded code (the emulated backend's form).
+    code: crate::emulator::Program,
     pub kernels: Vec<KernelDef>,
     /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
     pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
@@ -67,19 +69,42 @@ impl std::fmt::Display for LoadError {
 }
 impl std::error::Error for LoadError {}
 
+/// How [`Executable::load_with`] prepares the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Run the soft-double library's routines natively (`VENTUS_NATIVE_FP64`, default on).
+    pub native_fp64: bool,
+    /// Run the 2023 libclc printf of official binaries natively (`VENTUS_LEGACY_PRINTF`).
+    pub legacy_printf: bool,
+}
+
+impl LoadOptions {
+    /// The environment's settings.
+    pub fn from_env() -> LoadOptions {
+        let c = Config::get();
+        LoadOptions { native_fp64: c.native_fp64, legacy_printf: c.legacy_printf }
+    }
+}
+
 impl Executable {
-    /// Parses and validates a Ventus ELF executable (see the module documentation).
+    /// Parses and validates a Ventus ELF executable (see the module documentation), prepared as
+    /// the environment says ([`LoadOptions::from_env`]).
     pub fn load(bytes: &[u8]) -> Result<Executable, LoadError> {
+        Executable::load_with(bytes, LoadOptions::from_env())
+    }
+
+    /// As [`Executable::load`], prepared as `opts` says.
+    pub fn load_with(bytes: &[u8], opts: LoadOptions) -> Result<Executable, LoadError> {
         let elf = VentusElf::parse(bytes).map_err(LoadError::Elf)?;
         if elf.entry != crate::abi::PROGRAM_BASE {
             return Err(LoadError::Entry(elf.entry));
         }
         let mut code = crate::emulator::Program::from_elf(&elf).map_err(LoadError::Program)?;
-        if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| Config::get().legacy_printf) {
+        if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| opts.legacy_printf) {
             // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
             code.install_host_call(pc, HostCall::LegacyPrintf);
         }
-        if Config::get().native_fp64 {
+        if opts.native_fp64 {
             crate::emulator::hostcall::install_native_fp64(&elf, &mut code);
         }
         let infos = match elf.sections.iter().find(|(n, _, _)| n == kernel_info::SECTION) {
@@ -104,6 +129,26 @@ impl Executable {
         };
         let globals = GlobalsImage::from_elf(&elf).map_err(LoadError::Globals)?.filter(|g| g.size > 0);
         Ok(Executable { binary: bytes.to_vec(), code, kernels, printf, globals })
+    }
+
+    /// The predecoded code (for the device layer's backend).
+    pub(in crate::device) fn code(&self) -> &crate::emulator::Program {
+        &self.code
+    }
+
+    /// Allocates the program-scope variables' block ([`crate::abi::globals`]) in `mem` and
+    /// writes its initial contents: its address, the kernels' hidden last argument; `None`
+    /// when the program has none. The caller owns the block ([`Memory::free`]).
+    pub fn stage_globals(&self, mem: &Memory) -> Result<Option<u32>, MemoryError> {
+        let Some(image) = &self.globals else { return Ok(None) };
+        let b = mem.alloc(image.size.max(4), Placement::Plain)?;
+        b.write(b.base(), &image.contents(b.base()));
+        Ok(Some(b.base()))
+    }
+
+    /// The kernel called `name`, by definition.
+    pub fn kernel_def(&self, name: &str) -> Option<&KernelDef> {
+        self.kernels.iter().find(|k| k.name == name)
     }
 
     /// The kernel called `name`.

@@ -18,22 +18,26 @@
 //! than `capacity` bytes are printed between two drains; what could not be stored is counted and
 //! reported by [`PrintBuffer::lost`]. Draining may run on any thread while the kernel runs.
 //!
-//! [`StreamingPrint`] is the launch's print hook for every user of the device (the OpenCL
-//! runtime, `ventus-run`): it drains the buffer at each `CSR_PRINT` and writes host-call text, both
-//! to one sink under one lock, so output keeps the buffer's record order.
+//! [`StreamingPrint`] is the launch's print hook: it drains the buffer at each `CSR_PRINT` and
+//! writes host-call text, both to one sink under one lock, so output keeps the buffer's record
+//! order. [`Printer`] is what every user of the device (the OpenCL runtime, `ventus-run`) sets
+//! up for a launch: the buffer for programs with a printf table (binaries without one print, if
+//! at all, through a host call; [`Printer::official`] still allocates a plain buffer for them,
+//! as the official driver does whatever the kernel) and the hook, and after the launch
+//! [`Printer::finish`] reports lost records and frees it.
 
+use super::memory::{Buffer, Memory, MemoryError, Placement};
 use crate::abi::printf::buffer::{FIRST_RECORD, LOST_RECORDS, RECORD_ARGS, WRITE_OFFSET};
 use crate::abi::printf::{
     format_record, format_unknown, split_header, PrintfTable, PRINT_SCRATCH_BYTES, PRINT_SKIP_ID,
 };
-use crate::emulator::memory::{DeviceMemory, MapError, Region};
 use crate::emulator::PrintHook;
 use parking_lot::Mutex;
 use std::sync::Arc;
 
 /// A launch's print buffer.
 pub struct PrintBuffer {
-    region: Arc<Region>,
+    region: Buffer,
     capacity: u32,
     table: Option<Arc<PrintfTable>>,
     cursor: u32,
@@ -41,10 +45,10 @@ pub struct PrintBuffer {
 
 impl PrintBuffer {
     /// Allocates a buffer with `capacity` bytes of records (at least 64) in `mem`.
-    pub fn new(mem: &DeviceMemory, capacity: u32, table: Option<Arc<PrintfTable>>) -> Result<PrintBuffer, MapError> {
+    pub fn new(mem: &Memory, capacity: u32, table: Option<Arc<PrintfTable>>) -> Result<PrintBuffer, MemoryError> {
         let capacity = capacity.max(64) & !3;
-        let region = mem.alloc(capacity.saturating_add(PRINT_SCRATCH_BYTES))?;
-        region.store(region.base() + WRITE_OFFSET, FIRST_RECORD, 4);
+        let region = mem.alloc(capacity.saturating_add(PRINT_SCRATCH_BYTES), Placement::Plain)?;
+        region.write(region.base() + WRITE_OFFSET, &FIRST_RECORD.to_le_bytes());
         Ok(PrintBuffer { region, capacity, table, cursor: FIRST_RECORD })
     }
 
@@ -56,9 +60,10 @@ impl PrintBuffer {
     /// Formats every complete record not yet drained, appending the text to `out`.
     pub fn drain(&mut self, out: &mut Vec<u8>) {
         let base = self.region.base();
+        let region = self.region.region();
         let mut args = Vec::new();
         while self.cursor + 4 <= self.capacity {
-            let header = self.region.load_acquire(base + self.cursor);
+            let header = region.load_acquire(base + self.cursor);
             if header == 0 {
                 break;
             }
@@ -72,13 +77,13 @@ impl PrintBuffer {
             }
             if id != PRINT_SKIP_ID {
                 args.resize((len - RECORD_ARGS) as usize, 0);
-                self.region.read_bytes(base + self.cursor + RECORD_ARGS, &mut args);
+                region.read_bytes(base + self.cursor + RECORD_ARGS, &mut args);
                 match self.table.as_ref().and_then(|t| t.site(id)) {
                     Some(site) => format_record(site, &args, out),
                     None => format_unknown(id, &args, out),
                 }
             }
-            self.region.fill_zero(base + self.cursor, len);
+            region.fill_zero(base + self.cursor, len);
             self.cursor += len;
         }
         // Caught up: rewind unless a reservation happened meanwhile. Once the cursor reached the
@@ -86,7 +91,7 @@ impl PrintBuffer {
         let (cursor, cap) = (self.cursor, self.capacity);
         if cursor > FIRST_RECORD {
             let caught_up = |v: u32| v == cursor || (cursor == cap && v >= cap);
-            let old = self.region.rmw(base + WRITE_OFFSET, |v| if caught_up(v) { FIRST_RECORD } else { v });
+            let old = region.rmw(base + WRITE_OFFSET, |v| if caught_up(v) { FIRST_RECORD } else { v });
             if caught_up(old) {
                 self.cursor = FIRST_RECORD;
             }
@@ -95,8 +100,7 @@ impl PrintBuffer {
 
     /// Records lost because the buffer was full (reads and clears the counter).
     pub fn lost(&self) -> u32 {
-        let base = self.region.base();
-        self.region.rmw(base + LOST_RECORDS, |_| 0)
+        self.region.region().rmw(self.region.base() + LOST_RECORDS, |_| 0)
     }
 
     /// Bytes of record space.
@@ -105,8 +109,8 @@ impl PrintBuffer {
     }
 
     /// Releases the device memory.
-    pub fn free(self, mem: &DeviceMemory) {
-        mem.unmap(self.region.base());
+    pub fn free(self, mem: &Memory) {
+        mem.free(self.region.base());
     }
 }
 
@@ -154,5 +158,97 @@ impl<S: Fn(&[u8]) + Send + Sync> PrintHook for StreamingPrint<S> {
     fn on_text(&self, _work_group: u32, _warp: u32, text: &[u8]) {
         let _order = self.printer.lock();
         (self.sink)(text);
+    }
+}
+
+/// Where a launch's text goes (standard output, a `cl_arm_printf` callback…).
+pub type Sink = Box<dyn Fn(&[u8]) + Send + Sync>;
+
+/// A launch's printf output (see the module documentation).
+pub struct Printer {
+    hook: Arc<StreamingPrint<Sink>>,
+    /// The buffer of a binary without a printf table.
+    plain: Option<Buffer>,
+    metadata: (u32, u32),
+}
+
+/// What [`Printer::finish`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrintReport {
+    /// Records lost because the buffer was full.
+    pub lost: u32,
+    /// The buffer's record space in bytes.
+    pub capacity: u32,
+}
+
+impl Printer {
+    /// The print output of a launch of a program with printf table `table`: a print buffer of
+    /// `capacity` bytes of records streaming to `sink`; without a table, no buffer (host-call
+    /// text still reaches `sink`).
+    pub fn new(
+        mem: &Memory,
+        table: Option<&Arc<PrintfTable>>,
+        capacity: u32,
+        sink: impl Fn(&[u8]) + Send + Sync + 'static,
+    ) -> Result<Printer, MemoryError> {
+        Printer::build(mem, table, capacity, Box::new(sink), false)
+    }
+
+    /// As [`Printer::new`], with the official driver's allocation for a binary without a printf
+    /// table: a plain buffer of `capacity` bytes whatever the kernel (so the buffers allocated
+    /// after it have the official stack's addresses; `ventus-run`).
+    pub fn official(
+        mem: &Memory,
+        table: Option<&Arc<PrintfTable>>,
+        capacity: u32,
+        sink: impl Fn(&[u8]) + Send + Sync + 'static,
+    ) -> Result<Printer, MemoryError> {
+        Printer::build(mem, table, capacity, Box::new(sink), true)
+    }
+
+    fn build(
+        mem: &Memory,
+        table: Option<&Arc<PrintfTable>>,
+        capacity: u32,
+        sink: Sink,
+        plain_without_table: bool,
+    ) -> Result<Printer, MemoryError> {
+        let (buffer, plain, metadata) = match table {
+            Some(t) => {
+                let b = PrintBuffer::new(mem, capacity, Some(t.clone()))?;
+                let md = b.metadata();
+                (Some(b), None, md)
+            }
+            None if plain_without_table => {
+                let b = mem.alloc(capacity.max(64), Placement::Plain)?;
+                let md = (b.base(), b.size());
+                (None, Some(b), md)
+            }
+            None => (None, None, (0, 0)),
+        };
+        Ok(Printer { hook: Arc::new(StreamingPrint::new(buffer, sink)), plain, metadata })
+    }
+
+    /// `(address, size)` for the metadata words `+48`/`+52`.
+    pub fn metadata(&self) -> (u32, u32) {
+        self.metadata
+    }
+
+    /// The launch's print hook.
+    pub(in crate::device) fn hook(&self) -> Arc<dyn PrintHook> {
+        self.hook.clone()
+    }
+
+    /// After the launch: writes what is left, frees the buffer and reports.
+    pub fn finish(self, mem: &Memory) -> PrintReport {
+        let mut report = PrintReport { lost: 0, capacity: self.metadata.1 };
+        if let Some(p) = self.hook.finish() {
+            report = PrintReport { lost: p.lost(), capacity: p.capacity() };
+            p.free(mem);
+        }
+        if let Some(b) = self.plain {
+            mem.free(b.base());
+        }
+        report
     }
 }

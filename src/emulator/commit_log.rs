@@ -41,13 +41,12 @@
 //! A new work-group starts where warp 0 fetches the boot-ROM reset vector `0x1000` again after
 //! records were seen (spike runs work-groups one after another, each from reset).
 
+use crate::abi::PROGRAM_BASE;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 
 /// Boot-ROM reset vector: every warp of every work-group starts here.
 pub const BOOT_ROM_PC: u32 = 0x1000;
-/// First program address; records below it come from the boot ROM.
-pub const PROGRAM_BASE: u32 = 0x8000_0000;
 /// CSR number of `vstart` (written by every vector instruction).
 pub const CSR_VSTART: u16 = 0x008;
 

@@ -60,35 +60,19 @@ pub enum HostCall {
     F64MathUniform(u16),
 }
 
-/// The soft-double primitives run natively ([`HostCall::F64`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum F64Op {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Fma,
-    Sqrt,
+/// The soft-double primitives run natively ([`HostCall::F64`]): the ABI's list.
+pub use crate::abi::subroutine::F64Primitive as F64Op;
+
+/// The host's IEEE evaluation of the primitives.
+trait Eval {
+    fn eval(self, a: u64, b: u64, c: u64) -> u64;
+    fn eval_words(self, ops: [u64; 3]) -> u64;
 }
 
-impl F64Op {
-    /// The primitive whose subroutine is named `name` (`__vt_f64_add` …), without the uniform
-    /// variants' suffix.
-    pub fn from_name(name: &str) -> Option<F64Op> {
-        Some(match name {
-            "__vt_f64_add" => F64Op::Add,
-            "__vt_f64_sub" => F64Op::Sub,
-            "__vt_f64_mul" => F64Op::Mul,
-            "__vt_f64_div" => F64Op::Div,
-            "__vt_f64_fma" => F64Op::Fma,
-            "__vt_f64_sqrt" => F64Op::Sqrt,
-            _ => return None,
-        })
-    }
-
+impl Eval for F64Op {
     /// The result for operand bit patterns `a`, `b`, `c` (unused ones ignored).
     #[inline]
-    pub fn eval(self, a: u64, b: u64, c: u64) -> u64 {
+    fn eval(self, a: u64, b: u64, c: u64) -> u64 {
         let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
         let r = match self {
             F64Op::Add => x + y,
@@ -116,10 +100,10 @@ impl F64Op {
 pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
 
 /// First vector register of the level-2 argument words.
-const F64_ARGS: usize = 26;
+const F64_ARGS: usize = crate::abi::subroutine::LEVEL2_ARGS as usize;
 
 /// First vector register of the level-1 argument words (`compiler::target::call::level(1)`).
-pub const MATH_ARGS: usize = 232;
+pub const MATH_ARGS: usize = crate::abi::subroutine::LEVEL1_ARGS as usize;
 
 /// The three double operands of `lane` (v26–v31, low word first; unused ones are ignored).
 fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {

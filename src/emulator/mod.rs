@@ -55,10 +55,12 @@ pub struct LaunchParams {
     pub private_bytes_per_thread: u32,
     /// First pc of every warp (0x8000_0000: crt0).
     pub start_pc: u32,
-    /// When set, lanes that are not real work-items start inactive: lanes past the work-group size
-    /// in a partial last warp, and, for OpenCL 3.0 non-uniform NDRanges, lanes outside the actual
-    /// (smaller) edge work-groups. `None` = the reference behaviour (all `numt` lanes active).
-    pub work_items: Option<WorkItems>,
+    /// When set, lanes that are not real work-items start inactive
+    /// ([`NdRange::lane_masks`](crate::abi::launch::NdRange::lane_masks)): lanes past the
+    /// work-group size in a partial last warp, and, for OpenCL 3.0 non-uniform NDRanges, lanes
+    /// outside the actual (smaller) edge work-groups. `None` = the reference behaviour (all
+    /// `numt` lanes active).
+    pub work_items: Option<crate::abi::launch::NdRange>,
     /// The part of the LDS window the launch maps ([`LdsMap::WHOLE`] for launch images).
     pub lds_map: LdsMap,
     /// The launch's exact extents: fault reports name the nearest one (and its label), and with
@@ -87,54 +89,6 @@ impl LaunchParams {
             lds_map: LdsMap::WHOLE,
             extents: None,
             reg_bounds: None,
-        }
-    }
-}
-
-/// The OpenCL view of a launch, used to mask lanes that are not work-items.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WorkItems {
-    /// Global size per dimension (not necessarily a multiple of `local`).
-    pub global: [u32; 3],
-    /// Enqueued work-group size per dimension.
-    pub local: [u32; 3],
-}
-
-impl WorkItems {
-    /// Active-lane mask of warp `warp` in work-group `group_id` for `numt` lanes per warp.
-    pub fn lane_mask(&self, group_id: [u32; 3], warp: u32, numt: u32) -> u32 {
-        let mut mask = 0;
-        self.lane_masks(group_id, numt, warp..warp + 1, |_, m| mask = m);
-        mask
-    }
-
-    /// The active-lane masks of `warps` of work-group `group_id` for `numt` lanes per warp, as
-    /// `f(warp, mask)` in warp order: what the group's shape decides is computed once per
-    /// work-group, not per warp.
-    pub fn lane_masks(&self, group_id: [u32; 3], numt: u32, warps: std::ops::Range<u32>, mut f: impl FnMut(u32, u32)) {
-        let [lx, ly, lz] = self.local.map(|v| v.max(1));
-        let actual: [u32; 3] = std::array::from_fn(|d| {
-            let start = group_id[d] as u64 * self.local[d] as u64;
-            (self.global[d] as u64).saturating_sub(start).min(self.local[d] as u64) as u32
-        });
-        if actual == self.local && self.local.iter().all(|&v| v >= 1) {
-            // A full work-group: its first lx·ly·lz linear lanes are work-items.
-            let total = lx as u64 * ly as u64 * lz as u64;
-            for warp in warps {
-                let n = total.saturating_sub(warp as u64 * numt as u64).min(numt.min(32) as u64) as u32;
-                f(warp, if n >= 32 { u32::MAX } else { (1u32 << n) - 1 });
-            }
-            return;
-        }
-        for warp in warps {
-            let mut m = 0u32;
-            for lane in 0..numt.min(32) {
-                let [x, y, z] = crate::abi::launch::local_id(warp * numt + lane, self.local);
-                if z < lz && x < actual[0] && y < actual[1] && z < actual[2] {
-                    m |= 1 << lane;
-                }
-            }
-            f(warp, m);
         }
     }
 }

@@ -35,7 +35,7 @@ pub fn lookup(name: &str) -> Option<u16> {
 }
 
 /// Argument words of a level-1 call, in order (a double: low word, high word; an int: one).
-pub const MAX_WORDS: usize = 8;
+pub const MAX_WORDS: usize = crate::abi::subroutine::MAX_WORDS;
 
 /// Runs built-in `index` on the argument words `w` (see the module contract): the result
 /// (a double's bits, or an int's zero-extended) and whether it is a double (two words).

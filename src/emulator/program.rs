@@ -390,16 +390,11 @@ impl Program {
         let Some(&next_word) = words.get(idx + 1) else { return };
         let imm = (d.word >> 20) & 0xfff;
         let after = if op == Op::Regext {
-            Ext {
-                rd: (imm & 7) as u8,
-                rs1: ((imm >> 3) & 7) as u8,
-                rs2: ((imm >> 6) & 7) as u8,
-                rs3: ((imm >> 9) & 7) as u8,
-                imm_hi: 0,
-                validi: before.validi,
-            }
+            let e = crate::isa::prefix::RegExt::decode(imm);
+            Ext { rd: e.rd, rs1: e.rs1, rs2: e.rs2, rs3: e.rs3, imm_hi: 0, validi: before.validi }
         } else {
-            Ext { rd: (imm & 7) as u8, rs1: 0, rs2: ((imm >> 3) & 7) as u8, rs3: 0, imm_hi: imm >> 6, validi: true }
+            let e = crate::isa::prefix::RegExtI::decode(imm);
+            Ext { rd: e.rd, rs1: 0, rs2: e.rs2, rs3: 0, imm_hi: e.imm_hi, validi: true }
         };
         let mut next = decode_with(next_word, after);
         Self::link_prefix(words, &mut next, idx + 1, after, ext);

@@ -183,6 +183,16 @@ impl Fmt {
 }
 
 impl ImmKind {
+    /// How far a pc-relative target can be for a branch (`B13`) or jump (`J21`) offset: the
+    /// offset's magnitude must stay below this (`None` for other immediates).
+    pub const fn reach(self) -> Option<i64> {
+        match self {
+            ImmKind::B13 => Some(1 << 12),
+            ImmKind::J21 => Some(1 << 20),
+            _ => None,
+        }
+    }
+
     /// Bits of the word that hold this immediate.
     pub const fn bits(self) -> u32 {
         match self {

@@ -13,6 +13,7 @@
 pub mod asm;
 pub mod disasm;
 pub mod format;
+pub mod prefix;
 pub mod regs;
 pub mod roles;
 pub mod semantics;
@@ -163,6 +164,20 @@ mod tests {
             assert_eq!(ops & d.mask, 0, "{}: operand bits overlap the mask", d.mnemonic);
             assert_eq!(ops | d.mask, u32::MAX, "{}: bits neither operand nor fixed", d.mnemonic);
         }
+    }
+
+    /// [`ImmKind::reach`] is what the encoder accepts: the largest even offsets inside it
+    /// encode, the reach itself does not.
+    #[test]
+    fn branch_and_jump_reach_is_what_encodes() {
+        for (op, kind) in [(Op::Jal, ImmKind::J21), (Op::Beq, ImmKind::B13)] {
+            let r = kind.reach().unwrap() as i32;
+            for (imm, ok) in [(r - 2, true), (-r, true), (r, false), (-r - 2, false)] {
+                let i = Inst { imm, ..Inst::new(op) };
+                assert_eq!(encode(&i).is_ok(), ok, "{op:?} {imm}");
+            }
+        }
+        assert_eq!(ImmKind::I12.reach(), None);
     }
 
     #[test]

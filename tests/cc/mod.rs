@@ -3,12 +3,9 @@
 //! emulator threads and the results must agree.
 #![allow(dead_code)]
 
-use ventus_icd::abi::elf::VentusElf;
-use ventus_icd::abi::globals::GlobalsImage;
-use ventus_icd::abi::launch::{Geometry, KernelArg};
+use ventus_icd::abi::launch::{pack_args, KernelArg, NdRange};
 use ventus_icd::compiler::{compile_spirv, toolchain};
-use ventus_icd::device::{launch, stage_globals, KernelLaunch};
-use ventus_icd::emulator::{DeviceMemory, Program, RunOptions, WorkItems};
+use ventus_icd::device::{self, Executable, Launch, LaunchOptions, LoadOptions, Memory, Placement};
 
 /// A kernel argument.
 #[derive(Clone, Debug)]
@@ -119,19 +116,18 @@ pub fn run_compiled(
     how: impl Into<How>,
 ) -> Ran {
     let How { threads, native } = how.into();
-    let elf = VentusElf::parse(&c.elf).unwrap();
-    let mut prog = Program::from_elf(&elf).unwrap();
-    if native {
-        ventus_icd::device::install_native_fp64(&elf, &mut prog);
-    }
-    let mem = DeviceMemory::new();
+    // The device layer's one load-and-launch path, as the driver uses it.
+    let exec = Executable::load_with(&c.elf, LoadOptions { native_fp64: native, legacy_printf: false })
+        .unwrap_or_else(|e| panic!("our ELF does not load: {e}"));
+    let kernel = exec.kernel_def(name).unwrap_or_else(|| panic!("no kernel {name}"));
+    let mem = Memory::new();
     let mut kargs = Vec::new();
     let mut bufs = Vec::new();
     for a in args {
         kargs.push(match a {
             A::Buf(data) => {
-                let r = mem.alloc(data.len().max(4) as u32).unwrap();
-                r.write_bytes(r.base(), data);
+                let r = mem.alloc(data.len().max(4) as u32, Placement::Plain).unwrap();
+                r.write(r.base(), data);
                 bufs.push((r.base(), data.len()));
                 KernelArg::Pointer(r.base())
             }
@@ -139,32 +135,26 @@ pub fn run_compiled(
             A::Local(n) => KernelArg::Local(*n),
         });
     }
+    let packed = pack_args(&kargs).unwrap_or_else(|e| panic!("{name}: arguments: {e}"));
     // Programs with program-scope variables: a fresh globals block, the hidden last argument.
-    if let Some(image) = GlobalsImage::from_elf(&elf).unwrap() {
-        kargs.push(KernelArg::Pointer(stage_globals(&mem, &image).unwrap()));
-    }
-    let mut g = Geometry { work_dim: global.len() as u32, num_groups: [1; 3], local: [1; 3], offset: [0; 3] };
-    let mut gl = [1u32; 3];
-    for d in 0..global.len() {
-        g.local[d] = local[d];
-        g.num_groups[d] = global[d].div_ceil(local[d]);
-        gl[d] = global[d];
-    }
-    let l = KernelLaunch {
-        program: &prog,
-        entry: elf.kernel_entry(name).unwrap_or_else(|| panic!("no kernel {name}")),
-        geometry: g,
-        args: &kargs,
+    let globals = exec.stage_globals(&mem).unwrap();
+    let mut range = NdRange { work_dim: global.len() as u32, global: [1; 3], local: [1; 3], offset: [0; 3] };
+    range.local[..local.len()].copy_from_slice(local);
+    range.global[..global.len()].copy_from_slice(global);
+    let l = Launch {
+        exec: &exec,
+        kernel,
+        range,
+        args: &packed,
+        globals,
         threads_per_warp: 32,
-        print: (0, 0),
-        work_items: Some(WorkItems { global: gl, local: g.local }),
-        private_bytes: c.kernels.iter().find(|k| k.name == name).map_or(0, |k| k.private_bytes),
-        resources: elf.resource_usage(name).copied(),
+        mask_lanes: true,
+        printer: None,
     };
     // Every compiled kernel runs under the memory checker: generated code must stay inside the
     // exact extents (buffers, __local data, private frames).
-    let opts = RunOptions { threads, watchdog: 50_000_000, memcheck: true, ..RunOptions::default() };
-    let stats = launch(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
+    let opts = LaunchOptions { threads, watchdog: 50_000_000, memcheck: true, ..LaunchOptions::default() };
+    let stats = device::run(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
     let out = bufs
         .iter()
         .map(|&(base, n)| {

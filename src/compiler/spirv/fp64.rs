@@ -17,6 +17,7 @@ use super::super::CompileError;
 use super::lower::Lowerer;
 use super::types::SType;
 use super::{id_operand, invalid};
+use crate::abi::subroutine::F64Primitive;
 use rspirv::dr::{Instruction, Operand};
 use spirv::FPRoundingMode as M;
 use spirv::Op as S;
@@ -170,10 +171,10 @@ impl Lowerer<'_> {
             Ok::<_, CompileError>(out)
         };
         let out = match op {
-            S::FAdd => bin(self, cur, "__vt_f64_add")?,
-            S::FSub => bin(self, cur, "__vt_f64_sub")?,
-            S::FMul => bin(self, cur, "__vt_f64_mul")?,
-            S::FDiv => bin(self, cur, "__vt_f64_div")?,
+            S::FAdd => bin(self, cur, F64Primitive::Add.name())?,
+            S::FSub => bin(self, cur, F64Primitive::Sub.name())?,
+            S::FMul => bin(self, cur, F64Primitive::Mul.name())?,
+            S::FDiv => bin(self, cur, F64Primitive::Div.name())?,
             S::FRem => bin(self, cur, "__vt_d_fmod")?,
             S::FMod => bin(self, cur, "__vt_d_fmod_floor")?,
             S::FNegate => {
@@ -275,7 +276,7 @@ impl Lowerer<'_> {
                 let (x, s) = (arg(0)?, arg(1)?);
                 let mut out = Vec::new();
                 for v in x {
-                    out.push(self.lib(cur, "__vt_f64_mul", &[v, s[0]])?);
+                    out.push(self.lib(cur, F64Primitive::Mul.name(), &[v, s[0]])?);
                 }
                 out
             }
@@ -374,10 +375,10 @@ impl Lowerer<'_> {
     }
 
     fn dot64(&mut self, cur: &mut BlockId, x: &[Value], y: &[Value]) -> Result<Value, CompileError> {
-        let mut acc = self.lib(cur, "__vt_f64_mul", &[x[0], y[0]])?;
+        let mut acc = self.lib(cur, F64Primitive::Mul.name(), &[x[0], y[0]])?;
         for k in 1..x.len().min(y.len()) {
-            let p = self.lib(cur, "__vt_f64_mul", &[x[k], y[k]])?;
-            acc = self.lib(cur, "__vt_f64_add", &[acc, p])?;
+            let p = self.lib(cur, F64Primitive::Mul.name(), &[x[k], y[k]])?;
+            acc = self.lib(cur, F64Primitive::Add.name(), &[acc, p])?;
         }
         Ok(acc)
     }
@@ -430,7 +431,7 @@ impl Lowerer<'_> {
                 let mut v = a[0].clone();
                 if matches!(c, C::distance | C::fast_distance) {
                     for k in 0..v.len() {
-                        v[k] = self.lib(cur, "__vt_f64_sub", &[a[0][k], a[1][k]])?;
+                        v[k] = self.lib(cur, F64Primitive::Sub.name(), &[a[0][k], a[1][k]])?;
                     }
                 }
                 let z = self.const_val(Ty::I64, 0);
@@ -452,9 +453,9 @@ impl Lowerer<'_> {
                 let (x, y) = (&a[0], &a[1]);
                 let mut out = Vec::new();
                 for (i, j) in [(1, 2), (2, 0), (0, 1)] {
-                    let p = self.lib(cur, "__vt_f64_mul", &[x[i], y[j]])?;
-                    let q = self.lib(cur, "__vt_f64_mul", &[x[j], y[i]])?;
-                    out.push(self.lib(cur, "__vt_f64_sub", &[p, q])?);
+                    let p = self.lib(cur, F64Primitive::Mul.name(), &[x[i], y[j]])?;
+                    let q = self.lib(cur, F64Primitive::Mul.name(), &[x[j], y[i]])?;
+                    out.push(self.lib(cur, F64Primitive::Sub.name(), &[p, q])?);
                 }
                 if x.len() == 4 {
                     out.push(self.const_val(Ty::I64, 0));

@@ -7,6 +7,7 @@ use super::denormals;
 use super::types::SType;
 use super::{id_operand, invalid, ConstData, Module};
 use crate::abi::lines::SOURCE_STRING_NAME;
+use crate::abi::subroutine::F64Primitive;
 use rspirv::dr::{Instruction, Operand};
 use spirv::Op as S;
 use std::collections::HashMap;
@@ -254,7 +255,7 @@ impl<'m> Lowerer<'m> {
 
     /// Finds the soft-double library among the program's modules.
     fn find_lib(&mut self) {
-        if let Some(k) = self.all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some()) {
+        if let Some(k) = self.all.iter().position(|(m, _, _)| m.exported(F64Primitive::Add.name()).is_some()) {
             self.lib = Some(k);
             self.lib_fns = self.all[k].0.exports();
         }

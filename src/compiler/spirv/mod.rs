@@ -29,6 +29,7 @@ use super::ir::{Func, Space};
 use super::CompileError;
 use crate::abi::globals;
 use crate::abi::kernel_info::{self, AddressSpace, ArgInfo, KernelInfo};
+use crate::abi::subroutine::F64Primitive;
 use rspirv::dr::{self, Instruction, Operand};
 use spirv::{Decoration, Op, StorageClass};
 use std::collections::HashMap;
@@ -998,7 +999,8 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
         }
     }
     // `double` is computed by the soft-double library: link it in when a module needs it.
-    if parsed.iter().any(|m| m.uses_double()) && !parsed.iter().any(|m| m.exported("__vt_f64_add").is_some()) {
+    if parsed.iter().any(|m| m.uses_double()) && !parsed.iter().any(|m| m.exported(F64Primitive::Add.name()).is_some())
+    {
         let lib = crate::compiler::softlib::fp64_module()?;
         parsed.push(Module::parse(&lib)?);
     }
@@ -1109,7 +1111,7 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     // Every library subroutine reachable from the kernels, lowered once.
     let mut subs: Vec<(u8, Func)> = Vec::new();
     let mut todo: Vec<String> = kernels.iter().flat_map(|k| k.func.callees.clone()).collect();
-    let lib = all.iter().position(|(m, _, _)| m.exported("__vt_f64_add").is_some());
+    let lib = all.iter().position(|(m, _, _)| m.exported(F64Primitive::Add.name()).is_some());
     while let Some(name) = todo.pop() {
         if subs.iter().any(|(_, f)| f.name == name) {
             continue;

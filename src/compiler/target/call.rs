@@ -43,45 +43,30 @@ pub struct Level {
     pub ra_save: u8,
 }
 
-/// Most 32-bit argument (and result) words of a subroutine.
-pub const MAX_WORDS: usize = 8;
-
-/// The call level of a subroutine by name (`None`: not a subroutine).
-pub fn level_of(name: &str) -> Option<u8> {
-    if name.starts_with("__vt_f64_") {
-        Some(2)
-    } else if name.starts_with("__vt_d_") {
-        Some(1)
-    } else {
-        None
-    }
-}
+use crate::abi::subroutine::args;
+pub use crate::abi::subroutine::{level_of, MAX_WORDS, MAX_WORDS_LEVEL2};
 
 /// The register ranges of `level` (0 = a kernel that calls subroutines).
 pub fn level(level: u8) -> Level {
     match level {
         0 => Level {
-            args: 0,
+            args: args(0),
             vpool: (32..=139).collect(),
             spool: [5, 9, 30, 31].into_iter().chain(32..=45).collect(),
             ra_save: 58,
         },
-        1 => Level { args: 232, vpool: (180..=231).collect(), spool: (46..=57).collect(), ra_save: 59 },
+        1 => Level { args: args(1), vpool: (180..=231).collect(), spool: (46..=57).collect(), ra_save: 59 },
         // The registers below 32 first; v140–v179 rather than spilling.
-        _ => Level { args: 26, vpool: (4..=25).chain(140..=179).collect(), spool: (10..=27).collect(), ra_save: 60 },
+        _ => {
+            Level { args: args(2), vpool: (4..=25).chain(140..=179).collect(), spool: (10..=27).collect(), ra_save: 60 }
+        }
     }
 }
 
-/// Most argument words of a level-2 subroutine (its argument registers v26–v31).
-pub const MAX_WORDS_LEVEL2: usize = 6;
-
 /// The name of the uniform variant of subroutine `name` (same call level).
 pub fn uniform_name(name: &str) -> String {
-    format!("{name}{UNIFORM_SUFFIX}")
+    format!("{name}{}", crate::abi::UNIFORM_SUFFIX)
 }
-
-/// What [`uniform_name`] appends.
-pub const UNIFORM_SUFFIX: &str = crate::abi::UNIFORM_SUFFIX;
 
 /// The assembly label of subroutine `name`.
 pub fn label(name: &str) -> String {

@@ -123,10 +123,10 @@ impl Out {
         self.text.push_str(s);
         self.text.push('\n');
     }
-    fn regext(&mut self, ext: [u8; 4]) {
-        let imm = (ext[0] as u32) | (ext[1] as u32) << 3 | (ext[2] as u32) << 6 | (ext[3] as u32) << 9;
-        if imm != 0 {
-            self.line(&format!("regext zero, zero, {imm}"));
+    fn regext(&mut self, [rd, rs1, rs2, rs3]: [u8; 4]) {
+        let ext = crate::isa::prefix::RegExt { rd, rs1, rs2, rs3 };
+        if !ext.is_empty() {
+            self.line(&format!("regext zero, zero, {}", ext.encode()));
         }
     }
 }
@@ -148,8 +148,11 @@ fn upper_words(inst: &MInst) -> u32 {
 }
 
 /// Largest branch distance (bytes) emitted in the short form; a B-type offset reaches
-/// -4096..=4094.
-const SHORT_BRANCH_REACH: i64 = 4000;
+/// -4096..=4094 ([`ImmKind::reach`](crate::isa::ImmKind::reach)), less a margin.
+const SHORT_BRANCH_REACH: i64 = match crate::isa::ImmKind::B13.reach() {
+    Some(r) => r - 96,
+    None => 0,
+};
 
 /// An upper bound of the bytes [`emit`] produces for `m`.
 pub fn upper_bytes(m: &MFunc) -> u64 {
@@ -158,7 +161,10 @@ pub fn upper_bytes(m: &MFunc) -> u64 {
 
 /// Programs whose code may exceed this many bytes are emitted in far mode (see [`emit_far`]):
 /// `jal` reaches ±1 MiB; the margin covers crt0 and alignment.
-pub const FAR_CODE_BYTES: u64 = (1 << 20) - (64 << 10);
+pub const FAR_CODE_BYTES: u64 = match crate::isa::ImmKind::J21.reach() {
+    Some(r) => r as u64 - (64 << 10),
+    None => 0,
+};
 
 /// Emits one kernel (a global symbol `name`) or subroutine (the local label
 /// [`super::call::label`] of its name) as assembly.

@@ -1,0 +1,123 @@
+//! The runtime-library subroutine contract between the compiler, which emits the library
+//! (`compiler/softlib`) and the calls to it (`compiler::target::call`: register partitioning by
+//! call level), and the emulator, which runs some routines natively (`emulator::hostcall`,
+//! `VENTUS_NATIVE_FP64`): how routines are named, found in an ELF, and where their argument and
+//! result words travel.
+//!
+//! * Level 2 are the soft-double primitives (`__vt_f64_*`), level 1 the double math built-ins
+//!   (`__vt_d_*`); a kernel is level 0.
+//! * A level-`n` routine takes its argument words (at most [`MAX_WORDS`], [`MAX_WORDS_LEVEL2`]
+//!   at level 2) in consecutive vector registers from [`args`]`(n)`, low word first, and leaves
+//!   its result words there.
+//! * Our ELFs label each routine's entry `LABEL_PREFIX + name` (a local symbol); a routine's
+//!   uniform variant (arguments and result uniform, scalar code run once per warp) is named
+//!   `name + UNIFORM_SUFFIX`.
+//! * [`F64Primitive`] lists the level-2 primitives the emulator may run natively, by name.
+
+/// Prefix of the local symbol at each routine's entry (`.Lsub___vt_f64_add`).
+pub const LABEL_PREFIX: &str = ".Lsub_";
+/// What a routine's name has appended in its uniform variant.
+pub const UNIFORM_SUFFIX: &str = "__u";
+/// Name prefix of the level-1 routines (double math built-ins).
+pub const LEVEL1_PREFIX: &str = "__vt_d_";
+/// Name prefix of the level-2 routines (soft-double primitives).
+pub const LEVEL2_PREFIX: &str = "__vt_f64_";
+/// First vector register of a level-1 routine's argument and result words.
+pub const LEVEL1_ARGS: u8 = 232;
+/// First vector register of a level-2 routine's argument and result words (below v32: no
+/// `regext` prefix in the hot primitives).
+pub const LEVEL2_ARGS: u8 = 26;
+/// Most 32-bit argument (and result) words of a routine.
+pub const MAX_WORDS: usize = 8;
+/// Most argument words of a level-2 routine (its registers v26–v31).
+pub const MAX_WORDS_LEVEL2: usize = 6;
+
+/// The call level of a routine by name (`None`: not a library routine).
+pub fn level_of(name: &str) -> Option<u8> {
+    if name.starts_with(LEVEL2_PREFIX) {
+        Some(2)
+    } else if name.starts_with(LEVEL1_PREFIX) {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// First vector register of the argument words of a level-`level` routine (1 or 2; 0 for a
+/// kernel, which takes no words this way).
+pub fn args(level: u8) -> u8 {
+    match level {
+        0 => 0,
+        1 => LEVEL1_ARGS,
+        _ => LEVEL2_ARGS,
+    }
+}
+
+/// The soft-double primitives (level 2) with an IEEE meaning the host can compute: operands
+/// and result are doubles as two words each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum F64Primitive {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Fma,
+    Sqrt,
+}
+
+impl F64Primitive {
+    pub const ALL: [F64Primitive; 6] = [
+        F64Primitive::Add,
+        F64Primitive::Sub,
+        F64Primitive::Mul,
+        F64Primitive::Div,
+        F64Primitive::Fma,
+        F64Primitive::Sqrt,
+    ];
+
+    /// The routine's name in the library.
+    pub fn name(self) -> &'static str {
+        match self {
+            F64Primitive::Add => "__vt_f64_add",
+            F64Primitive::Sub => "__vt_f64_sub",
+            F64Primitive::Mul => "__vt_f64_mul",
+            F64Primitive::Div => "__vt_f64_div",
+            F64Primitive::Fma => "__vt_f64_fma",
+            F64Primitive::Sqrt => "__vt_f64_sqrt",
+        }
+    }
+
+    /// The primitive named `name` (without the uniform suffix).
+    pub fn from_name(name: &str) -> Option<F64Primitive> {
+        F64Primitive::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Double operands it takes.
+    pub fn operands(self) -> usize {
+        match self {
+            F64Primitive::Sqrt => 1,
+            F64Primitive::Fma => 3,
+            _ => 2,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn primitives_are_level_2_routines_that_fit_their_registers() {
+        for p in F64Primitive::ALL {
+            assert_eq!(level_of(p.name()), Some(2), "{p:?}");
+            assert_eq!(F64Primitive::from_name(p.name()), Some(p));
+            assert!(2 * p.operands() <= MAX_WORDS_LEVEL2);
+        }
+        assert_eq!(F64Primitive::from_name("__vt_f64_add__u"), None, "the suffix is the caller's to strip");
+        assert_eq!(level_of("__vt_d_exp"), Some(1));
+        assert_eq!(level_of("exp"), None);
+        // Level 2's words stay below v32 and clear of level 1's.
+        assert!(LEVEL2_ARGS as usize + MAX_WORDS_LEVEL2 <= 32);
+        assert!(LEVEL1_ARGS as usize + MAX_WORDS <= 256);
+    }
+}
