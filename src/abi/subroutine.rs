@@ -32,6 +32,11 @@ pub const MAX_WORDS: usize = 8;
 /// Most argument words of a level-2 routine (its registers v26–v31).
 pub const MAX_WORDS_LEVEL2: usize = 6;
 
+/// The one NaN the soft-double library produces (`VT_QNAN` in `compiler/softlib/fp64.cl`):
+/// every double arithmetic or conversion NaN result is this quiet NaN, whether the library's code
+/// or the emulator's native evaluation computes it.
+pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
+
 /// The call level of a routine by name (`None`: not a library routine).
 pub fn level_of(name: &str) -> Option<u8> {
     if name.starts_with(LEVEL2_PREFIX) {
@@ -119,5 +124,15 @@ mod tests {
         // Level 2's words stay below v32 and clear of level 1's.
         assert!(LEVEL2_ARGS as usize + MAX_WORDS_LEVEL2 <= 32);
         assert!(LEVEL1_ARGS as usize + MAX_WORDS <= 256);
+    }
+
+    /// The library's own definition of its NaN is the contract's.
+    #[test]
+    fn the_library_defines_the_canonical_nan() {
+        let lib = include_str!("../compiler/softlib/fp64.cl");
+        let line = lib.lines().find(|l| l.starts_with("#define VT_QNAN ")).expect("fp64.cl defines VT_QNAN");
+        let value = line.trim_start_matches("#define VT_QNAN ").trim().trim_end_matches("UL");
+        assert_eq!(u64::from_str_radix(value.trim_start_matches("0x"), 16), Ok(CANONICAL_NAN_F64));
+        assert!(f64::from_bits(CANONICAL_NAN_F64).is_nan());
     }
 }

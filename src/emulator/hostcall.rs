@@ -27,41 +27,10 @@
 
 use super::fault::{FaultKind, Trap};
 use super::memory::MemView;
+pub use super::program::{install_native_fp64, F64Op, HostCall, F64_ARGS, MATH_ARGS};
 use super::warp::{Warp, MAX_LANES};
 use super::PrintHook;
 use crate::abi::printf::legacy;
-
-/// A natively executed function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostCall {
-    /// The 2023 libclc device-side `printf`.
-    LegacyPrintf,
-    /// A primitive of our soft-double library (`compiler/softlib/fp64.cl`), level-2 calling
-    /// convention (`compiler::target::call`): the operands' words in v26–v31 (low word first),
-    /// the result's in v26/v27, per active lane. The library is correctly rounded
-    /// (round-to-nearest-even, subnormals kept) and returns the canonical NaN for every NaN
-    /// result, which is what the host's IEEE-754 arithmetic gives after canonicalisation, so
-    /// the results are the library's bit for bit (`tests/native_fp64.rs` compares them). Only
-    /// untraced runs use it: a traced run executes the library's code, so its commit log is
-    /// the code's ([`HostCall::traced_natively`]).
-    F64(F64Op),
-    /// The uniform variant of a primitive (`…__u`, `compiler::target::call`): the operands are
-    /// read from the highest active lane (the code's `vmv.x.s`) and the result is written to
-    /// every active lane (its `vmv.v.x`); nothing happens without an active lane.
-    F64Uniform(F64Op),
-    /// A level-1 math built-in of the library (`__vt_d_sin` …, entry of
-    /// [`super::native_math::NATIVE_MATH`]) compiled for the host, level-1 calling convention:
-    /// argument words from v232 (a double low word first, an int one word), the result's in
-    /// v232/v233, per active lane. Untraced runs only; lanes whose native result could differ
-    /// from the library's ([`super::native_math::eval`] declines) run the code, with the warp's
-    /// mask narrowed to them until it returns ([`Warp::resume_mask`]).
-    F64Math(u16),
-    /// The uniform variant of a math built-in (as [`HostCall::F64Uniform`]).
-    F64MathUniform(u16),
-}
-
-/// The soft-double primitives run natively ([`HostCall::F64`]): the ABI's list.
-pub use crate::abi::subroutine::F64Primitive as F64Op;
 
 /// The host's IEEE evaluation of the primitives.
 trait Eval {
@@ -96,14 +65,7 @@ impl Eval for F64Op {
     }
 }
 
-/// The library's NaN result (`VT_QNAN`).
-pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
-
-/// First vector register of the level-2 argument words.
-const F64_ARGS: usize = crate::abi::subroutine::LEVEL2_ARGS as usize;
-
-/// First vector register of the level-1 argument words (`compiler::target::call::level(1)`).
-pub const MATH_ARGS: usize = crate::abi::subroutine::LEVEL1_ARGS as usize;
+use crate::abi::subroutine::CANONICAL_NAN_F64;
 
 /// The three double operands of `lane` (v26–v31, low word first; unused ones are ignored).
 fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {
@@ -115,56 +77,6 @@ fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {
 fn set_f64_result(w: &mut Warp, lane: usize, r: u64) {
     w.v[F64_ARGS][lane] = r as u32;
     w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
-}
-
-/// Installs [`HostCall::F64`] at the soft-double primitives of one of our ELFs, found by their
-/// subroutine labels ([`crate::abi::SUBROUTINE_LABEL_PREFIX`]); other ELFs have none. Returns
-/// how many were installed.
-pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
-    let mut n = 0;
-    for s in elf.symbols.iter().filter(|s| s.in_text) {
-        let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
-        let call = match name.strip_suffix(crate::abi::UNIFORM_SUFFIX) {
-            Some(base) => F64Op::from_name(base)
-                .map(HostCall::F64Uniform)
-                .or_else(|| super::native_math::lookup(base).map(HostCall::F64MathUniform)),
-            None => F64Op::from_name(name)
-                .map(HostCall::F64)
-                .or_else(|| super::native_math::lookup(name).map(HostCall::F64Math)),
-        };
-        if let Some(call) = call {
-            n += usize::from(prog.install_host_call(s.addr, call));
-        }
-    }
-    n
-}
-
-impl HostCall {
-    /// Whether the call reads and writes only the warp's registers (no memory, no host
-    /// output): an untraced turn runs it in place ([`run_registers_only`]) without ending.
-    pub fn registers_only(self) -> bool {
-        !matches!(self, HostCall::LegacyPrintf)
-    }
-
-    /// Whether [`run_registers_only`] may decline the call (the warp then runs its code).
-    pub fn may_decline(self) -> bool {
-        matches!(self, HostCall::F64Math(_) | HostCall::F64MathUniform(_))
-    }
-
-    /// One past the highest vector register the call writes (`v0`; `v26`/`v27`).
-    pub fn vreg_bound(self) -> usize {
-        match self {
-            HostCall::LegacyPrintf => 1,
-            HostCall::F64(_) | HostCall::F64Uniform(_) => F64_ARGS + 2,
-            HostCall::F64Math(_) | HostCall::F64MathUniform(_) => MATH_ARGS + 2,
-        }
-    }
-
-    /// Whether a traced run also runs the call natively. The legacy `printf` cannot run on the
-    /// device at all; a soft-double primitive can, and a trace records its code.
-    pub fn traced_natively(self) -> bool {
-        matches!(self, HostCall::LegacyPrintf)
-    }
 }
 
 /// Reads a NUL-terminated string of at most [`legacy::MAX_STRING`] bytes; `None` if a byte is

@@ -68,7 +68,7 @@ pub struct LaunchParams {
     pub extents: Option<Arc<memcheck::MemCheck>>,
     /// The registers the launch's code can write ([`program::Program::launch_reg_bounds`]);
     /// `None` = the whole program's ([`program::Program::reg_bounds`]).
-    pub reg_bounds: Option<warp::RegBounds>,
+    pub reg_bounds: Option<program::RegBounds>,
 }
 
 impl LaunchParams {

@@ -66,5 +66,5 @@ pub fn eval(index: u16, w: &[u32; MAX_WORDS]) -> Option<(u64, bool)> {
     // A NaN from finite operands: the library's code produces it with its primitives (which
     // return only the canonical NaN) or returns the canonical NaN itself.
     let nan = r.1 && f64::from_bits(r.0).is_nan();
-    Some(if nan { (super::hostcall::CANONICAL_NAN_F64, true) } else { r })
+    Some(if nan { (crate::abi::subroutine::CANONICAL_NAN_F64, true) } else { r })
 }

@@ -11,9 +11,7 @@
 //! so that faults can name the OpenCL C line of their pc ([`Program::source_location`]); a
 //! malformed table is ignored with a warning (the program runs, its faults name no line).
 
-use super::hostcall::HostCall;
 use super::memory::ProgramPage;
-use super::warp::RegBounds;
 use crate::abi::{self, elf::VentusElf, image::LaunchImage};
 use crate::isa::regs::csr;
 use crate::isa::{self, Fmt, Op};
@@ -151,6 +149,20 @@ struct Ext {
     rs3: u8,
     imm_hi: u32,
     validi: bool,
+}
+
+/// Bounds of the registers a program can write, per register file ([`Program::reg_bounds`]):
+/// it writes no `x` register at or above `x` and no `v` register at or above `v`.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegBounds {
+    pub x: usize,
+    pub v: usize,
+}
+
+impl RegBounds {
+    /// Every register (a program nothing is known about).
+    pub const ALL: RegBounds = RegBounds { x: 256, v: 256 };
 }
 
 /// A loadable segment of the program window.
@@ -605,6 +617,96 @@ impl Program {
     }
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty()
+    }
+}
+
+// ---- host calls: functions installed to run natively (run by `super::hostcall`) ----
+
+/// A natively executed function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostCall {
+    /// The 2023 libclc device-side `printf`.
+    LegacyPrintf,
+    /// A primitive of our soft-double library (`compiler/softlib/fp64.cl`), level-2 calling
+    /// convention (`compiler::target::call`): the operands' words in v26–v31 (low word first),
+    /// the result's in v26/v27, per active lane. The library is correctly rounded
+    /// (round-to-nearest-even, subnormals kept) and returns the canonical NaN for every NaN
+    /// result, which is what the host's IEEE-754 arithmetic gives after canonicalisation, so
+    /// the results are the library's bit for bit (`tests/native_fp64.rs` compares them). Only
+    /// untraced runs use it: a traced run executes the library's code, so its commit log is
+    /// the code's ([`HostCall::traced_natively`]).
+    F64(F64Op),
+    /// The uniform variant of a primitive (`…__u`, `compiler::target::call`): the operands are
+    /// read from the highest active lane (the code's `vmv.x.s`) and the result is written to
+    /// every active lane (its `vmv.v.x`); nothing happens without an active lane.
+    F64Uniform(F64Op),
+    /// A level-1 math built-in of the library (`__vt_d_sin` …, entry of
+    /// [`super::native_math::NATIVE_MATH`]) compiled for the host, level-1 calling convention:
+    /// argument words from v232 (a double low word first, an int one word), the result's in
+    /// v232/v233, per active lane. Untraced runs only; lanes whose native result could differ
+    /// from the library's ([`super::native_math::eval`] declines) run the code, with the warp's
+    /// mask narrowed to them until it returns ([`super::warp::Warp::resume_mask`]).
+    F64Math(u16),
+    /// The uniform variant of a math built-in (as [`HostCall::F64Uniform`]).
+    F64MathUniform(u16),
+}
+
+/// The soft-double primitives run natively ([`HostCall::F64`]): the ABI's list.
+pub use crate::abi::subroutine::F64Primitive as F64Op;
+
+/// First vector register of the level-2 argument words.
+pub const F64_ARGS: usize = crate::abi::subroutine::LEVEL2_ARGS as usize;
+
+/// First vector register of the level-1 argument words (`compiler::target::call::level(1)`).
+pub const MATH_ARGS: usize = crate::abi::subroutine::LEVEL1_ARGS as usize;
+
+/// Installs [`HostCall::F64`] at the soft-double primitives of one of our ELFs, found by their
+/// subroutine labels ([`crate::abi::SUBROUTINE_LABEL_PREFIX`]); other ELFs have none. Returns
+/// how many were installed.
+pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
+    let mut n = 0;
+    for s in elf.symbols.iter().filter(|s| s.in_text) {
+        let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
+        let call = match name.strip_suffix(crate::abi::UNIFORM_SUFFIX) {
+            Some(base) => F64Op::from_name(base)
+                .map(HostCall::F64Uniform)
+                .or_else(|| super::native_math::lookup(base).map(HostCall::F64MathUniform)),
+            None => F64Op::from_name(name)
+                .map(HostCall::F64)
+                .or_else(|| super::native_math::lookup(name).map(HostCall::F64Math)),
+        };
+        if let Some(call) = call {
+            n += usize::from(prog.install_host_call(s.addr, call));
+        }
+    }
+    n
+}
+
+impl HostCall {
+    /// Whether the call reads and writes only the warp's registers (no memory, no host
+    /// output): an untraced turn runs it in place ([`super::hostcall::run_registers_only`]) without ending.
+    pub fn registers_only(self) -> bool {
+        !matches!(self, HostCall::LegacyPrintf)
+    }
+
+    /// Whether [`super::hostcall::run_registers_only`] may decline the call (the warp then runs its code).
+    pub fn may_decline(self) -> bool {
+        matches!(self, HostCall::F64Math(_) | HostCall::F64MathUniform(_))
+    }
+
+    /// One past the highest vector register the call writes (`v0`; `v26`/`v27`).
+    pub fn vreg_bound(self) -> usize {
+        match self {
+            HostCall::LegacyPrintf => 1,
+            HostCall::F64(_) | HostCall::F64Uniform(_) => F64_ARGS + 2,
+            HostCall::F64Math(_) | HostCall::F64MathUniform(_) => MATH_ARGS + 2,
+        }
+    }
+
+    /// Whether a traced run also runs the call natively. The legacy `printf` cannot run on the
+    /// device at all; a soft-double primitive can, and a trace records its code.
+    pub fn traced_natively(self) -> bool {
+        matches!(self, HostCall::LegacyPrintf)
     }
 }
 

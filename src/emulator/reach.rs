@@ -16,8 +16,8 @@
 //! [`Warp::reset`]: super::warp::Warp::reset
 //! [`Warp::check_bounds`]: super::warp::Warp::check_bounds
 
+use super::program::RegBounds;
 use super::program::{written, Decoded, Program};
-use super::warp::RegBounds;
 use crate::isa::regs::csr;
 use crate::isa::roles::Class;
 use crate::isa::{Fmt, Op};

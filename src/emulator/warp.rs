@@ -2,6 +2,7 @@
 //! and the per-warp CSR file.
 
 use super::fault::Trap;
+use super::program::RegBounds;
 use crate::isa::regs::csr;
 
 /// Maximum lanes per warp (the simulator's mask logic is only correct up to 32).
@@ -78,21 +79,6 @@ pub enum CsrEffect {
     None,
     /// `CSR_PRINT` was written with this value.
     Print(u32),
-}
-
-/// Bounds of the registers a program can write, per register file ([`Program::reg_bounds`]):
-/// it writes no `x` register at or above `x` and no `v` register at or above `v`.
-///
-/// [`Program::reg_bounds`]: super::program::Program::reg_bounds
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RegBounds {
-    pub x: usize,
-    pub v: usize,
-}
-
-impl RegBounds {
-    /// Every register (a program nothing is known about).
-    pub const ALL: RegBounds = RegBounds { x: 256, v: 256 };
 }
 
 /// Scalar registers the boot state sets (t0 = x5, a0 = x10, a1 = x11): always cleared.

@@ -412,9 +412,10 @@ impl Lowerer<'_> {
                             self.push(b, Ty::I64, Op::Bin(BinOp::Or, x, y))
                         }
                         C::nan => {
-                            // A quiet NaN carrying the code in its payload.
+                            // A quiet NaN carrying the code in its payload (the canonical NaN
+                            // is the quiet NaN with payload 0).
                             let code = self.resize(b, pick(&a[0], k), Ty::I64, false);
-                            let q = self.const_val(Ty::I64, 0x7ff8_0000_0000_0000);
+                            let q = self.const_val(Ty::I64, crate::abi::subroutine::CANONICAL_NAN_F64);
                             self.push(b, Ty::I64, Op::Bin(BinOp::Or, code, q))
                         }
                         _ => {
