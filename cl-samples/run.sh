@@ -7,7 +7,7 @@
 #   vecadd_official          the official toolchain's vecadd.riscv (its 2023 printf runs on the host)
 #   saxpy_asm                saxpy with the Ventus-assembly kernel (build/saxpy.elf)
 #   reduce transpose         Ventus-assembly kernels (build/NAME.elf)
-#   vecadd saxpy matmul histogram divergence hello_printf memcheck
+#   vecadd saxpy matmul histogram divergence hello_printf memcheck blur
 #                            OpenCL C kernels built at run time (kernels/NAME.cl)
 cd "$(dirname "$0")" || exit 2
 : "${BUILD:=build}" "${ICD_DIR:=$PWD/build/icd}"

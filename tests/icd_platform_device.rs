@@ -480,10 +480,14 @@ fn device_values_are_consistent() {
     assert_eq!(device_val::<u32>(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF), 1);
     assert_eq!(device_val::<u32>(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF), 1);
     assert!(features.iter().any(|(_, n)| n == "__opencl_c_fp16"), "fp16 feature listed with the extension");
-    assert_eq!(device_val::<cl_bool>(CL_DEVICE_IMAGE_SUPPORT), CL_FALSE);
-    for q in [CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS, CL_DEVICE_MAX_SAMPLERS] {
-        assert_eq!(device_val::<u32>(q), 0);
+    // Images (OpenCL 3.0 minimums for a device with images).
+    assert_eq!(device_val::<cl_bool>(CL_DEVICE_IMAGE_SUPPORT), CL_TRUE);
+    for (q, min) in
+        [(CL_DEVICE_MAX_READ_IMAGE_ARGS, 128), (CL_DEVICE_MAX_WRITE_IMAGE_ARGS, 64), (CL_DEVICE_MAX_SAMPLERS, 16)]
+    {
+        assert!(device_val::<u32>(q) >= min, "{q:#x}");
     }
+    assert!(features.iter().any(|(_, n)| n == "__opencl_c_images"), "the images feature listed");
     let single: cl_device_fp_config = device_val(CL_DEVICE_SINGLE_FP_CONFIG);
     assert_eq!(single & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN), CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN);
     // IL: cl_khr_il_program ⇔ an IL version; the two IL queries agree.

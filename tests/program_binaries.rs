@@ -329,7 +329,6 @@ fn spirv_of(source: &str) -> Vec<u8> {
         "-O2",
         "-cl-kernel-arg-info",
         "-fno-builtin-memset",
-        "-U__IMAGE_SUPPORT__",
         "-Xclang",
         cl_ext,
         "-emit-llvm",

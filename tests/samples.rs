@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The runs of `make run` (`cl-samples/run.sh`): official ELF, assembly kernels, OpenCL C kernels.
-const RUNS: [&str; 11] = [
+const RUNS: [&str; 12] = [
     "vecadd_official",
     "saxpy_asm",
     "reduce",
@@ -24,6 +24,7 @@ const RUNS: [&str; 11] = [
     "divergence",
     "hello_printf",
     "memcheck",
+    "blur",
 ];
 const INSTALL: &str = "apt-get install -y --no-install-recommends ocl-icd-opencl-dev ocl-icd-libopencl1 \
                        opencl-c-headers gcc make clang-15 llvm-spirv-15";

@@ -55,7 +55,7 @@
 
 use super::elf::ResourceUsage;
 use super::elf_writer::{write_elf, ElfImage, ElfSymbol, ElfWriteError, Layout, SymbolKind};
-use super::kernel_info::{qualifier, Access, AddressSpace, ArgInfo, KernelInfo};
+use super::kernel_info::{qualifier, Access, AddressSpace, ArgInfo, ArgKind, KernelInfo};
 use super::{COMPILED_WARP_STACK_BYTES, PROGRAM_BASE};
 use crate::isa::asm::{assemble, AsmError, Program};
 use std::fmt;
@@ -749,7 +749,15 @@ fn parameter(toks: &[(Tok, usize)], line: usize) -> Result<ArgInfo, DeclError> {
         let size = value_size(&base).ok_or(DeclError::UnknownType { line, ty: base.clone() })?;
         (AddressSpace::Private, base, size, 0)
     };
-    Ok(ArgInfo { name: name.clone(), type_name, address_space, access: Access::None, type_qualifiers, size })
+    Ok(ArgInfo {
+        name: name.clone(),
+        type_name,
+        address_space,
+        access: Access::None,
+        type_qualifiers,
+        size,
+        kind: ArgKind::Plain,
+    })
 }
 
 /// Parses kernel declarations (format in the module documentation).

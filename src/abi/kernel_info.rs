@@ -2,12 +2,12 @@
 //! spaces and sizes (what `CL_KERNEL_ARG_*` queries and `clSetKernelArg` validation need), plus
 //! kernel attributes. Official Ventus ELFs carry none; the driver then accepts arguments by size.
 //!
-//! Format (little-endian): `b"VKI1"`, `u32` kernel count, then per kernel: name, `u32` flags
+//! Format (little-endian): `b"VKI2"` (or `b"VKI1"`, whose arguments have no kind word), `u32` kernel count, then per kernel: name, `u32` flags
 //! (bit 0 reqd_work_group_size present, bit 1 work_group_size_hint present, bit 2
 //! [`KernelInfo::grouping_free`]), `[u32; 3]` reqd,
 //! `[u32; 3]` hint, vec_type_hint, attributes, `u32` private bytes per work-item, `u32` static
 //! `__local` bytes, `u32` argument count, then per argument: name, type name, `u32` address space,
-//! `u32` access qualifier, `u32` type-qualifier bits, `u32` size in bytes. Strings are a `u32`
+//! `u32` access qualifier, `u32` type-qualifier bits, `u32` size in bytes, `u32` [`ArgKind`]. Strings are a `u32`
 //! length and UTF-8 bytes. Decoding never panics.
 
 use super::bytes::{put_str, put_u32, ReadError, Reader};
@@ -41,6 +41,17 @@ pub mod qualifier {
     pub const PIPE: u32 = 8;
 }
 
+/// What `clSetKernelArg` passes for an argument besides values, pointers and `__local` sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    /// A value, a pointer or a `__local` size (told apart by the address space).
+    Plain = 0,
+    /// An image (`cl_mem`): the kernel receives its descriptor's address (`abi::image_desc`).
+    Image = 1,
+    /// A `sampler_t` (`cl_sampler`): the kernel receives its word (`abi::image_desc::sampler`).
+    Sampler = 2,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgInfo {
     pub name: String,
@@ -50,6 +61,7 @@ pub struct ArgInfo {
     pub type_qualifiers: u32,
     /// Size of the value passed to `clSetKernelArg` (4 for pointers on this 32-bit device).
     pub size: u32,
+    pub kind: ArgKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -94,7 +106,7 @@ impl std::error::Error for KernelInfoError {}
 
 /// Encodes a table.
 pub fn encode(kernels: &[KernelInfo]) -> Vec<u8> {
-    let mut out = b"VKI1".to_vec();
+    let mut out = b"VKI2".to_vec();
     put_u32(&mut out, kernels.len() as u32);
     for k in kernels {
         put_str(&mut out, &k.name);
@@ -117,6 +129,7 @@ pub fn encode(kernels: &[KernelInfo]) -> Vec<u8> {
             put_u32(&mut out, a.access as u32);
             put_u32(&mut out, a.type_qualifiers);
             put_u32(&mut out, a.size);
+            put_u32(&mut out, a.kind as u32);
         }
     }
     out
@@ -133,7 +146,10 @@ impl From<ReadError> for KernelInfoError {
 
 /// Decodes a table.
 pub fn decode(bytes: &[u8]) -> Result<Vec<KernelInfo>, KernelInfoError> {
-    let rest = bytes.strip_prefix(b"VKI1").ok_or(KernelInfoError::BadMagic)?;
+    let (rest, kinds) = match bytes.strip_prefix(b"VKI2") {
+        Some(rest) => (rest, true),
+        None => (bytes.strip_prefix(b"VKI1").ok_or(KernelInfoError::BadMagic)?, false),
+    };
     let mut r = Reader::new(rest);
     let n = r.u32()?;
     let mut out = Vec::new();
@@ -175,7 +191,13 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<KernelInfo>, KernelInfoError> {
             };
             let type_qualifiers = r.u32()?;
             let size = r.u32()?;
-            k.args.push(ArgInfo { name, type_name, address_space, access, type_qualifiers, size });
+            let kind = match if kinds { r.u32()? } else { 0 } {
+                0 => ArgKind::Plain,
+                1 => ArgKind::Image,
+                2 => ArgKind::Sampler,
+                x => return Err(KernelInfoError::BadEnum(x)),
+            };
+            k.args.push(ArgInfo { name, type_name, address_space, access, type_qualifiers, size, kind });
         }
         out.push(k);
     }
@@ -197,6 +219,7 @@ mod tests {
                     access: Access::None,
                     type_qualifiers: qualifier::CONST,
                     size: 4,
+                    kind: ArgKind::Plain,
                 },
                 ArgInfo {
                     name: "a".into(),
@@ -205,6 +228,7 @@ mod tests {
                     access: Access::None,
                     type_qualifiers: 0,
                     size: 4,
+                    kind: ArgKind::Sampler,
                 },
             ],
             reqd_work_group_size: Some([64, 1, 1]),

@@ -10,6 +10,7 @@ pub mod elf;
 pub mod elf_writer;
 pub mod globals;
 pub mod image;
+pub mod image_desc;
 pub mod kernel_info;
 pub mod launch;
 pub mod lines;

@@ -18,7 +18,8 @@ use super::{check, info, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use crate::core::device::{self as dev, Device};
-use crate::core::kernel::{Access, AddressSpace, ArgValue, Kernel};
+use crate::core::image::Sampler;
+use crate::core::kernel::{Access, AddressSpace, ArgKind, ArgValue, Kernel};
 use crate::core::memory::Mem;
 use crate::core::program::Program;
 use libc::size_t;
@@ -112,8 +113,35 @@ fn buffer_arg(k: &Kernel, value: *const c_void) -> CLResult<ArgValue> {
     // arg_value is not a valid memory object"; "The memory object must be created with the
     // context associated with the kernel object."
     let m: Ref<Mem> = Obj::<Mem>::get(h)?;
-    check(Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+    check(m.image.is_none() && Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
     Ok(ArgValue::Buffer(Some(m)))
+}
+
+/// An image argument: a valid image of the kernel's context (never NULL).
+fn image_arg(k: &Kernel, size: usize, value: *const c_void) -> CLResult<ArgValue> {
+    // "CL_INVALID_ARG_SIZE ... if the argument is a memory object and arg_size !=
+    // sizeof(cl_mem)."
+    check(size == std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_SIZE)?;
+    // "CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified
+    // arg_value is not a valid memory object" — for an image argument, an image.
+    check(!value.is_null(), CL_INVALID_ARG_VALUE)?;
+    let m: Ref<Mem> = Obj::<Mem>::get(mem_handle(value)?)?;
+    check(m.image.is_some() && Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+    Ok(ArgValue::Buffer(Some(m)))
+}
+
+/// A sampler argument: its word (`abi::image_desc::sampler`) as the value.
+fn sampler_arg(k: &Kernel, size: usize, value: *const c_void) -> CLResult<ArgValue> {
+    // "CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an
+    // argument that is not a memory object" — for a sampler, sizeof(cl_sampler).
+    check(size == std::mem::size_of::<cl_sampler>(), CL_INVALID_ARG_SIZE)?;
+    // "CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the specified
+    // arg_value is not a valid sampler object."
+    check(!value.is_null(), CL_INVALID_SAMPLER)?;
+    let h = mem_handle(value)? as cl_sampler;
+    let s = Obj::<Sampler>::get(h)?;
+    check(Arc::ptr_eq(&s.context, &k.program.context), CL_INVALID_SAMPLER)?;
+    Ok(ArgValue::Value(s.word().to_le_bytes().to_vec()))
 }
 
 /// Classifies an argument using the kernel's metadata.
@@ -121,6 +149,11 @@ fn arg_with_metadata(k: &Kernel, index: usize, size: usize, value: *const c_void
     let info = k.info().ok_or(CL_INVALID_KERNEL)?;
     // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
     let a = info.args.get(index).ok_or(CL_INVALID_ARG_INDEX)?;
+    match a.kind {
+        ArgKind::Image => return image_arg(k, size, value),
+        ArgKind::Sampler => return sampler_arg(k, size, value),
+        ArgKind::Plain => {}
+    }
     match a.address_space {
         AddressSpace::Global | AddressSpace::Constant => {
             // "CL_INVALID_ARG_SIZE ... if the argument is a memory object and arg_size !=

@@ -115,7 +115,7 @@ pub extern "C" fn clCreateBufferWithProperties(
 }
 
 /// The flags of a sub-buffer: `given` plus what it inherits from `parent`.
-fn inherit_flags(parent: cl_mem_flags, given: cl_mem_flags) -> cl_mem_flags {
+pub(super) fn inherit_flags(parent: cl_mem_flags, given: cl_mem_flags) -> cl_mem_flags {
     let mut flags = given | (parent & HOST_PTR);
     if given & ACCESS == 0 {
         flags |= parent & ACCESS;
@@ -127,7 +127,7 @@ fn inherit_flags(parent: cl_mem_flags, given: cl_mem_flags) -> cl_mem_flags {
 }
 
 /// The sub-buffer flag clauses of `clCreateSubBuffer`.
-fn check_sub_flags(parent: cl_mem_flags, flags: cl_mem_flags) -> CLResult<()> {
+pub(super) fn check_sub_flags(parent: cl_mem_flags, flags: cl_mem_flags) -> CLResult<()> {
     check_flags(flags)?;
     // Spec: "CL_INVALID_VALUE if buffer was created with CL_MEM_WRITE_ONLY and flags specifies
     // CL_MEM_READ_WRITE or CL_MEM_READ_ONLY, or if buffer was created with CL_MEM_READ_ONLY and
@@ -155,7 +155,7 @@ fn create_sub_buffer(
     // Spec: "CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object or is a sub-buffer
     // object."
     let parent = Obj::<Mem>::get(buffer)?;
-    check(parent.parent.is_none(), CL_INVALID_MEM_OBJECT)?;
+    check(parent.parent.is_none() && parent.image.is_none(), CL_INVALID_MEM_OBJECT)?;
     check_sub_flags(parent.flags, flags)?;
     // Spec: "CL_INVALID_VALUE if the value specified in buffer_create_type is not valid."
     check(create_type == CL_BUFFER_CREATE_TYPE_REGION, CL_INVALID_VALUE)?;
@@ -214,7 +214,7 @@ pub extern "C" fn clGetMemObjectInfo(
         // param_value_size is < size of return type ... and param_value is not NULL" (in
         // `info::write`).
         match param_name {
-            CL_MEM_TYPE => info::write(&CL_MEM_OBJECT_BUFFER, s, v, r),
+            CL_MEM_TYPE => info::write(&m.image.as_ref().map_or(CL_MEM_OBJECT_BUFFER, |i| i.mem_type), s, v, r),
             CL_MEM_FLAGS => info::write(&m.flags, s, v, r),
             CL_MEM_SIZE => info::write(&m.size, s, v, r),
             CL_MEM_HOST_PTR => info::write(&info::Ptr(host_ptr), s, v, r),
@@ -222,7 +222,8 @@ pub extern "C" fn clGetMemObjectInfo(
             CL_MEM_REFERENCE_COUNT => info::write(&m.api_ref_count(), s, v, r),
             CL_MEM_CONTEXT => info::write(&info::Ptr(m.context.handle()), s, v, r),
             CL_MEM_ASSOCIATED_MEMOBJECT => info::write(&info::Ptr(parent), s, v, r),
-            CL_MEM_OFFSET => info::write(&m.offset, s, v, r),
+            // An image created from a buffer shares it from its start.
+            CL_MEM_OFFSET => info::write(&if m.image.is_some() { 0 } else { m.offset }, s, v, r),
             CL_MEM_USES_SVM_POINTER => info::write(&(CL_FALSE as cl_bool), s, v, r),
             CL_MEM_PROPERTIES => info::write(&m.properties, s, v, r),
             _ => Err(CL_INVALID_VALUE),

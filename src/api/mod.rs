@@ -22,6 +22,8 @@ pub mod platform;
 pub mod program;
 pub mod ptr;
 pub mod queue;
+pub mod sampler;
+pub mod svm;
 pub mod transfer;
 pub mod unsupported;
 

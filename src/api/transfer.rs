@@ -26,8 +26,15 @@ use libc::size_t;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// Looks up the queue and buffer of a command.
+/// Looks up the queue and buffer of a command (an image is not a buffer).
 fn queue_and_mem(queue: cl_command_queue, mem: cl_mem) -> CLResult<(Ref<Queue>, Ref<Mem>)> {
+    let (q, m) = queue_and_object(queue, mem)?;
+    check(m.image.is_none(), CL_INVALID_MEM_OBJECT)?;
+    Ok((q, m))
+}
+
+/// Looks up the queue and memory object (buffer or image) of a command.
+fn queue_and_object(queue: cl_command_queue, mem: cl_mem) -> CLResult<(Ref<Queue>, Ref<Mem>)> {
     // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
     let q = Obj::<Queue>::get(queue)?;
     // Spec: "CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object."
@@ -211,6 +218,7 @@ fn copy_objects(queue: cl_command_queue, src: cl_mem, dst: cl_mem) -> CLResult<(
     let q = Obj::<Queue>::get(queue)?;
     // Spec: "CL_INVALID_MEM_OBJECT if src_buffer and dst_buffer are not valid buffer objects."
     let (s, d) = (Obj::<Mem>::get(src)?, Obj::<Mem>::get(dst)?);
+    check(s.image.is_none() && d.image.is_none(), CL_INVALID_MEM_OBJECT)?;
     // Spec: "CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
     // dst_buffer are not the same".
     check(Arc::ptr_eq(&q.context, &s.context) && Arc::ptr_eq(&q.context, &d.context), CL_INVALID_CONTEXT)?;
@@ -288,7 +296,7 @@ pub extern "C" fn clEnqueueMapBuffer(
 }
 
 /// Map flags: known bits only, and `CL_MAP_WRITE_INVALIDATE_REGION` alone.
-fn valid_map_flags(flags: cl_map_flags) -> bool {
+pub(super) fn valid_map_flags(flags: cl_map_flags) -> bool {
     let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
     // Memory Map Flags table: "CL_MAP_READ or CL_MAP_WRITE and CL_MAP_WRITE_INVALIDATE_REGION
     // are mutually exclusive."
@@ -297,7 +305,7 @@ fn valid_map_flags(flags: cl_map_flags) -> bool {
 }
 
 /// The host-access clause of `clEnqueueMapBuffer`.
-fn check_map_access(m: &Mem, flags: cl_map_flags) -> CLResult<()> {
+pub(super) fn check_map_access(m: &Mem, flags: cl_map_flags) -> CLResult<()> {
     // Spec: "CL_INVALID_OPERATION if buffer has been created with CL_MEM_HOST_WRITE_ONLY or
     // CL_MEM_HOST_NO_ACCESS and CL_MAP_READ is set in map_flags or if buffer has been created
     // with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS and CL_MAP_WRITE or
@@ -319,7 +327,7 @@ pub extern "C" fn clEnqueueUnmapMemObject(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_mem(command_queue, memobj)?;
+        let (q, m) = queue_and_object(command_queue, memobj)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
         // Spec: "CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by

@@ -35,6 +35,7 @@ pub enum Kind {
     Program,
     Kernel,
     Event,
+    Sampler,
 }
 
 /// The dispatch table pointer stored in every header (set once by the `api` layer).

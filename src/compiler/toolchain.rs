@@ -494,14 +494,14 @@ fn abnormal_end(status: &std::process::ExitStatus) -> Option<String> {
 }
 
 /// The OpenCL extensions we expose to clang (everything else is off).
-const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16";
+const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16,+cl_khr_3d_image_writes";
 
 impl Toolchain {
     fn clang_command(&self, opts: &FrontOptions, opt_level: &str, headers: Option<&Path>, deps: &Path) -> Command {
         let mut c = Command::new(&self.clang);
         let std = opts.cl_std.clone().unwrap_or_else(|| "CL1.2".into());
         c.args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir-unknown-unknown", opt_level])
-            .args(["-cl-kernel-arg-info", "-fno-builtin-memset", "-U__IMAGE_SUPPORT__"])
+            .args(["-cl-kernel-arg-info", "-fno-builtin-memset"])
             // Vectorising buys nothing (the back end scalarises) and emits `llvm.vector.reduce.*`
             // intrinsics that llvm-spirv 15 rejects.
             .args(["-fno-vectorize", "-fno-slp-vectorize"])

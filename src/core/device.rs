@@ -37,6 +37,8 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_khr_il_program",
     "cl_khr_fp64",
     "cl_khr_fp16",
+    "cl_khr_3d_image_writes",
+    "cl_khr_image2d_from_buffer",
     "cl_arm_printf",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`; also what clang is told).
@@ -48,6 +50,9 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_atomic_order_acq_rel",
     "__opencl_c_atomic_order_seq_cst",
     "__opencl_c_atomic_scope_device",
+    "__opencl_c_images",
+    "__opencl_c_read_write_images",
+    "__opencl_c_3d_image_writes",
 ];
 /// Global memory reported (the heap is 0x9000_0000..0xffff_ffff: 1.75 GiB of address space).
 pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;
@@ -63,6 +68,25 @@ pub const MAX_GLOBAL_VARIABLE_SIZE: usize = crate::abi::globals::MAX_VARIABLE_SI
 pub const GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: usize = 1 << 20;
 pub const MAX_PARAMETER_SIZE: usize = 1024;
 pub const MEM_BASE_ADDR_ALIGN_BITS: u32 = 1024;
+/// Image limits (`CL_DEVICE_IMAGE*`): the OpenCL 3.0 minimums for a device with images, a 1D
+/// buffer image of up to 2^20 pixels; an image must also fit `MAX_MEM_ALLOC_SIZE`.
+pub const IMAGE2D_MAX_WIDTH: usize = 16384;
+pub const IMAGE2D_MAX_HEIGHT: usize = 16384;
+pub const IMAGE3D_MAX_WIDTH: usize = 2048;
+pub const IMAGE3D_MAX_HEIGHT: usize = 2048;
+pub const IMAGE3D_MAX_DEPTH: usize = 2048;
+pub const IMAGE_MAX_BUFFER_SIZE: usize = 1 << 20;
+pub const IMAGE_MAX_ARRAY_SIZE: usize = 2048;
+/// Image arguments per kernel (`CL_DEVICE_MAX_{READ,WRITE,READ_WRITE}_IMAGE_ARGS`) and samplers
+/// (`CL_DEVICE_MAX_SAMPLERS`).
+pub const MAX_READ_IMAGE_ARGS: u32 = 128;
+pub const MAX_WRITE_IMAGE_ARGS: u32 = 64;
+pub const MAX_READ_WRITE_IMAGE_ARGS: u32 = 64;
+pub const MAX_SAMPLERS: u32 = 16;
+/// `CL_DEVICE_IMAGE_PITCH_ALIGNMENT` / `_BASE_ADDRESS_ALIGNMENT` in pixels (2D images from
+/// buffers: any row pitch that is a whole number of pixels).
+pub const IMAGE_PITCH_ALIGNMENT: u32 = 1;
+pub const IMAGE_BASE_ADDRESS_ALIGNMENT: u32 = 1;
 pub const ADDRESS_BITS: u32 = 32;
 
 impl Device {

@@ -15,7 +15,7 @@ use super::memory::Mem;
 use super::program::{Executable, KernelDef, Program};
 use crate::abi::kernel_info::KernelInfo;
 /// Argument metadata kinds, as `clGetKernelArgInfo` and the argument checks see them.
-pub use crate::abi::kernel_info::{Access, AddressSpace};
+pub use crate::abi::kernel_info::{Access, AddressSpace, ArgKind};
 use crate::cl::object::{handle_type, Obj, Ref};
 use crate::cl::*;
 use crate::device::LaunchOptions;
@@ -39,7 +39,7 @@ impl std::fmt::Debug for ArgValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ArgValue::Buffer(None) => write!(f, "Buffer(NULL)"),
-            ArgValue::Buffer(Some(m)) => write!(f, "Buffer({:#010x})", m.device_address()),
+            ArgValue::Buffer(Some(m)) => write!(f, "Buffer({:#010x})", m.kernel_address()),
             ArgValue::Local(n) => write!(f, "Local({n})"),
             ArgValue::Value(v) => write!(f, "Value({v:02x?})"),
         }

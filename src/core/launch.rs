@@ -127,7 +127,7 @@ pub fn pack_args(kernel: &Kernel, args: &[ArgValue]) -> Result<PackedArgs, ArgEr
     let device_args: Vec<KernelArg> = args
         .iter()
         .map(|a| match a {
-            ArgValue::Buffer(m) => KernelArg::Pointer(m.as_ref().map_or(0, |m| m.device_address())),
+            ArgValue::Buffer(m) => KernelArg::Pointer(m.as_ref().map_or(0, |m| m.kernel_address())),
             ArgValue::Local(n) => KernelArg::Local(*n),
             ArgValue::Value(v) => KernelArg::Value(v.clone()),
         })

@@ -284,6 +284,8 @@ pub struct Mem {
     pub host: Option<HostMemory>,
     /// `CL_MEM_PROPERTIES` as given (empty when the list was NULL or the object has none).
     pub properties: Vec<cl_mem_properties>,
+    /// An image's format and shape (`None` for buffers; see `core::image`).
+    pub image: Option<super::image::Image>,
     id: u64,
     maps: Arc<Mutex<Vec<Mapping>>>,
     destructors: Mutex<Vec<Destructor>>,
@@ -324,6 +326,7 @@ impl Mem {
             region,
             host,
             properties,
+            image: None,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             maps: Arc::new(Mutex::new(Vec::new())),
             destructors: Mutex::new(Vec::new()),
@@ -333,8 +336,17 @@ impl Mem {
     /// A sub-buffer of `parent` covering `[origin, origin + size)` (validated by the caller;
     /// `CL_INVALID_VALUE` if not inside).
     pub fn sub_buffer(parent: &Ref<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> CLResult<Mem> {
+        if parent.parent.is_some() {
+            return Err(CL_INVALID_VALUE);
+        }
+        Mem::alias(parent, flags, origin, size)
+    }
+
+    /// A memory object sharing `parent`'s storage at `[origin, origin + size)` (a sub-buffer, or
+    /// the pixels of an image created from a buffer); `CL_INVALID_VALUE` if not inside.
+    pub fn alias(parent: &Ref<Mem>, flags: cl_mem_flags, origin: usize, size: usize) -> CLResult<Mem> {
         let end = origin.checked_add(size).ok_or(CL_INVALID_VALUE)?;
-        if end > parent.size || parent.parent.is_some() {
+        if end > parent.size {
             return Err(CL_INVALID_VALUE);
         }
         let host = match parent.host {
@@ -350,10 +362,20 @@ impl Mem {
             region: parent.region.clone(),
             host,
             properties: Vec::new(),
+            image: None,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             maps: parent.maps.clone(),
             destructors: Mutex::new(Vec::new()),
         })
+    }
+
+    /// What a kernel argument naming this object receives: the device address of the first
+    /// byte, or an image's descriptor address.
+    pub fn kernel_address(&self) -> u32 {
+        match &self.image {
+            Some(i) => i.descriptor.base(),
+            None => self.device_address(),
+        }
     }
 
     /// The device address of the first byte (what a kernel receives for this argument).
@@ -572,6 +594,9 @@ impl Drop for Mem {
             f();
         }
         self.maps.lock().retain(|m| m.owner != self.id);
+        if let Some(i) = &self.image {
+            platform::device().memory.free(i.descriptor.base());
+        }
         if self.parent.is_none() {
             platform::device().memory.free(self.region.base());
             refund(self.size as u64);

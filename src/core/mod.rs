@@ -5,6 +5,8 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod image;
+pub mod image_format;
 pub mod kernel;
 pub mod launch;
 pub mod memory;

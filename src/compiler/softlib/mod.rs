@@ -1,6 +1,7 @@
-//! Device-side runtime libraries written in OpenCL C and compiled by our own front end: today the
+//! Device-side runtime libraries written in OpenCL C and compiled by our own front end: the
 //! soft double-precision library (`fp64.cl`, the `cl_khr_fp64` implementation — the Ventus
-//! hardware has no D extension).
+//! hardware has no D extension) and the image library (`images.cl`: reading, sampling and
+//! writing images in software, see `spirv/image.rs`; the Ventus hardware has no texture unit).
 //!
 //! Contract: [`fp64_module`] returns the library as a SPIR-V module whose exported functions
 //! (`__vt_f64_*` integer primitives, call level 2; `__vt_d_*` math built-ins, call level 1) the
@@ -17,21 +18,42 @@ use std::sync::Arc;
 /// The soft-double library source.
 pub const FP64_SOURCE: &str = concat!(include_str!("fp64.cl"), include_str!("fp64_math.cl"));
 
+/// The image library source: the descriptor's word indices, then `images.cl`.
+pub fn images_source() -> String {
+    crate::abi::image_desc::library_prelude() + include_str!("images.cl")
+}
+
 /// The compiled soft-double library (SPIR-V words), built on first use.
 pub fn fp64_module() -> Result<Arc<Vec<u32>>, CompileError> {
     static MEMO: Mutex<Option<Arc<Vec<u32>>>> = Mutex::new(None);
-    let mut memo = MEMO.lock();
+    library_module(&MEMO, "softlib-fp64", "double precision: the soft-double library", FP64_SOURCE)
+}
+
+/// The compiled image library (SPIR-V words), built on first use.
+pub fn images_module() -> Result<Arc<Vec<u32>>, CompileError> {
+    static MEMO: Mutex<Option<Arc<Vec<u32>>>> = Mutex::new(None);
+    library_module(&MEMO, "softlib-images", "images: the image library", &images_source())
+}
+
+/// A library module compiled from `source` once per process (and cached on disk).
+fn library_module(
+    memo: &Mutex<Option<Arc<Vec<u32>>>>,
+    tag: &str,
+    what: &str,
+    source: &str,
+) -> Result<Arc<Vec<u32>>, CompileError> {
+    let mut memo = memo.lock();
     if let Some(m) = memo.as_ref() {
         return Ok(m.clone());
     }
     let unavailable = |why: String| CompileError::Unsupported {
-        construct: format!("double precision: the soft-double library cannot be built ({why})"),
+        construct: format!("{what} cannot be built ({why})"),
         location: None,
     };
     let tc = Toolchain::discover().map_err(|e| unavailable(e.to_string()))?;
     let key = cache::key(&[
-        b"softlib-fp64",
-        FP64_SOURCE.as_bytes(),
+        tag.as_bytes(),
+        source.as_bytes(),
         tc.version.as_bytes(),
         env!("CARGO_PKG_VERSION").as_bytes(),
         super::BACKEND_REVISION.as_bytes(),
@@ -45,8 +67,8 @@ pub fn fp64_module() -> Result<Arc<Vec<u32>>, CompileError> {
             // library's code inlined into a kernel belongs to the kernel's calling line).
             let opts = FrontOptions { cl_std: Some("CL1.2".into()), no_line_info: true, ..FrontOptions::default() };
             let out = tc
-                .compile(FP64_SOURCE, &opts, None)
-                .map_err(|(e, log)| CompileError::Internal(format!("soft-double library: {e}\n{log}")))?;
+                .compile(source, &opts, None)
+                .map_err(|(e, log)| CompileError::Internal(format!("{tag}: {e}\n{log}")))?;
             let bytes: Vec<u8> = out.spirv.iter().flat_map(|w| w.to_le_bytes()).collect();
             cache::put("spv", &key, &bytes);
             out.spirv

@@ -111,8 +111,8 @@ fn piece_ty(bytes: u32) -> Ty {
 }
 
 /// Per-inlined-call state.
-struct Frame {
-    vals: HashMap<u32, Vec<Value>>,
+pub(super) struct Frame {
+    pub(super) vals: HashMap<u32, Vec<Value>>,
     labels: HashMap<u32, BlockId>,
     /// IR predecessor blocks of each SPIR-V edge (from label, to label).
     edges: HashMap<(u32, u32), Vec<BlockId>>,
@@ -351,10 +351,15 @@ impl<'m> Lowerer<'m> {
                     let v = self.f.push(self.prelude, Ty::Ptr(space), Op::ArgWord { offset: off });
                     out.push(vec![v]);
                 }
-                SType::Opaque("samplers") => {
-                    // Its word (see `Module::kernel_info`); only image reads would use it.
+                SType::Sampler => {
+                    // Its word (see `Module::kernel_info`).
                     let off = layout.value(4);
                     out.push(vec![self.f.push(self.prelude, Ty::I32, Op::ArgWord { offset: off })]);
+                }
+                SType::Image { .. } => {
+                    // The descriptor's address, passed like a buffer.
+                    let off = layout.pointer();
+                    out.push(vec![self.f.push(self.prelude, Ty::Ptr(Space::Global), Op::ArgWord { offset: off })]);
                 }
                 SType::Opaque(what) => return Err(self.err(&format!("kernel arguments of type {what}"))),
                 _ => {
@@ -407,7 +412,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The lowered scalars of an id: frame values, constants or module-scope variables.
-    fn get(&mut self, fr: &Frame, id: u32) -> Result<Vec<Value>, CompileError> {
+    pub(super) fn get(&mut self, fr: &Frame, id: u32) -> Result<Vec<Value>, CompileError> {
         if self.generic_ids.contains(&id) {
             return Err(self.err("generic address space pointers"));
         }
@@ -483,7 +488,7 @@ impl<'m> Lowerer<'m> {
     }
 
     /// The SPIR-V type id of `id` (an instruction result, constant or module variable).
-    fn type_of(&self, id: u32) -> Result<u32, CompileError> {
+    pub(super) fn type_of(&self, id: u32) -> Result<u32, CompileError> {
         if let Some(t) = self.m.id_types.get(&id) {
             return Ok(*t);
         }
@@ -555,7 +560,7 @@ impl<'m> Lowerer<'m> {
         matches!(self.m.types.get(elem).ok()?, SType::Float { width: 32 }).then_some(src)
     }
 
-    fn get1(&mut self, fr: &Frame, id: u32) -> Result<Value, CompileError> {
+    pub(super) fn get1(&mut self, fr: &Frame, id: u32) -> Result<Value, CompileError> {
         let v = self.get(fr, id)?;
         match v.as_slice() {
             [x] => Ok(*x),
@@ -584,6 +589,7 @@ impl<'m> Lowerer<'m> {
                     })
                     .collect())
             }
+            S::ConstantSampler => Ok(vec![self.constant_sampler(&c)?]),
             S::ConstantComposite | S::SpecConstantComposite => {
                 let mut out = Vec::new();
                 for k in 0..c.operands.len() {
@@ -756,7 +762,7 @@ impl<'m> Lowerer<'m> {
         Ok(dst)
     }
 
-    fn result(&self, i: &Instruction) -> Result<(u32, u32), CompileError> {
+    pub(super) fn result(&self, i: &Instruction) -> Result<(u32, u32), CompileError> {
         Ok((i.result_id.ok_or(invalid("missing result id"))?, i.result_type.ok_or(invalid("missing result type"))?))
     }
 
@@ -994,6 +1000,7 @@ impl<'m> Lowerer<'m> {
                 self.f.push_void(*cur, Op::Barrier { global: true });
                 Ok(())
             }
+            _ if super::image::is_image_op(op) => self.image_op(fr, cur, i),
             _ if self.wants_f16(i) => {
                 let (r, _) = self.result(i)?;
                 let args: Vec<Option<Vec<Value>>> =
@@ -1029,6 +1036,32 @@ impl<'m> Lowerer<'m> {
     /// Whether the soft-double library exports `name`.
     pub(super) fn lib_has(&self, name: &str) -> bool {
         self.lib_fns.contains_key(name)
+    }
+
+    /// Inlines the function a library module of the program exports as `name` with `args`
+    /// (one value list per parameter) at the end of `*cur`; `*cur` becomes the block after the
+    /// call. Returns the result's values.
+    pub(super) fn call_library(
+        &mut self,
+        cur: &mut BlockId,
+        name: &str,
+        args: Vec<Vec<Value>>,
+    ) -> Result<Vec<Value>, CompileError> {
+        let all = self.all;
+        let (k, fid) = all
+            .iter()
+            .enumerate()
+            .find_map(|(k, (m, _, _))| Some((k, m.exported(name)?)))
+            .ok_or(CompileError::Internal(format!("library function {name} missing")))?;
+        let entry = self.f.new_block();
+        self.f.block_mut(*cur).term = Term::Br(entry);
+        let saved = (self.m, self.consts, self.mod_idx, self.const_base, self.line.clone());
+        (self.m, self.consts, self.mod_idx, self.const_base) = (&all[k].0, &all[k].1, k, all[k].2);
+        let r = self.inline(fid, args, entry);
+        (self.m, self.consts, self.mod_idx, self.const_base, self.line) = saved;
+        let (cont, ret) = r?;
+        *cur = cont;
+        Ok(ret)
     }
 
     /// Calls (inlines) the soft-double library's `name` with scalar `args` at the end of `*cur`;

@@ -18,6 +18,7 @@ mod denormals;
 mod fp16;
 mod fp64;
 mod half;
+mod image;
 mod integer;
 mod lower;
 mod math;
@@ -465,8 +466,9 @@ impl Module {
             }
             Op::TypeFunction => Some(SType::Function),
             Op::TypeEvent => Some(SType::Opaque("event_t")),
-            Op::TypeImage | Op::TypeSampledImage => Some(SType::Opaque("images")),
-            Op::TypeSampler => Some(SType::Opaque("samplers")),
+            Op::TypeImage => Some(image::image_type(i)?),
+            Op::TypeSampledImage => Some(SType::SampledImage { image: id_operand(i, 0)? }),
+            Op::TypeSampler => Some(SType::Sampler),
             Op::TypePipe | Op::TypeReserveId => Some(SType::Opaque("pipes")),
             Op::TypeQueue | Op::TypeDeviceEvent => Some(SType::Opaque("device-side enqueue")),
             Op::TypeOpaque | Op::TypeForwardPointer => Some(SType::Opaque("opaque types")),
@@ -596,6 +598,18 @@ impl Module {
     /// Whether the module declares a 64-bit float type (and so needs the soft-double library).
     pub fn uses_double(&self) -> bool {
         self.types.map.values().any(|t| *t == SType::Float { width: 64 })
+    }
+
+    /// Whether the module reads, samples or writes an image (work for the image library; the
+    /// size and format queries are descriptor loads and need none).
+    pub fn uses_images(&self) -> bool {
+        self.types.map.values().any(|t| matches!(t, SType::Image { .. }))
+            && self
+                .functions
+                .values()
+                .flat_map(|f| &f.blocks)
+                .flat_map(|b| &b.instructions)
+                .any(|i| matches!(i.class.opcode, Op::ImageRead | Op::ImageWrite | Op::ImageSampleExplicitLod))
     }
 
     /// The function this module exports under `name`.
@@ -856,6 +870,18 @@ impl Module {
         for (k, p) in f.parameters.iter().enumerate() {
             let id = p.result_id.ok_or(invalid("parameter without id"))?;
             let ty = p.result_type.ok_or(invalid("parameter without type"))?;
+            let (kind, access) = match self.types.get(ty)? {
+                SType::Image { access, .. } => (
+                    kernel_info::ArgKind::Image,
+                    match access {
+                        1 => kernel_info::Access::WriteOnly,
+                        2 => kernel_info::Access::ReadWrite,
+                        _ => kernel_info::Access::ReadOnly,
+                    },
+                ),
+                SType::Sampler => (kernel_info::ArgKind::Sampler, kernel_info::Access::None),
+                _ => (kernel_info::ArgKind::Plain, kernel_info::Access::None),
+            };
             let (space, size) = match self.types.get(ty)? {
                 SType::Pointer { space, pointee } => {
                     if self.has_decoration(id, Decoration::FuncParamAttr) && self.is_byval(id) {
@@ -870,9 +896,11 @@ impl Module {
                         (s, 4)
                     }
                 }
-                // A sampler argument is a 32-bit word of sampler bits; the kernel may declare one
-                // without sampling (reading an image is what is unsupported).
-                SType::Opaque("samplers") => (AddressSpace::Private, 4),
+                // A sampler argument is a 32-bit word of sampler bits, an image argument the
+                // address of its descriptor (`abi::image_desc`), in the global address space as
+                // `CL_KERNEL_ARG_ADDRESS_QUALIFIER` reports it.
+                SType::Sampler => (AddressSpace::Private, 4),
+                SType::Image { .. } => (AddressSpace::Global, 4),
                 SType::Opaque(what) => {
                     return Err(CompileError::unsupported(&format!("kernel arguments of type {what}")))
                 }
@@ -893,9 +921,10 @@ impl Module {
                 name: self.names.get(&id).cloned().unwrap_or_default(),
                 type_name: type_names.get(k).cloned().unwrap_or_default(),
                 address_space: space,
-                access: kernel_info::Access::None,
+                access,
                 type_qualifiers: tq,
                 size,
+                kind,
             });
         }
         let mut info = KernelInfo { name: name.to_string(), args, local_bytes, private_bytes, ..Default::default() };
@@ -1002,6 +1031,11 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     if parsed.iter().any(|m| m.uses_double()) && !parsed.iter().any(|m| m.exported(F64Primitive::Add.name()).is_some())
     {
         let lib = crate::compiler::softlib::fp64_module()?;
+        parsed.push(Module::parse(&lib)?);
+    }
+    // Images are read and written by the image library: link it in when a module declares one.
+    if parsed.iter().any(|m| m.uses_images()) && !parsed.iter().any(|m| m.exported(image::LIBRARY_MARKER).is_some()) {
+        let lib = crate::compiler::softlib::images_module()?;
         parsed.push(Module::parse(&lib)?);
     }
     for m in parsed {

@@ -37,6 +37,20 @@ pub enum SType {
         pointee: u32,
     },
     Function,
+    /// `OpTypeImage`: a value is the address of the image's descriptor (`abi::image_desc`).
+    /// `dim` is SPIR-V's Dim (0 1D, 1 2D, 2 3D, 5 Buffer), `access` its AccessQualifier
+    /// (0 read-only, 1 write-only, 2 read-write).
+    Image {
+        dim: u32,
+        arrayed: bool,
+        access: u32,
+    },
+    /// `OpTypeSampler`: a value is the sampler word (`abi::image_desc::sampler`).
+    Sampler,
+    /// `OpTypeSampledImage`: an image and a sampler (two leaves).
+    SampledImage {
+        image: u32,
+    },
     /// Opaque or unsupported (events, images, samplers…): carries the opcode name.
     Opaque(&'static str),
 }
@@ -71,6 +85,8 @@ impl Types {
             SType::Pointer { space, .. } => Ty::Ptr(*space),
             // `event_t` (async copies): a dummy 32-bit value.
             SType::Opaque("event_t") => Ty::I32,
+            SType::Image { .. } => Ty::Ptr(Space::Global),
+            SType::Sampler => Ty::I32,
             other => return Err(CompileError::InvalidSpirv(format!("type {other:?} is not a scalar"))),
         })
     }
@@ -105,6 +121,10 @@ impl Types {
                     self.collect(*m, base + o, out)?;
                 }
             }
+            SType::SampledImage { .. } => {
+                out.push((base, Ty::Ptr(Space::Global)));
+                out.push((base + 4, Ty::I32));
+            }
             _ => out.push((base, self.scalar(id)?)),
         }
         Ok(())
@@ -122,6 +142,7 @@ impl Types {
                 }
                 n
             }
+            SType::SampledImage { .. } => 2,
             _ => 1,
         })
     }
@@ -175,7 +196,8 @@ impl Types {
                     end.next_multiple_of(self.align(id)?)
                 }
             }
-            SType::Opaque("event_t") => 4,
+            SType::Opaque("event_t") | SType::Image { .. } | SType::Sampler => 4,
+            SType::SampledImage { .. } => 8,
             SType::RuntimeArray { .. } | SType::Void | SType::Function | SType::Opaque(_) => 0,
         })
     }
