@@ -8,6 +8,7 @@
 //! the image's addressing grid (`core::image`), so one check covers every image type: a 1D
 //! image needs `origin[1] = origin[2] = 0` and `region[1] = region[2] = 1`, and so on.
 
+use super::transfer::{enqueue, finish};
 use super::{check, info, memory, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
@@ -17,7 +18,7 @@ use crate::core::event::Event;
 use crate::core::image::{self, Image, Kind, Shape, Storage};
 use crate::core::image_format;
 use crate::core::memory::{HostMemory, Mem, RectSide};
-use crate::core::queue::{Ordering, Queue, Work};
+use crate::core::queue::{Queue, Work};
 use libc::size_t;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -375,24 +376,47 @@ fn host_side(i: &Image, region: [usize; 3], row_pitch: usize, slice_pitch: usize
     Ok(RectSide { origin: [0; 3], row_pitch: y_pitch, slice_pitch: slice.max(y_pitch * region[1]) })
 }
 
-fn enqueue(q: &Ref<Queue>, command: cl_command_type, deps: Vec<Ref<Event>>, work: Work) -> Ref<Event> {
-    Queue::enqueue(q, command, deps, Ordering::Command, work)
+/// The validated operands of an image ↔ host transfer (`clEnqueue{Read,Write}Image`).
+struct HostTransfer {
+    q: Ref<Queue>,
+    m: Ref<Mem>,
+    /// Image side, host side and the region in bytes.
+    d: RectSide,
+    h: RectSide,
+    br: [usize; 3],
+    /// Host bytes the transfer spans from `ptr`.
+    len: usize,
+    deps: Vec<Ref<Event>>,
 }
 
-/// Waits for a blocking command, then hands its event to the application.
-fn finish(e: Ref<Event>, blocking: cl_bool, event: *mut cl_event) -> CLResult<()> {
-    if blocking != CL_FALSE {
-        // Spec: "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the read and write operations
-        // are blocking and the execution status of any of the events in event_wait_list is a
-        // negative integer value."
-        let st = e.wait();
-        if st < 0 {
-            return Err(st);
-        }
+impl HostTransfer {
+    /// Every error clause the two transfers share, in the spec's order; `host_denied` are the
+    /// `CL_MEM_HOST_*` flags that forbid this direction ("CL_INVALID_OPERATION if
+    /// clEnqueueReadImage is called on image which has been created with CL_MEM_HOST_WRITE_ONLY or
+    /// CL_MEM_HOST_NO_ACCESS", and the converse for clEnqueueWriteImage).
+    #[allow(clippy::too_many_arguments)]
+    fn validate(
+        queue: cl_command_queue,
+        image: cl_mem,
+        origin: *const size_t,
+        region: *const size_t,
+        (row_pitch, slice_pitch): (usize, usize),
+        ptr: *const c_void,
+        (num_events, wait_list): (cl_uint, *const cl_event),
+        host_denied: cl_mem_flags,
+    ) -> CLResult<HostTransfer> {
+        let (q, m) = queue_and_image(queue, image)?;
+        let i = image_of(&m)?;
+        let (o, r) = image_region(i, origin, region)?;
+        check(!ptr.is_null(), CL_INVALID_VALUE)?;
+        let h = host_side(i, r, row_pitch, slice_pitch)?;
+        let (d, br) = (i.side(o), i.byte_region(r));
+        let (_, len) = h.extent(br).ok_or(CL_INVALID_VALUE)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events, wait_list, &q.context) }?;
+        check(m.flags & host_denied == 0, CL_INVALID_OPERATION)?;
+        Ok(HostTransfer { q, m, d, h, br, len, deps })
     }
-    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-    unsafe { ptr::return_event(event, &e) };
-    Ok(())
 }
 
 pub extern "C" fn clEnqueueReadImage(
@@ -409,18 +433,17 @@ pub extern "C" fn clEnqueueReadImage(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_image(command_queue, image)?;
-        let i = image_of(&m)?;
-        let (o, r) = image_region(i, origin, region)?;
-        check(!ptr.is_null(), CL_INVALID_VALUE)?;
-        let h = host_side(i, r, row_pitch, slice_pitch)?;
-        let (d, br) = (i.side(o), i.byte_region(r));
-        let (_, len) = h.extent(br).ok_or(CL_INVALID_VALUE)?;
-        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // Spec: "CL_INVALID_OPERATION if clEnqueueReadImage is called on image which has been
-        // created with CL_MEM_HOST_WRITE_ONLY or CL_MEM_HOST_NO_ACCESS."
-        check(m.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) == 0, CL_INVALID_OPERATION)?;
+        let t = HostTransfer::validate(
+            command_queue,
+            image,
+            origin,
+            region,
+            (row_pitch, slice_pitch),
+            ptr,
+            (num_events_in_wait_list, event_wait_list),
+            CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS,
+        )?;
+        let HostTransfer { q, m, d, h, br, len, deps } = t;
         let addr = ptr as usize;
         let work: Work = Box::new(move || {
             // The spec keeps the host memory valid until the command completes; the slice
@@ -447,18 +470,17 @@ pub extern "C" fn clEnqueueWriteImage(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_image(command_queue, image)?;
-        let i = image_of(&m)?;
-        let (o, r) = image_region(i, origin, region)?;
-        check(!ptr.is_null(), CL_INVALID_VALUE)?;
-        let h = host_side(i, r, input_row_pitch, input_slice_pitch)?;
-        let (d, br) = (i.side(o), i.byte_region(r));
-        let (_, len) = h.extent(br).ok_or(CL_INVALID_VALUE)?;
-        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // Spec: "CL_INVALID_OPERATION if clEnqueueWriteImage is called on image which has been
-        // created with CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_NO_ACCESS."
-        check(m.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) == 0, CL_INVALID_OPERATION)?;
+        let t = HostTransfer::validate(
+            command_queue,
+            image,
+            origin,
+            region,
+            (input_row_pitch, input_slice_pitch),
+            ptr,
+            (num_events_in_wait_list, event_wait_list),
+            CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS,
+        )?;
+        let HostTransfer { q, m, d, h, br, len, deps } = t;
         let addr = ptr as usize;
         let work: Work = Box::new(move || {
             // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`):

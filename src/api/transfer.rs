@@ -70,12 +70,12 @@ fn check_host_write(m: &Mem) -> CLResult<()> {
 }
 
 /// Enqueues `work` as a normal command.
-fn enqueue(q: &Ref<Queue>, command: cl_command_type, deps: Vec<Ref<Event>>, work: Work) -> Ref<Event> {
+pub(super) fn enqueue(q: &Ref<Queue>, command: cl_command_type, deps: Vec<Ref<Event>>, work: Work) -> Ref<Event> {
     Queue::enqueue(q, command, deps, Ordering::Command, work)
 }
 
 /// Waits for a blocking command, then hands its event to the application.
-fn finish(e: Ref<Event>, blocking: cl_bool, event: *mut cl_event) -> CLResult<()> {
+pub(super) fn finish(e: Ref<Event>, blocking: cl_bool, event: *mut cl_event) -> CLResult<()> {
     if blocking != CL_FALSE {
         // Spec: "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the read and write operations
         // are blocking and the execution status of any of the events in event_wait_list is a

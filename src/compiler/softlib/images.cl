@@ -429,9 +429,10 @@ uint4 __vt_img_sample_i(vt_desc d, uint smp, float4 c) {
     return vt_fetch_i(d, g.x, g.y, g.z);
 }
 
-// read_imagef/h with integer coordinates, sampler or not (a sampler-less read is NEAREST,
-// unnormalized, ADDRESS_NONE: the grid position itself; out of range gives the border colour).
-float4 __vt_img_read_f(vt_desc d, uint smp, int4 c) {
+// Integer coordinate `c` on the addressing grid: the addressing mode of `smp` applied to the
+// filtered coordinates, the layer clamped; a sampler-less read (`smp` 0: NEAREST, unnormalized,
+// ADDRESS_NONE) takes the position as it is (out of range gives the border colour).
+static int4 vt_int_grid(vt_desc d, uint smp, int4 c) {
     uint am = vt_addressing(smp);
     int3 size = (int3)(d[VT_IMG_EXTENT_X], d[VT_IMG_EXTENT_Y], d[VT_IMG_EXTENT_Z]);
     int4 g = (int4)(vt_address(c.x, size.x, am), 0, 0, 0);
@@ -445,34 +446,34 @@ float4 __vt_img_read_f(vt_desc d, uint smp, int4 c) {
         g.y = smp == 0 ? c.y : clamp(c.y, 0, size.y - 1);
     else if (layer_axis == 2)
         g.z = smp == 0 ? c.z : clamp(c.z, 0, size.z - 1);
+    return g;
+}
+
+// read_imagef/h with integer coordinates, sampler or not.
+float4 __vt_img_read_f(vt_desc d, uint smp, int4 c) {
+    int4 g = vt_int_grid(d, smp, c);
     return vt_fetch_f(d, g.x, g.y, g.z);
 }
 
 // read_imagei/ui with integer coordinates.
 uint4 __vt_img_read_i(vt_desc d, uint smp, int4 c) {
-    uint am = vt_addressing(smp);
-    int3 size = (int3)(d[VT_IMG_EXTENT_X], d[VT_IMG_EXTENT_Y], d[VT_IMG_EXTENT_Z]);
-    int4 g = (int4)(vt_address(c.x, size.x, am), 0, 0, 0);
-    uint dims = d[VT_IMG_FILTER_DIMS];
-    if (dims > 1)
-        g.y = vt_address(c.y, size.y, am);
-    if (dims > 2)
-        g.z = vt_address(c.z, size.z, am);
-    uint layer_axis = d[VT_IMG_LAYER_AXIS];
-    if (layer_axis == 1)
-        g.y = smp == 0 ? c.y : clamp(c.y, 0, size.y - 1);
-    else if (layer_axis == 2)
-        g.z = smp == 0 ? c.z : clamp(c.z, 0, size.z - 1);
+    int4 g = vt_int_grid(d, smp, c);
     return vt_fetch_i(d, g.x, g.y, g.z);
 }
 
-// write_imagef/h (integer coordinates; outside the image: dropped).
-void __vt_img_write_f(vt_desc d, int4 c, float4 color) {
+// The grid position a write names (.w 1 if it lies inside the image, else 0).
+static int4 vt_write_grid(vt_desc d, int4 c) {
     uint dims = d[VT_IMG_FILTER_DIMS];
     uint layer_axis = d[VT_IMG_LAYER_AXIS];
     int y = dims > 1 || layer_axis == 1 ? c.y : 0;
     int z = dims > 2 || layer_axis == 2 ? c.z : 0;
-    if (!vt_inside(d, c.x, y, z))
+    return (int4)(c.x, y, z, vt_inside(d, c.x, y, z) ? 1 : 0);
+}
+
+// write_imagef/h (integer coordinates; outside the image: dropped).
+void __vt_img_write_f(vt_desc d, int4 c, float4 color) {
+    int4 g = vt_write_grid(d, c);
+    if (g.w == 0)
         return;
     uint type = d[VT_IMG_DATA_TYPE];
     uint order = d[VT_IMG_ORDER];
@@ -498,16 +499,13 @@ void __vt_img_write_f(vt_desc d, int4 c, float4 color) {
         e = (uint4)(vt_float_to_elem(type, f.x), vt_float_to_elem(type, f.y), vt_float_to_elem(type, f.z),
                     vt_float_to_elem(type, f.w));
     }
-    vt_store_raw(d, vt_pixel(d, c.x, y, z), e);
+    vt_store_raw(d, vt_pixel(d, g.x, g.y, g.z), e);
 }
 
 // write_imagei/ui: saturated to the element type (§8.3.4).
 void __vt_img_write_i(vt_desc d, int4 c, uint4 color) {
-    uint dims = d[VT_IMG_FILTER_DIMS];
-    uint layer_axis = d[VT_IMG_LAYER_AXIS];
-    int y = dims > 1 || layer_axis == 1 ? c.y : 0;
-    int z = dims > 2 || layer_axis == 2 ? c.z : 0;
-    if (!vt_inside(d, c.x, y, z))
+    int4 g = vt_write_grid(d, c);
+    if (g.w == 0)
         return;
     uint type = d[VT_IMG_DATA_TYPE];
     uint4 s = vt_from_rgba(d[VT_IMG_ORDER], color);
@@ -529,5 +527,5 @@ void __vt_img_write_i(vt_desc d, int4 c, uint4 color) {
     default:
         e = s;
     }
-    vt_store_raw(d, vt_pixel(d, c.x, y, z), e);
+    vt_store_raw(d, vt_pixel(d, g.x, g.y, g.z), e);
 }
