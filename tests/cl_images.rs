@@ -1221,6 +1221,10 @@ fn image_errors_are_the_specs() {
     expect_err(call!(clSetKernelArg(k, 1, b.0, b.1)), CL_INVALID_SAMPLER, "buffer for a sampler");
     expect_err(call!(clSetKernelArg(k, 1, 4, b.1)), CL_INVALID_ARG_SIZE, "sampler size");
     check(call!(clSetKernelArg(k, 0, a.0, a.1)), "image argument");
+    let wo = env.image(CL_MEM_WRITE_ONLY, f, &d2, None);
+    let w = mem_arg(&wo);
+    expect_err(call!(clSetKernelArg(k, 0, w.0, w.1)), CL_INVALID_ARG_VALUE, "a write-only image for read_only");
+    call!(clReleaseMemObject(wo));
     let mut aq: cl_kernel_arg_access_qualifier = 0;
     check(
         call!(clGetKernelArgInfo(

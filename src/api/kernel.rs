@@ -117,8 +117,9 @@ fn buffer_arg(k: &Kernel, value: *const c_void) -> CLResult<ArgValue> {
     Ok(ArgValue::Buffer(Some(m)))
 }
 
-/// An image argument: a valid image of the kernel's context (never NULL).
-fn image_arg(k: &Kernel, size: usize, value: *const c_void) -> CLResult<ArgValue> {
+/// An image argument: a valid image of the kernel's context (never NULL), whose memory flags
+/// allow the argument's access qualifier.
+fn image_arg(k: &Kernel, access: Access, size: usize, value: *const c_void) -> CLResult<ArgValue> {
     // "CL_INVALID_ARG_SIZE ... if the argument is a memory object and arg_size !=
     // sizeof(cl_mem)."
     check(size == std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_SIZE)?;
@@ -127,6 +128,16 @@ fn image_arg(k: &Kernel, size: usize, value: *const c_void) -> CLResult<ArgValue
     check(!value.is_null(), CL_INVALID_ARG_VALUE)?;
     let m: Ref<Mem> = Obj::<Mem>::get(mem_handle(value)?)?;
     check(m.image.is_some() && Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+    // "CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only qualifier
+    // and arg_value refers to an image object created with cl_mem_flags of CL_MEM_WRITE_ONLY or
+    // if the image argument is declared with the write_only qualifier and arg_value refers to
+    // an image object created with cl_mem_flags of CL_MEM_READ_ONLY."
+    let denied = match access {
+        Access::ReadOnly => m.flags & CL_MEM_WRITE_ONLY != 0,
+        Access::WriteOnly => m.flags & CL_MEM_READ_ONLY != 0,
+        _ => false,
+    };
+    check(!denied, CL_INVALID_ARG_VALUE)?;
     Ok(ArgValue::Buffer(Some(m)))
 }
 
@@ -150,7 +161,7 @@ fn arg_with_metadata(k: &Kernel, index: usize, size: usize, value: *const c_void
     // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index."
     let a = info.args.get(index).ok_or(CL_INVALID_ARG_INDEX)?;
     match a.kind {
-        ArgKind::Image => return image_arg(k, size, value),
+        ArgKind::Image => return image_arg(k, a.access, size, value),
         ArgKind::Sampler => return sampler_arg(k, size, value),
         ArgKind::Plain => {}
     }
