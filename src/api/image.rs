@@ -8,7 +8,7 @@
 //! the image's addressing grid (`core::image`), so one check covers every image type: a 1D
 //! image needs `origin[1] = origin[2] = 0` and `region[1] = region[2] = 1`, and so on.
 
-use super::transfer::{enqueue, finish};
+use super::transfer::{enqueue, finish, triple};
 use super::{check, info, memory, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
@@ -338,13 +338,6 @@ fn queue_and_image(queue: cl_command_queue, mem: cl_mem) -> CLResult<(Ref<Queue>
     // the same".
     check(Arc::ptr_eq(&q.context, &m.context), CL_INVALID_CONTEXT)?;
     Ok((q, m))
-}
-
-/// A 3-element `size_t` array (origin or region); `CL_INVALID_VALUE` if NULL.
-fn triple(p: *const size_t) -> CLResult<[usize; 3]> {
-    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-    let s = unsafe { ptr::slice(p, 3, CL_INVALID_VALUE) }?;
-    Ok([s[0], s[1], s[2]])
 }
 
 /// Origin and region of an image command, checked against the image: "CL_INVALID_VALUE if the

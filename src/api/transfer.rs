@@ -93,7 +93,7 @@ pub(super) fn finish(e: Ref<Event>, blocking: cl_bool, event: *mut cl_event) -> 
 }
 
 /// Reads a 3-element `size_t` array (origin or region).
-fn triple(p: *const size_t) -> CLResult<[usize; 3]> {
+pub(super) fn triple(p: *const size_t) -> CLResult<[usize; 3]> {
     // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
     let s = unsafe { ptr::slice(p, 3, CL_INVALID_VALUE) }?;
     Ok([s[0], s[1], s[2]])
