@@ -120,9 +120,34 @@ impl Env {
         s
     }
 
+    /// An environment whose context has the memory checker on (`CL_CONTEXT_MEMCHECK_VENTUS`) and
+    /// records the messages of its error callback.
+    fn memcheck(messages: &Messages) -> Env {
+        let props: [cl_context_properties; 3] = [0x7F11, 1, 0];
+        let (d, mut err) = (device(), 0);
+        let user = messages as *const Messages as *mut c_void;
+        let ctx = call!(clCreateContext(props.as_ptr(), 1, &d, Some(record), user, &mut err));
+        check(err, "clCreateContext (memcheck)");
+        Env { ctx, q: queue(ctx, 0) }
+    }
+
     /// Builds `src` and runs `name` over `global` with `args` (raw `clSetKernelArg` values).
     #[track_caller]
     fn run(&self, src: &str, options: &str, name: &str, global: &[usize], args: &[(usize, *const c_void)]) {
+        let status = self.launch(src, options, name, global, args);
+        assert_eq!(status, CL_COMPLETE, "{name}: event status {}", err_name(status));
+    }
+
+    /// As [`Env::run`], returning the launch's event status (negative if it failed).
+    #[track_caller]
+    fn launch(
+        &self,
+        src: &str,
+        options: &str,
+        name: &str,
+        global: &[usize],
+        args: &[(usize, *const c_void)],
+    ) -> cl_int {
         let (text, mut err) = (CString::new(src).unwrap(), 0);
         let mut ptrs = [text.as_ptr()];
         let p = call!(clCreateProgramWithSource(self.ctx, 1, ptrs.as_mut_ptr(), null(), &mut err));
@@ -140,6 +165,7 @@ impl Env {
         for (i, (size, value)) in args.iter().enumerate() {
             check(call!(clSetKernelArg(k, i as cl_uint, *size, *value)), "clSetKernelArg");
         }
+        let mut ev = null_mut();
         let code = call!(clEnqueueNDRangeKernel(
             self.q,
             k,
@@ -149,12 +175,15 @@ impl Env {
             null(),
             0,
             null(),
-            null_mut()
+            &mut ev
         ));
         check(code, "clEnqueueNDRangeKernel");
-        check(call!(clFinish(self.q)), "clFinish");
+        call!(clFinish(self.q));
+        let status = event_status(ev);
+        call!(clReleaseEvent(ev));
         call!(clReleaseKernel(k));
         call!(clReleaseProgram(p));
+        status
     }
 }
 
@@ -166,8 +195,22 @@ impl Drop for Env {
     }
 }
 
+/// Messages a context's error callback received.
+type Messages = std::sync::Mutex<Vec<String>>;
+
+unsafe extern "C" fn record(msg: *const std::ffi::c_char, _: *const c_void, _: usize, user: *mut c_void) {
+    // SAFETY: `user` is the `Messages` given at context creation, which outlives the context;
+    // `msg` is a C string valid for the call.
+    let (m, s) = unsafe { (&*(user as *const Messages), std::ffi::CStr::from_ptr(msg)) };
+    m.lock().unwrap().push(s.to_string_lossy().into_owned());
+}
+
 fn mem_arg(m: &cl_mem) -> (usize, *const c_void) {
     (std::mem::size_of::<cl_mem>(), m as *const cl_mem as *const c_void)
+}
+
+fn val_arg<T>(v: &T) -> (usize, *const c_void) {
+    (std::mem::size_of::<T>(), v as *const T as *const c_void)
 }
 
 fn smp_arg(s: &cl_sampler) -> (usize, *const c_void) {
@@ -1432,4 +1475,88 @@ fn integer_coordinates_with_a_sampler() {
         call!(clReleaseMemObject(out));
     }
     call!(clReleaseMemObject(img));
+}
+
+/// Under the memory checker, a write outside an image and a read without a sampler outside it
+/// stop the launch with a report naming the kernel, the image argument, its size and the
+/// pixel; reads with a sampler (defined by its addressing mode) and accesses inside pass, and
+/// the context stays usable. Without the checker the same kernels run: the write is dropped and
+/// the read gives the border colour.
+#[test]
+fn memcheck_names_the_image_argument_and_the_pixel() {
+    let writer = "kernel void w(global int *pad, write_only image2d_t img, int dx) {
+        int x = get_global_id(0), y = get_global_id(1);
+        write_imagef(img, (int2)(x + dx, y), (float4)(0.25f, 0.5f, 0.75f, 1.0f));
+    }";
+    let reader = "constant sampler_t smp = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP | CLK_FILTER_NEAREST;
+    kernel void r(read_only image2d_t img, global float4 *out, int sampled) {
+        int i = get_global_id(0);
+        out[i] = sampled ? read_imagef(img, smp, (int2)(i, 1)) : read_imagef(img, (int2)(i, 1));
+    }";
+    let f = fmt(CL_RGBA, CL_UNORM_INT8);
+    let d2 = desc(CL_MEM_OBJECT_IMAGE2D, 8, 4, 1, 1);
+    let messages = Messages::default();
+    {
+        let env = Env::memcheck(&messages);
+        let pad = env.buffer(&[0u8; 64]);
+        let img = env.image(CL_MEM_WRITE_ONLY, f, &d2, None);
+        let run_w = |dx: i32| env.launch(writer, "", "w", &[8, 4], &[mem_arg(&pad), mem_arg(&img), val_arg(&dx)]);
+        assert_eq!(run_w(0), CL_COMPLETE, "a write inside the image passes the checker");
+        let status = run_w(3);
+        assert!(status < 0, "a write outside: status {}", err_name(status));
+        let m = messages.lock().unwrap().join("\n");
+        assert!(m.contains("kernel `w`"), "{m}");
+        assert!(m.contains("memcheck: image write outside its image at pixel (8, "), "{m}");
+        assert!(m.contains("the image is argument 1 (8 x 4 x 1 pixels)"), "{m}");
+        assert!(m.contains(" at <source>:3:"), "the report names the write's source line: {m}");
+        messages.lock().unwrap().clear();
+        // Reads: the same image (now fully written) through a read-only image of the same data.
+        let data = env.read_image(img, [8, 4, 1], 4);
+        let ro = env.image(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f, &d2, Some(&data));
+        let out = env.buffer(&[0u8; 16 * 9]);
+        let run_r = |n: usize, sampled: i32| {
+            env.launch(reader, "", "r", &[n], &[mem_arg(&ro), mem_arg(&out), val_arg(&sampled)])
+        };
+        assert_eq!(run_r(8, 0), CL_COMPLETE, "reads inside pass");
+        assert_eq!(run_r(9, 1), CL_COMPLETE, "a read with a sampler outside is defined (CLK_ADDRESS_CLAMP)");
+        let got = f32s(&env.read_buffer(out, 16 * 9));
+        assert_eq!(&got[32..36], &[0.0; 4], "the border colour of CL_RGBA");
+        assert_eq!(messages.lock().unwrap().len(), 0, "nothing reported for defined accesses");
+        let status = run_r(9, 0);
+        assert!(status < 0, "a read without a sampler outside: status {}", err_name(status));
+        let m = messages.lock().unwrap().join("\n");
+        assert!(m.contains("memcheck: image read without a sampler outside its image at pixel (8, 1, 0)"), "{m}");
+        assert!(m.contains("work-item (8,0,0)"), "{m}");
+        assert!(m.contains("the image is argument 0 (8 x 4 x 1 pixels)"), "{m}");
+        // The context stays usable.
+        assert_eq!(run_r(8, 0), CL_COMPLETE, "the context runs a correct launch afterwards");
+        for m in [pad, img, ro, out] {
+            call!(clReleaseMemObject(m));
+        }
+    }
+    // Without the checker: the same kernels complete; the write outside is dropped and the
+    // read outside gives the border colour.
+    let env = Env::new();
+    let init: Vec<u8> = (0..8 * 4 * 4).map(|i| i as u8).collect();
+    let img = env.image(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, f, &d2, Some(&init));
+    let pad = env.buffer(&[0u8; 64]);
+    let dx = 3i32;
+    env.run(writer, "", "w", &[8, 4], &[mem_arg(&pad), mem_arg(&img), val_arg(&dx)]);
+    let got = env.read_image(img, [8, 4, 1], 4);
+    for y in 0..4 {
+        for x in 0..8 {
+            let p = &got[(y * 8 + x) * 4..][..4];
+            let want: Vec<u8> = if x >= 3 { vec![64, 128, 191, 255] } else { init[(y * 8 + x) * 4..][..4].to_vec() };
+            assert_eq!(p, &want[..], "pixel ({x}, {y})");
+        }
+    }
+    let out = env.buffer(&[0xffu8; 16 * 9]);
+    let plain = 0i32;
+    env.run(reader, "", "r", &[9], &[mem_arg(&img), mem_arg(&out), val_arg(&plain)]);
+    let got = f32s(&env.read_buffer(out, 16 * 9));
+    assert_eq!(&got[32..36], &[0.0; 4], "a read outside gives the border colour");
+    assert_eq!(got[4], 36.0 / 255.0, "pixel (1, 1), not written");
+    for m in [img, pad, out] {
+        call!(clReleaseMemObject(m));
+    }
 }

@@ -198,7 +198,9 @@ pub fn library_prelude() -> String {
         ("FILTER_DIMS", word::FILTER_DIMS),
         ("LAYER_AXIS", word::LAYER_AXIS),
     ];
-    names.iter().map(|(n, i)| format!("#define VT_IMG_{n} {i}\n")).collect()
+    let mut s: String = names.iter().map(|(n, i)| format!("#define VT_IMG_{n} {i}\n")).collect();
+    s.push_str(&format!("#define VT_CHK_IMAGE_OUTSIDE {}\n", super::subroutine::IMAGE_OUTSIDE));
+    s
 }
 
 #[cfg(test)]

@@ -13,6 +13,18 @@
 //!   uniform variant (arguments and result uniform, scalar code run once per warp) is named
 //!   `name + UNIFORM_SUFFIX`.
 //! * [`F64Primitive`] lists the level-2 primitives the emulator may run natively, by name.
+//! * Level 2 also holds the *checker hooks* (`__vt_chk_*`, [`CHECK_PREFIX`]): routines a library
+//!   calls where the program's behaviour is undefined (an image access outside its image,
+//!   [`IMAGE_OUTSIDE`]). Their code returns 0 ("skip the access") and does nothing else; under
+//!   the memory checker the emulator's host call at their entry stops the launch with a report
+//!   instead. The compiler never removes a call of one (its result may go unused).
+
+/// Name prefix of the checker hooks (level 2).
+pub const CHECK_PREFIX: &str = "__vt_chk_";
+/// The image library's hook for an access outside its image (`compiler/softlib/images.cl`):
+/// argument words `(descriptor, x, y, z, write)` — the descriptor's address, the pixel's grid
+/// position (the layer in `y` for 1D arrays, in `z` for 2D arrays) and 1 for a write, 0 for a read.
+pub const IMAGE_OUTSIDE: &str = "__vt_chk_image_outside";
 
 /// Prefix of the local symbol at each routine's entry (`.Lsub___vt_f64_add`).
 pub const LABEL_PREFIX: &str = ".Lsub_";
@@ -39,13 +51,19 @@ pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
 
 /// The call level of a routine by name (`None`: not a library routine).
 pub fn level_of(name: &str) -> Option<u8> {
-    if name.starts_with(LEVEL2_PREFIX) {
+    if name.starts_with(LEVEL2_PREFIX) || is_check(name) {
         Some(2)
     } else if name.starts_with(LEVEL1_PREFIX) {
         Some(1)
     } else {
         None
     }
+}
+
+/// Whether routine `name` (or its uniform variant) is a checker hook, whose calls are never
+/// removed.
+pub fn is_check(name: &str) -> bool {
+    name.starts_with(CHECK_PREFIX)
 }
 
 /// First vector register of the argument words of a level-`level` routine (1 or 2; 0 for a
@@ -121,6 +139,8 @@ mod tests {
         assert_eq!(F64Primitive::from_name("__vt_f64_add__u"), None, "the suffix is the caller's to strip");
         assert_eq!(level_of("__vt_d_exp"), Some(1));
         assert_eq!(level_of("exp"), None);
+        assert_eq!(level_of(IMAGE_OUTSIDE), Some(2));
+        assert!(is_check(IMAGE_OUTSIDE) && !is_check("__vt_f64_add"));
         // Level 2's words stay below v32 and clear of level 1's.
         assert!(LEVEL2_ARGS as usize + MAX_WORDS_LEVEL2 <= 32);
         assert!(LEVEL1_ARGS as usize + MAX_WORDS <= 256);

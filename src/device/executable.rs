@@ -107,6 +107,8 @@ impl Executable {
         if opts.native_fp64 {
             crate::emulator::hostcall::install_native_fp64(&elf, &mut code);
         }
+        // The memory checker's reports of image accesses outside their image.
+        crate::emulator::hostcall::install_checks(&elf, &mut code);
         let infos = match elf.sections.iter().find(|(n, _, _)| n == kernel_info::SECTION) {
             Some((_, _, data)) => kernel_info::decode(data).map_err(LoadError::KernelInfo)?,
             None => Vec::new(),

@@ -29,6 +29,16 @@ pub enum FaultKind {
     Unwritten {
         bytes: u8,
     },
+    /// The memory checker found an image access outside its image (the image library's hook,
+    /// [`crate::abi::subroutine::IMAGE_OUTSIDE`]): a write, or a read without a sampler, of
+    /// pixel `(x, y, z)` of the addressing grid (the layer in `y`/`z` for arrays). The trap's
+    /// address is the image's descriptor.
+    ImageOutside {
+        write: bool,
+        x: i32,
+        y: i32,
+        z: i32,
+    },
     /// `ecall` (unsupported on Ventus).
     EnvironmentCall,
     /// `ebreak`.
@@ -61,7 +71,7 @@ impl FaultKind {
             FaultKind::StoreMisaligned => "trap_store_address_misaligned",
             FaultKind::LoadAccess => "trap_load_access_fault",
             FaultKind::StoreAccess | FaultKind::StoreReadOnly => "trap_store_access_fault",
-            FaultKind::MemCheck { .. } | FaultKind::Unwritten { .. } => "memcheck",
+            FaultKind::MemCheck { .. } | FaultKind::Unwritten { .. } | FaultKind::ImageOutside { .. } => "memcheck",
             FaultKind::EnvironmentCall => "trap_machine_ecall",
             FaultKind::Breakpoint => "trap_breakpoint",
             FaultKind::Watchdog { .. } | FaultKind::WatchdogTime { .. } => "watchdog",
@@ -80,8 +90,10 @@ impl FaultKind {
             FaultKind::LoadAccess => 5,
             FaultKind::StoreMisaligned => 6,
             FaultKind::StoreAccess | FaultKind::StoreReadOnly => 7,
-            FaultKind::MemCheck { write: false, .. } | FaultKind::Unwritten { .. } => 5,
-            FaultKind::MemCheck { write: true, .. } => 7,
+            FaultKind::MemCheck { write: false, .. }
+            | FaultKind::Unwritten { .. }
+            | FaultKind::ImageOutside { write: false, .. } => 5,
+            FaultKind::MemCheck { write: true, .. } | FaultKind::ImageOutside { write: true, .. } => 7,
             FaultKind::EnvironmentCall => 11,
             FaultKind::Watchdog { .. }
             | FaultKind::WatchdogTime { .. }
@@ -123,8 +135,9 @@ pub struct Fault {
     pub addr: Option<u32>,
     /// Disassembly of the faulting instruction, when it decodes.
     pub instruction: Option<String>,
-    /// For access faults: the nearest exact extent and by how much the access missed it.
-    pub miss: Option<Box<super::memcheck::Miss>>,
+    /// For access faults: the nearest exact extent and by how much the access missed it; for
+    /// an image access outside its image: the image, as the launch knows it.
+    pub miss: Option<Box<super::memcheck::Explanation>>,
     /// The source line of the pc, when the program has a line table
     /// ([`super::Program::source_location`]).
     pub source: Option<crate::abi::lines::SourceLoc>,
@@ -147,6 +160,10 @@ impl std::fmt::Display for Fault {
             FaultKind::Unwritten { bytes } => {
                 format!("memcheck: {bytes}-byte load of device memory that was never written")
             }
+            FaultKind::ImageOutside { write, x, y, z } => format!(
+                "memcheck: {} outside its image at pixel ({x}, {y}, {z})",
+                if write { "image write" } else { "image read without a sampler" }
+            ),
             FaultKind::EnvironmentCall => "ecall is not supported".into(),
             FaultKind::Breakpoint => "ebreak (a trap: __builtin_trap() or unreachable code reached)".into(),
             FaultKind::Watchdog { instructions } => {
@@ -174,7 +191,8 @@ impl std::fmt::Display for Fault {
         if let Some(s) = &self.source {
             write!(f, " at {s}")?;
         }
-        if let (Some(a), false) = (self.addr, matches!(self.kind, FaultKind::IllegalInstruction { .. })) {
+        let no_address = matches!(self.kind, FaultKind::IllegalInstruction { .. } | FaultKind::ImageOutside { .. });
+        if let (Some(a), false) = (self.addr, no_address) {
             write!(f, ", address {a:#010x}")?;
         }
         if let Some(m) = &self.miss {

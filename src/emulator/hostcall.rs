@@ -23,11 +23,13 @@
 //! are read). Its text goes to the launch's [`PrintHook::on_text`] (standard output without a
 //! hook), so it appears while the kernel runs; each call returns 0 in `v0` (success, as OpenCL's
 //! `printf` specifies). An unreadable format string is a load-access fault at the call, naming the
-//! lane and the address.
+//! lane and the address. [`HostCall::ImageOutside`] is the image library's checker hook: under
+//! the memory checker it stops the launch with the pixel (read from the hook's argument words of
+//! the first active lane) at the call site; otherwise it declines and the hook's code runs.
 
 use super::fault::{FaultKind, Trap};
 use super::memory::MemView;
-pub use super::program::{install_native_fp64, F64Op, HostCall, F64_ARGS, MATH_ARGS};
+pub use super::program::{install_checks, install_native_fp64, F64Op, HostCall, F64_ARGS, MATH_ARGS};
 use super::warp::{Warp, MAX_LANES};
 use super::PrintHook;
 use crate::abi::printf::legacy;
@@ -107,6 +109,20 @@ pub(super) fn run(
         HostCall::F64(_) | HostCall::F64Uniform(_) | HostCall::F64Math(_) | HostCall::F64MathUniform(_) => {
             return Ok(run_registers_only(call, w));
         }
+        HostCall::ImageOutside => {
+            // Without the memory checker the hook's code runs (the access is skipped).
+            let lanes = w.vmask();
+            if !mem.checking() || lanes == 0 {
+                return Ok(false);
+            }
+            let lane = lanes.trailing_zeros() as usize;
+            let word = |k: usize| w.v[F64_ARGS + k][lane];
+            let [x, y, z] = [1, 2, 3].map(|k| word(k) as i32);
+            let kind = FaultKind::ImageOutside { write: word(4) != 0, x, y, z };
+            // Reported at the call (the `jal` before `ra`): the image built-in's own place.
+            w.pc = w.x[1].wrapping_sub(4);
+            return Err(Trap { kind, addr: Some(word(0)), lane: Some(lane as u32) });
+        }
         HostCall::LegacyPrintf => {
             let lanes = w.mask & w.width_mask;
             let mut out = Vec::new();
@@ -142,7 +158,7 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
         HostCall::F64MathUniform(f) => per_lane(w, true, math(f), set_math_result),
         HostCall::F64(op) => per_lane(w, false, prim(op), set_f64_result),
         HostCall::F64Uniform(op) => per_lane(w, true, prim(op), set_f64_result),
-        HostCall::LegacyPrintf => false,
+        HostCall::LegacyPrintf | HostCall::ImageOutside => false,
     };
     if done {
         w.pc = w.x[1];

@@ -120,6 +120,47 @@ impl std::fmt::Display for Miss {
     }
 }
 
+/// The image of an access outside its image ([`super::fault::FaultKind::ImageOutside`]): what
+/// the launch knows its descriptor as, and the size of its addressing grid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageMiss {
+    pub label: Option<Label>,
+    /// Pixels per axis of the addressing grid (layers included); `None` if the descriptor is
+    /// unreadable.
+    pub extent: Option<[u32; 3]>,
+}
+
+impl std::fmt::Display for ImageMiss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.label {
+            Some(Label::Argument { index, .. }) => write!(f, "the image is argument {index}")?,
+            _ => write!(f, "the image")?,
+        }
+        if let Some([x, y, z]) = self.extent {
+            write!(f, " ({x} x {y} x {z} pixels)")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a fault report says about the memory an access missed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Explanation {
+    /// The nearest exact extent.
+    Nearest(Miss),
+    /// The image of an access outside its image.
+    Image(ImageMiss),
+}
+
+impl std::fmt::Display for Explanation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Explanation::Nearest(m) => m.fmt(f),
+            Explanation::Image(i) => i.fmt(f),
+        }
+    }
+}
+
 impl MemCheck {
     /// A checker for a launch whose work-groups have `items_per_group` work-items, each with a
     /// `private_frame`-byte frame in the block at `pds_base` (0 = private memory unchecked).
@@ -161,6 +202,23 @@ impl MemCheck {
         ((rel >> 2) / self.items_per_group.max(1)) as u64 * 4 + (rel & 3) as u64
     }
 
+    /// The image whose descriptor is at `desc`, for a report.
+    pub fn image(&self, mem: &MemView, desc: u32) -> ImageMiss {
+        use crate::abi::image_desc::word;
+        let label = mem.global.iter().find(|r| r.contains(desc)).and_then(|r| self.label_of(r));
+        let at = |w: usize| mem.load(desc.wrapping_add(4 * w as u32), 4).ok();
+        let extent = (|| Some([at(word::EXTENT_X)?, at(word::EXTENT_Y)?, at(word::EXTENT_Z)?]))();
+        ImageMiss { label, extent }
+    }
+
+    /// What the launch knows global region `r` as (the first label inside it).
+    fn label_of(&self, r: &Region) -> Option<Label> {
+        self.labels.iter().find(|(a, _)| r.contains(*a)).map(|&(a, l)| match l {
+            Label::Argument { index, .. } => Label::Argument { index, offset: a - r.base() },
+            other => other,
+        })
+    }
+
     /// The nearest exact extent to a rejected access of `bytes` at `addr`.
     pub fn explain(&self, mem: &MemView, addr: u32, bytes: u32) -> Option<Miss> {
         let distance = |s: u32, l: u32| {
@@ -182,18 +240,11 @@ impl MemCheck {
                 .iter()
                 .min_by_key(|(s, l, _)| distance(*s, *l))
                 .map(|(s, l, what)| miss(what.clone(), *s, *l)),
-            _ => {
-                let label = |r: &Region| {
-                    self.labels.iter().find(|(a, _)| r.contains(*a)).map(|&(a, l)| match l {
-                        Label::Argument { index, .. } => Label::Argument { index, offset: a - r.base() },
-                        other => other,
-                    })
-                };
-                mem.global
-                    .iter()
-                    .min_by_key(|r| distance(r.base(), r.len()))
-                    .map(|r| miss(Extent::Buffer(label(r)), r.base(), r.len()))
-            }
+            _ => mem
+                .global
+                .iter()
+                .min_by_key(|r| distance(r.base(), r.len()))
+                .map(|r| miss(Extent::Buffer(self.label_of(r)), r.base(), r.len())),
         }
     }
 }

@@ -854,6 +854,11 @@ impl<'a> MemView<'a> {
         self.extents
     }
 
+    /// Whether every access is checked (the memory checker is on).
+    pub fn checking(&self) -> bool {
+        self.check.is_some()
+    }
+
     /// Bytes moved so far through this view in `space` (loads, stores and atomics).
     pub fn bytes_moved(&self, space: Space) -> u64 {
         self.moved[space as usize].get()

@@ -649,6 +649,11 @@ pub enum HostCall {
     F64Math(u16),
     /// The uniform variant of a math built-in (as [`HostCall::F64Uniform`]).
     F64MathUniform(u16),
+    /// The image library's checker hook ([`crate::abi::subroutine::IMAGE_OUTSIDE`], and its
+    /// uniform variant): an access outside an image. Under the memory checker it stops the
+    /// launch ([`super::fault::FaultKind::ImageOutside`]); otherwise it declines and the hook's
+    /// code runs (it returns 0: the access is skipped).
+    ImageOutside,
 }
 
 /// The soft-double primitives run natively ([`HostCall::F64`]): the ABI's list.
@@ -682,11 +687,24 @@ pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::P
     n
 }
 
+/// Installs the checker hooks ([`HostCall::ImageOutside`]) of one of our ELFs, found by their
+/// subroutine labels (a uniform variant too). Returns how many were installed.
+pub fn install_checks(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
+    let mut n = 0;
+    for s in elf.symbols.iter().filter(|s| s.in_text) {
+        let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
+        if name.strip_suffix(crate::abi::UNIFORM_SUFFIX).unwrap_or(name) == crate::abi::subroutine::IMAGE_OUTSIDE {
+            n += usize::from(prog.install_host_call(s.addr, HostCall::ImageOutside));
+        }
+    }
+    n
+}
+
 impl HostCall {
     /// Whether the call reads and writes only the warp's registers (no memory, no host
     /// output): an untraced turn runs it in place ([`super::hostcall::run_registers_only`]) without ending.
     pub fn registers_only(self) -> bool {
-        !matches!(self, HostCall::LegacyPrintf)
+        !matches!(self, HostCall::LegacyPrintf | HostCall::ImageOutside)
     }
 
     /// Whether [`super::hostcall::run_registers_only`] may decline the call (the warp then runs its code).
@@ -698,14 +716,21 @@ impl HostCall {
     pub fn vreg_bound(self) -> usize {
         match self {
             HostCall::LegacyPrintf => 1,
+            HostCall::ImageOutside => 0,
             HostCall::F64(_) | HostCall::F64Uniform(_) => F64_ARGS + 2,
             HostCall::F64Math(_) | HostCall::F64MathUniform(_) => MATH_ARGS + 2,
         }
     }
 
     /// Whether a traced run also runs the call natively. The legacy `printf` cannot run on the
-    /// device at all; a soft-double primitive can, and a trace records its code.
+    /// device at all; a soft-double primitive can, and a trace records its code. The checker
+    /// hook runs natively (to stop the launch under the memory checker) and declines otherwise.
     pub fn traced_natively(self) -> bool {
+        matches!(self, HostCall::LegacyPrintf | HostCall::ImageOutside)
+    }
+
+    /// Whether the function's own code never runs (the walk of reachable code stops here).
+    pub fn replaces_code(self) -> bool {
         matches!(self, HostCall::LegacyPrintf)
     }
 }

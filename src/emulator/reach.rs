@@ -50,12 +50,12 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
             if std::mem::replace(&mut seen[i], true) {
                 continue;
             }
-            // A host call writes its result registers; one that traced runs execute as code:
-            // walk the code as well.
+            // A host call writes its result registers; one whose code may run (traced, or
+            // after declining): walk the code as well.
             let d = match p.host_call(ops[i].host_call) {
                 Some(call) => {
                     bounds.v = bounds.v.max(call.vreg_bound());
-                    if call.traced_natively() {
+                    if call.replaces_code() {
                         &ops[i]
                     } else {
                         p.host_call_original(ops[i].host_call).unwrap_or(&ops[i])

@@ -12,6 +12,7 @@
 
 use super::exec::{Ctx, Flow};
 use super::fault::{Fault, FaultKind, Trap};
+use super::memcheck::Explanation;
 use super::trace::Tracer;
 #[cfg(target_arch = "x86_64")]
 use super::turn::{pass_fast_avx2, turn_avx2, turn_fast_avx2};
@@ -126,19 +127,22 @@ fn csrs(p: &LaunchParams, g: u32, gid: [u32; 3], w: u32) -> Csrs {
 }
 
 /// For an access fault, the nearest exact extent (buffers by their requested size; `__local`
-/// extents only under the memory checker).
-fn explain_miss(ctx: &Ctx, trap: &Trap) -> Option<Box<super::memcheck::Miss>> {
+/// extents only under the memory checker); for an image access outside its image, the image.
+fn explain_miss(ctx: &Ctx, trap: &Trap) -> Option<Box<Explanation>> {
+    let addr = trap.addr?;
     let bytes = match trap.kind {
         FaultKind::MemCheck { bytes, .. } => u32::from(bytes),
         FaultKind::LoadAccess | FaultKind::StoreAccess => 1,
+        FaultKind::ImageOutside { .. } => {
+            return ctx.mem.extents().map(|c| Box::new(Explanation::Image(c.image(ctx.mem, addr))));
+        }
         _ => return None,
     };
-    let addr = trap.addr?;
     let miss = match ctx.mem.extents() {
         Some(c) => c.explain(ctx.mem, addr, bytes),
         None => super::memcheck::MemCheck::default().explain(ctx.mem, addr, bytes),
     };
-    miss.map(Box::new)
+    miss.map(|m| Box::new(Explanation::Nearest(m)))
 }
 
 /// Runs work-group `g` to completion, in the copy of the interpreter compiled for the host

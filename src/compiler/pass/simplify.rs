@@ -320,10 +320,13 @@ pub fn dce(f: &mut Func) {
                 used[cond.0 as usize] = true;
             }
         }
+        // A checker hook's call stays even when its result is unused (`abi::subroutine`).
+        let hooks: Vec<bool> = f.callees.iter().map(|n| crate::abi::subroutine::is_check(n)).collect();
+        let hook = |op: &Op| matches!(op, Op::Call { sub, .. } if hooks.get(*sub as usize) == Some(&true));
         let mut removed = false;
         for b in &mut f.blocks {
             let before = b.insts.len();
-            b.insts.retain(|i| i.op.has_side_effects() || i.result.is_some_and(|r| used[r.0 as usize]));
+            b.insts.retain(|i| i.op.has_side_effects() || hook(&i.op) || i.result.is_some_and(|r| used[r.0 as usize]));
             removed |= b.insts.len() != before;
         }
         if !removed {

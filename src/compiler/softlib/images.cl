@@ -10,6 +10,10 @@
 // Semantics: OpenCL C 3.0 §8 ("Image Addressing and Filtering") and §6.15.15.7 (missing
 // channels, border colours). Cases the spec leaves undefined never touch memory outside the
 // image: a read outside the addressing grid returns the border colour, a write there is dropped.
+// A sampler-less read or a write outside the image first calls the checker hook
+// VT_CHK_IMAGE_OUTSIDE (abi/subroutine.rs), which the memory checker turns into a report naming
+// the image argument and the pixel; reads with a sampler are defined by its addressing mode and
+// never call it.
 // Rounding: normalized integers are decoded by a correctly rounded division (exact at 0 and at
 // the maximum), encoded with round-to-nearest-even and saturation (the spec's preferred
 // `convert_*_sat_rte`), half with round-to-nearest-even, sRGB per §8.3.5.
@@ -37,6 +41,23 @@ static inline global uchar *vt_pixel(vt_desc d, int x, int y, int z) {
 
 static inline bool vt_inside(vt_desc d, int x, int y, int z) {
     return (uint)x < d[VT_IMG_EXTENT_X] && (uint)y < d[VT_IMG_EXTENT_Y] && (uint)z < d[VT_IMG_EXTENT_Z];
+}
+
+// The checker hook (an out-of-line level-2 routine): called for an access outside the image
+// with the descriptor's address, the grid position and 1 for a write; returns whether the access
+// goes ahead — never: a descriptor's channel count is at most 4, so the result is 0. The body
+// reads the descriptor through a volatile pointer and uses every argument, so clang neither
+// removes a call nor passes undefined values for arguments it would find unused (the memory
+// checker's host call reads them); the Ventus compiler never removes a hook's call.
+__attribute__((noinline)) uint VT_CHK_IMAGE_OUTSIDE(uint desc, int x, int y, int z, uint write) {
+    uint channels = ((volatile global const uint *)(uintptr_t)desc)[VT_IMG_CHANNELS];
+    return channels > 4u && x == y && z == (int)write;
+}
+
+// Reports an access outside the image at grid position `g` to the checker hook; whether the
+// access goes ahead (never).
+static inline bool vt_outside_proceeds(vt_desc d, int4 g, uint write) {
+    return VT_CHK_IMAGE_OUTSIDE((uint)(uintptr_t)d, g.x, g.y, g.z, write) != 0;
 }
 
 static inline bool vt_is_int_type(uint t) {
@@ -452,12 +473,16 @@ static int4 vt_int_grid(vt_desc d, uint smp, int4 c) {
 // read_imagef/h with integer coordinates, sampler or not.
 float4 __vt_img_read_f(vt_desc d, uint smp, int4 c) {
     int4 g = vt_int_grid(d, smp, c);
+    if (smp == 0 && !vt_inside(d, g.x, g.y, g.z) && !vt_outside_proceeds(d, g, 0))
+        return as_float4(vt_border(d, as_uint(1.0f)));
     return vt_fetch_f(d, g.x, g.y, g.z);
 }
 
 // read_imagei/ui with integer coordinates.
 uint4 __vt_img_read_i(vt_desc d, uint smp, int4 c) {
     int4 g = vt_int_grid(d, smp, c);
+    if (smp == 0 && !vt_inside(d, g.x, g.y, g.z) && !vt_outside_proceeds(d, g, 0))
+        return vt_border(d, 1);
     return vt_fetch_i(d, g.x, g.y, g.z);
 }
 
@@ -473,7 +498,7 @@ static int4 vt_write_grid(vt_desc d, int4 c) {
 // write_imagef/h (integer coordinates; outside the image: dropped).
 void __vt_img_write_f(vt_desc d, int4 c, float4 color) {
     int4 g = vt_write_grid(d, c);
-    if (g.w == 0)
+    if (g.w == 0 && !vt_outside_proceeds(d, g, 1))
         return;
     uint type = d[VT_IMG_DATA_TYPE];
     uint order = d[VT_IMG_ORDER];
@@ -505,7 +530,7 @@ void __vt_img_write_f(vt_desc d, int4 c, float4 color) {
 // write_imagei/ui: saturated to the element type (§8.3.4).
 void __vt_img_write_i(vt_desc d, int4 c, uint4 color) {
     int4 g = vt_write_grid(d, c);
-    if (g.w == 0)
+    if (g.w == 0 && !vt_outside_proceeds(d, g, 1))
         return;
     uint type = d[VT_IMG_DATA_TYPE];
     uint4 s = vt_from_rgba(d[VT_IMG_ORDER], color);

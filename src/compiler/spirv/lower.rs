@@ -290,10 +290,19 @@ impl<'m> Lowerer<'m> {
             && !crate::compiler::env::CompilerEnv::get().inline_subroutines
     }
 
+    /// The module (index in `all`) and function id of library function `name`: the soft-double
+    /// library's, else the first module exporting it.
+    fn library_fn(&self, name: &str) -> Option<(usize, u32)> {
+        match (self.lib, self.lib_fns.get(name)) {
+            (Some(k), Some(&fid)) => Some((k, fid)),
+            _ => self.all.iter().enumerate().find_map(|(k, (m, _, _))| Some((k, m.exported(name)?))),
+        }
+    }
+
     /// An out-of-line call of library function `name` (its result: one value, `i64` rebuilt from
     /// two words).
     fn call_sub(&mut self, b: BlockId, name: &str, args: &[Value]) -> Result<Value, CompileError> {
-        let (Some(k), Some(&fid)) = (self.lib, self.lib_fns.get(name)) else {
+        let Some((k, fid)) = self.library_fn(name) else {
             return Err(CompileError::Internal(format!("library function {name} missing")));
         };
         let lib = &self.all[k].0;
@@ -890,14 +899,16 @@ impl<'m> Lowerer<'m> {
                 for k in 1..i.operands.len() {
                     args.push(self.get(fr, id_operand(i, k)?)?);
                 }
-                // The library calling one of its own subroutines of a deeper level.
-                if self.lib == Some(self.mod_idx) {
-                    if let Some(name) = self.m.linkage_name(callee).filter(|n| self.out_of_line(n)) {
-                        let flat: Vec<Value> = args.iter().flatten().copied().collect();
-                        let v = self.call_sub(*cur, &name, &flat)?;
-                        fr.vals.insert(r, vec![v]);
-                        return Ok(());
-                    }
+                // The soft-double library calling one of its own subroutines of a deeper level,
+                // or a library calling a checker hook (`abi::subroutine::CHECK_PREFIX`).
+                let name = self.m.linkage_name(callee).filter(|n| self.out_of_line(n));
+                if let Some(name) =
+                    name.filter(|n| self.lib == Some(self.mod_idx) || crate::abi::subroutine::is_check(n))
+                {
+                    let flat: Vec<Value> = args.iter().flatten().copied().collect();
+                    let v = self.call_sub(*cur, &name, &flat)?;
+                    fr.vals.insert(r, vec![v]);
+                    return Ok(());
                 }
                 let entry = self.f.new_block();
                 self.f.block_mut(*cur).term = Term::Br(entry);

@@ -1152,8 +1152,11 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
         }
         let level = crate::compiler::target::call::level_of(&name)
             .ok_or(CompileError::Internal(format!("call of {name}, which is not a subroutine")))?;
-        let k = lib.ok_or(CompileError::Internal("subroutine call without the library".into()))?;
-        let fid = all[k].0.exported(&name).ok_or(CompileError::Internal(format!("{name} missing")))?;
+        // The soft-double library's routines, and the hooks of the other libraries.
+        let (k, fid) = lib
+            .and_then(|k| Some((k, all[k].0.exported(&name)?)))
+            .or_else(|| all.iter().enumerate().find_map(|(k, (m, _, _))| Some((k, m.exported(&name)?))))
+            .ok_or(CompileError::Internal(format!("subroutine {name} missing")))?;
         let g = lower::ProgramGlobals { offsets: &global_offsets, present: globals.size > 0 };
         let f = lower::lower_subroutine(&all, k, fid, &name, level, &g)?;
         todo.extend(f.callees.iter().cloned());

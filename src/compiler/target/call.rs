@@ -63,6 +63,17 @@ pub fn level(level: u8) -> Level {
     }
 }
 
+/// The register ranges of a kernel whose calls all go to level-2 routines: level 0's and level
+/// 1's together (a level-2 routine calls nothing, so no level-1 register is in use while one
+/// runs). Image kernels, which call only the image library's checker hook, keep most of a leaf
+/// kernel's registers this way.
+pub fn kernel_calling_level2_only() -> Level {
+    let (l0, l1) = (level(0), level(1));
+    let vpool = l0.vpool.iter().copied().chain(l1.vpool.iter().copied()).chain(l1.args..=240).collect();
+    let spool = l0.spool.iter().copied().chain(l1.spool.iter().copied()).collect();
+    Level { vpool, spool, ..l0 }
+}
+
 /// The name of the uniform variant of subroutine `name` (same call level).
 pub fn uniform_name(name: &str) -> String {
     format!("{name}{}", crate::abi::UNIFORM_SUFFIX)

@@ -38,7 +38,7 @@ const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 fn vector_pool(m: &MFunc) -> Vec<u8> {
     let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
     let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
-    let pool: Vec<u8> = if m.level == 0 && !m.calls { (4..=240).collect() } else { super::call::level(m.level).vpool };
+    let pool: Vec<u8> = if m.level == 0 && !m.calls { (4..=240).collect() } else { call_level(m).vpool };
     pool.into_iter().filter(|r| !(cas64 && fixed.contains(r))).collect()
 }
 
@@ -46,7 +46,18 @@ fn scalar_pool_of(m: &MFunc) -> Vec<u8> {
     if m.level == 0 && !m.calls {
         scalar_pool()
     } else {
-        super::call::level(m.level).spool
+        call_level(m).spool
+    }
+}
+
+/// The register ranges of a function that takes part in calls: its level's, or for a kernel
+/// that calls only level-2 routines, [`super::call::kernel_calling_level2_only`].
+fn call_level(m: &MFunc) -> super::call::Level {
+    let level1 = |i: &MInst| matches!(&i.op, MOp::Call(n) if super::call::level_of(n) == Some(1));
+    if m.level == 0 && !m.blocks.iter().flat_map(|b| &b.insts).any(level1) {
+        super::call::kernel_calling_level2_only()
+    } else {
+        super::call::level(m.level)
     }
 }
 
