@@ -670,8 +670,7 @@ pub const MATH_ARGS: usize = crate::abi::subroutine::LEVEL1_ARGS as usize;
 /// how many were installed.
 pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
     let mut n = 0;
-    for s in elf.symbols.iter().filter(|s| s.in_text) {
-        let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
+    for (addr, name) in routine_entries(elf) {
         let call = match name.strip_suffix(crate::abi::UNIFORM_SUFFIX) {
             Some(base) => F64Op::from_name(base)
                 .map(HostCall::F64Uniform)
@@ -681,7 +680,7 @@ pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::P
                 .or_else(|| super::native_math::lookup(name).map(HostCall::F64Math)),
         };
         if let Some(call) = call {
-            n += usize::from(prog.install_host_call(s.addr, call));
+            n += usize::from(prog.install_host_call(addr, call));
         }
     }
     n
@@ -691,13 +690,19 @@ pub fn install_native_fp64(elf: &crate::abi::elf::VentusElf, prog: &mut super::P
 /// subroutine labels (a uniform variant too). Returns how many were installed.
 pub fn install_checks(elf: &crate::abi::elf::VentusElf, prog: &mut super::Program) -> usize {
     let mut n = 0;
-    for s in elf.symbols.iter().filter(|s| s.in_text) {
-        let Some(name) = s.name.strip_prefix(crate::abi::SUBROUTINE_LABEL_PREFIX) else { continue };
+    for (addr, name) in routine_entries(elf) {
         if name.strip_suffix(crate::abi::UNIFORM_SUFFIX).unwrap_or(name) == crate::abi::subroutine::IMAGE_OUTSIDE {
-            n += usize::from(prog.install_host_call(s.addr, HostCall::ImageOutside));
+            n += usize::from(prog.install_host_call(addr, HostCall::ImageOutside));
         }
     }
     n
+}
+
+/// The entry address and name of every library routine of one of our ELFs (by its subroutine
+/// label, [`crate::abi::SUBROUTINE_LABEL_PREFIX`]).
+fn routine_entries(elf: &crate::abi::elf::VentusElf) -> impl Iterator<Item = (u32, &str)> {
+    let prefix = crate::abi::SUBROUTINE_LABEL_PREFIX;
+    elf.symbols.iter().filter(|s| s.in_text).filter_map(move |s| Some((s.addr, s.name.strip_prefix(prefix)?)))
 }
 
 impl HostCall {

@@ -290,19 +290,12 @@ impl<'m> Lowerer<'m> {
             && !crate::compiler::env::CompilerEnv::get().inline_subroutines
     }
 
-    /// The module (index in `all`) and function id of library function `name`: the soft-double
-    /// library's, else the first module exporting it.
-    fn library_fn(&self, name: &str) -> Option<(usize, u32)> {
-        match (self.lib, self.lib_fns.get(name)) {
-            (Some(k), Some(&fid)) => Some((k, fid)),
-            _ => self.all.iter().enumerate().find_map(|(k, (m, _, _))| Some((k, m.exported(name)?))),
-        }
-    }
-
     /// An out-of-line call of library function `name` (its result: one value, `i64` rebuilt from
     /// two words).
     fn call_sub(&mut self, b: BlockId, name: &str, args: &[Value]) -> Result<Value, CompileError> {
-        let Some((k, fid)) = self.library_fn(name) else {
+        // The soft-double library's routines by its export map; a hook by the module defining it.
+        let found = self.lib.zip(self.lib_fns.get(name).copied()).or_else(|| super::exporter(self.all, name));
+        let Some((k, fid)) = found else {
             return Err(CompileError::Internal(format!("library function {name} missing")));
         };
         let lib = &self.all[k].0;
@@ -1059,11 +1052,8 @@ impl<'m> Lowerer<'m> {
         args: Vec<Vec<Value>>,
     ) -> Result<Vec<Value>, CompileError> {
         let all = self.all;
-        let (k, fid) = all
-            .iter()
-            .enumerate()
-            .find_map(|(k, (m, _, _))| Some((k, m.exported(name)?)))
-            .ok_or(CompileError::Internal(format!("library function {name} missing")))?;
+        let (k, fid) =
+            super::exporter(all, name).ok_or(CompileError::Internal(format!("library function {name} missing")))?;
         let entry = self.f.new_block();
         self.f.block_mut(*cur).term = Term::Br(entry);
         let saved = (self.m, self.consts, self.mod_idx, self.const_base, self.line.clone());

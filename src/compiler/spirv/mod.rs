@@ -1014,6 +1014,12 @@ pub fn lower_module(words: &[u32]) -> Result<Program, CompileError> {
 /// Each module's `.rodata` constants and `global` variables get their own region of the
 /// program's combined `.rodata` and globals block (16-byte aligned module bases); an
 /// `extern global` declaration resolves by linkage name to the variable another module exports.
+/// The module (index in `all`) defining function `name` for export, and the function's id (one
+/// at most: the link rejects a symbol defined twice).
+pub(super) fn exporter(all: &[(Module, ConstData, u32)], name: &str) -> Option<(usize, u32)> {
+    all.iter().enumerate().find_map(|(k, (m, _, _))| Some((k, m.exported(name)?)))
+}
+
 pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     let mut all = Vec::new();
     let mut rodata = Vec::new();
@@ -1145,18 +1151,13 @@ pub fn lower_modules(modules: &[Vec<u32>]) -> Result<Program, CompileError> {
     // Every library subroutine reachable from the kernels, lowered once.
     let mut subs: Vec<(u8, Func)> = Vec::new();
     let mut todo: Vec<String> = kernels.iter().flat_map(|k| k.func.callees.clone()).collect();
-    let lib = all.iter().position(|(m, _, _)| m.exported(F64Primitive::Add.name()).is_some());
     while let Some(name) = todo.pop() {
         if subs.iter().any(|(_, f)| f.name == name) {
             continue;
         }
         let level = crate::compiler::target::call::level_of(&name)
             .ok_or(CompileError::Internal(format!("call of {name}, which is not a subroutine")))?;
-        // The soft-double library's routines, and the hooks of the other libraries.
-        let (k, fid) = lib
-            .and_then(|k| Some((k, all[k].0.exported(&name)?)))
-            .or_else(|| all.iter().enumerate().find_map(|(k, (m, _, _))| Some((k, m.exported(&name)?))))
-            .ok_or(CompileError::Internal(format!("subroutine {name} missing")))?;
+        let (k, fid) = exporter(&all, &name).ok_or(CompileError::Internal(format!("subroutine {name} missing")))?;
         let g = lower::ProgramGlobals { offsets: &global_offsets, present: globals.size > 0 };
         let f = lower::lower_subroutine(&all, k, fid, &name, level, &g)?;
         todo.extend(f.callees.iter().cloned());
