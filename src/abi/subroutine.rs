@@ -13,13 +13,17 @@
 //!   uniform variant (arguments and result uniform, scalar code run once per warp) is named
 //!   `name + UNIFORM_SUFFIX`.
 //! * [`F64Primitive`] lists the level-2 primitives the emulator may run natively, by name.
-//! * Level 2 also holds the *checker hooks* (`__vt_chk_*`, [`CHECK_PREFIX`]): routines a library
-//!   calls where the program's behaviour is undefined (an image access outside its image,
-//!   [`IMAGE_OUTSIDE`]). Their code returns 0 ("skip the access") and does nothing else; under
-//!   the memory checker the emulator's host call at their entry stops the launch with a report
-//!   instead. The compiler never removes a call of one (its result may go unused).
+//! * Level 3 ([`CHECK_LEVEL`]) are the *checker hooks* (`__vt_chk_*`, [`CHECK_PREFIX`]):
+//!   routines a library calls where the program's behaviour is undefined (an image access
+//!   outside its image, [`IMAGE_OUTSIDE`]). Their code returns 0 ("skip the access") and does
+//!   nothing else; under the memory checker the emulator's host call at their entry stops the
+//!   launch with a report instead. The compiler never removes a call of one (its result may go
+//!   unused). Only kernels call them, and they call nothing: their few registers lie at the top
+//!   of the file, so a kernel that calls only hooks keeps v4–v31 (no `regext` prefix).
 
-/// Name prefix of the checker hooks (level 2).
+/// The call level of the checker hooks.
+pub const CHECK_LEVEL: u8 = 3;
+/// Name prefix of the checker hooks ([`CHECK_LEVEL`]).
 pub const CHECK_PREFIX: &str = "__vt_chk_";
 /// The image library's hook for an access outside its image (`compiler/softlib/images.cl`):
 /// argument words `(descriptor, x, y, z, write)` — the descriptor's address, the pixel's grid
@@ -39,6 +43,9 @@ pub const LEVEL1_ARGS: u8 = 232;
 /// First vector register of a level-2 routine's argument and result words (below v32: no
 /// `regext` prefix in the hot primitives).
 pub const LEVEL2_ARGS: u8 = 26;
+/// First vector register of a checker hook's argument and result words (the same as level 1's:
+/// a hook never runs while a level-1 routine does).
+pub const CHECK_ARGS: u8 = 232;
 /// Most 32-bit argument (and result) words of a routine.
 pub const MAX_WORDS: usize = 8;
 /// Most argument words of a level-2 routine (its registers v26–v31).
@@ -51,7 +58,9 @@ pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
 
 /// The call level of a routine by name (`None`: not a library routine).
 pub fn level_of(name: &str) -> Option<u8> {
-    if name.starts_with(LEVEL2_PREFIX) || is_check(name) {
+    if is_check(name) {
+        Some(CHECK_LEVEL)
+    } else if name.starts_with(LEVEL2_PREFIX) {
         Some(2)
     } else if name.starts_with(LEVEL1_PREFIX) {
         Some(1)
@@ -66,14 +75,30 @@ pub fn is_check(name: &str) -> bool {
     name.starts_with(CHECK_PREFIX)
 }
 
-/// First vector register of the argument words of a level-`level` routine (1 or 2; 0 for a
-/// kernel, which takes no words this way).
+/// First vector register of the argument words of a level-`level` routine (1, 2 or
+/// [`CHECK_LEVEL`]; 0 for a kernel, which takes no words this way).
 pub fn args(level: u8) -> u8 {
     match level {
         0 => 0,
         1 => LEVEL1_ARGS,
-        _ => LEVEL2_ARGS,
+        2 => LEVEL2_ARGS,
+        _ => CHECK_ARGS,
     }
+}
+
+/// Most argument (and result) words of a level-`level` routine.
+pub fn max_words(level: u8) -> usize {
+    if level == 2 {
+        MAX_WORDS_LEVEL2
+    } else {
+        MAX_WORDS
+    }
+}
+
+/// Whether a function of level `caller` may call a routine of level `callee`: only a deeper
+/// level, and a checker hook only from a kernel.
+pub fn may_call(caller: u8, callee: u8) -> bool {
+    callee > caller && (callee != CHECK_LEVEL || caller == 0)
 }
 
 /// The soft-double primitives (level 2) with an IEEE meaning the host can compute: operands
@@ -139,7 +164,12 @@ mod tests {
         assert_eq!(F64Primitive::from_name("__vt_f64_add__u"), None, "the suffix is the caller's to strip");
         assert_eq!(level_of("__vt_d_exp"), Some(1));
         assert_eq!(level_of("exp"), None);
-        assert_eq!(level_of(IMAGE_OUTSIDE), Some(2));
+        assert_eq!(level_of(IMAGE_OUTSIDE), Some(CHECK_LEVEL));
+        assert_eq!(level_of("__vt_chk_image_outside__u"), Some(CHECK_LEVEL));
+        assert!(may_call(0, 1) && may_call(1, 2) && may_call(0, 2) && may_call(0, CHECK_LEVEL));
+        assert!(!may_call(1, CHECK_LEVEL) && !may_call(2, CHECK_LEVEL) && !may_call(2, 1) && !may_call(1, 1));
+        // A hook's words fit its registers: (descriptor, x, y, z, write).
+        assert!(CHECK_ARGS as usize + max_words(CHECK_LEVEL) <= 241);
         assert!(is_check(IMAGE_OUTSIDE) && !is_check("__vt_f64_add"));
         // Level 2's words stay below v32 and clear of level 1's.
         assert!(LEVEL2_ARGS as usize + MAX_WORDS_LEVEL2 <= 32);

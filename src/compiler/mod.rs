@@ -172,7 +172,7 @@ fn back_end(
 /// parameters, every result word is uniform (given the variants of the deeper levels).
 fn uniform_subroutines(subs: &[(u8, ir::Func)]) -> Result<std::collections::HashSet<String>, CompileError> {
     let mut uniform = std::collections::HashSet::new();
-    for level in [2u8, 1] {
+    for level in [crate::abi::subroutine::CHECK_LEVEL, 2, 1] {
         for (l, f) in subs {
             if *l != level {
                 continue;
@@ -244,9 +244,9 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
         source_hints::apply_vec_type_hints(&mut kernels, src);
     }
     // Subroutines that are called, level by level (`target::call`): level 1 above the kernels'
-    // frames, level 2 above those of level 1; each in its vector variant, its uniform variant
+    // frames, level 2 above those of level 1, the checker hooks above those; each in its vector variant, its uniform variant
     // (parameters uniform) or both, as its callers need.
-    for level in 1..=2u8 {
+    for level in 1..=crate::abi::subroutine::CHECK_LEVEL {
         let base = top;
         for (k, (l, f)) in subs.iter_mut().enumerate() {
             if *l != level {

@@ -29,7 +29,7 @@
 
 use super::fault::{FaultKind, Trap};
 use super::memory::MemView;
-pub use super::program::{install_checks, install_native_fp64, F64Op, HostCall, F64_ARGS, MATH_ARGS};
+pub use super::program::{install_checks, install_native_fp64, F64Op, HostCall, CHECK_ARGS, F64_ARGS, MATH_ARGS};
 use super::warp::{Warp, MAX_LANES};
 use super::PrintHook;
 use crate::abi::printf::legacy;
@@ -116,7 +116,7 @@ pub(super) fn run(
                 return Ok(false);
             }
             let lane = lanes.trailing_zeros() as usize;
-            let word = |k: usize| w.v[F64_ARGS + k][lane];
+            let word = |k: usize| w.v[CHECK_ARGS + k][lane];
             let [x, y, z] = [1, 2, 3].map(|k| word(k) as i32);
             let kind = FaultKind::ImageOutside { write: word(4) != 0, x, y, z };
             // Reported at the call (the `jal` before `ra`): the image built-in's own place.

@@ -22,6 +22,7 @@ pub mod memory;
 pub mod native_math;
 pub mod program;
 mod reach;
+mod regset;
 mod scheduler;
 pub mod simd;
 pub mod trace;

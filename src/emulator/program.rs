@@ -50,13 +50,13 @@ pub struct Decoded {
     pub run: u16,
 }
 
-/// The register file `d` writes and the end of the registers it writes (exclusive, at most
-/// 256): its destination + 1, or + 2 for `amocas.d`, which writes the pair `vd`, `vd + 1`
+/// The register file `d` writes and the registers it writes (ending at most at 256): its
+/// destination, or two for `amocas.d`, which writes the pair `vd`, `vd + 1`
 /// (no other instruction writes more than its destination: a `vtype` with LMUL > 1 is
 /// illegal, so there are no register groups). The AMOs are encoded as scalar A instructions
 /// but act per lane on vector registers (`exec::scalar`): their destination is a `v`
-/// register. `None`: it writes no register.
-pub(super) fn written(d: &Decoded) -> Option<(crate::isa::roles::Class, usize)> {
+/// register, as is that of a read of a per-lane work-item CSR. `None`: it writes no register.
+pub(super) fn written(d: &Decoded) -> Option<(crate::isa::roles::Class, std::ops::Range<usize>)> {
     use crate::isa::roles::Class;
     let op = d.op?;
     let rd = op.desc().roles.rd;
@@ -67,9 +67,15 @@ pub(super) fn written(d: &Decoded) -> Option<(crate::isa::roles::Class, usize)> 
         Op::AmocasD => (Class::V, 2),
         // Every AMO but `sc.w`, which writes its scalar result.
         _ if op.desc().fmt == Fmt::Amo && op != Op::ScW => (Class::V, 1),
+        // A read of a per-lane work-item CSR writes the vector register `v[rd]` (`exec::csr`).
+        Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci
+            if (csr::GL_ID_X..=csr::LC_ID_Z).contains(&(d.imm as u16)) =>
+        {
+            (Class::V, 1)
+        }
         _ => (rd.class()?, 1),
     };
-    Some((class, (d.rd as usize + n).min(256)))
+    Some((class, d.rd as usize..(d.rd as usize + n).min(256)))
 }
 
 /// The longest run [`Decoded::run`] records.
@@ -151,19 +157,7 @@ struct Ext {
     validi: bool,
 }
 
-/// Bounds of the registers a program can write, per register file ([`Program::reg_bounds`]):
-/// it writes no `x` register at or above `x` and no `v` register at or above `v`.
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RegBounds {
-    pub x: usize,
-    pub v: usize,
-}
-
-impl RegBounds {
-    /// Every register (a program nothing is known about).
-    pub const ALL: RegBounds = RegBounds { x: 256, v: 256 };
-}
+pub use super::regset::{RegBounds, VRegSet};
 
 /// A loadable segment of the program window.
 #[derive(Debug, Clone)]
@@ -356,12 +350,11 @@ impl Program {
         for (idx, op) in ops.iter_mut().enumerate() {
             Self::link_prefix(&words, op, idx, Ext::default(), &mut ext);
         }
-        // Per register file: past the written destination registers (extension applied).
-        let bound_of = |class: crate::isa::roles::Class| {
-            ops.iter().chain(&ext).filter_map(|d| written(d).filter(|w| w.0 == class).map(|w| w.1)).max().unwrap_or(0)
-        };
-        let reg_bounds =
-            RegBounds { x: bound_of(crate::isa::roles::Class::X), v: bound_of(crate::isa::roles::Class::V) };
+        // The written destination registers (extension applied).
+        let mut reg_bounds = RegBounds::NONE;
+        for d in ops.iter().chain(&ext) {
+            reg_bounds.add_writes(d);
+        }
         let reads_fflags = ops.iter().chain(&ext).any(|d| {
             matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci))
                 && matches!(d.imm as u16 & 0xfff, csr::FFLAGS | csr::FCSR)
@@ -471,16 +464,15 @@ impl Program {
     pub fn text_base(&self) -> u32 {
         self.text_base
     }
-    /// Upper bounds of the scalar and vector registers the program can write: every written
-    /// destination register of its predecoded instructions is below them (a host call writes
-    /// `v0`, so with one installed the vector bound is at least 1). Warps are reset by clearing
-    /// only the registers below the bounds of the program they ran.
+    /// The scalar and vector registers the program can write: every written destination
+    /// register of its predecoded instructions and those of its host calls (the legacy `printf`
+    /// writes `v0`). Warps are reset by clearing only the registers the program they ran can write.
     #[inline]
     pub fn reg_bounds(&self) -> RegBounds {
-        let host_calls = self.host_calls.iter().map(|c| c.vreg_bound()).max().unwrap_or(0);
-        RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.max(host_calls) }
+        let host_calls = self.host_calls.iter().fold(VRegSet::EMPTY, |s, c| s.union(c.vregs()));
+        RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.union(host_calls) }
     }
-    /// Upper bounds of the registers a launch can write that starts at `start` (crt0) and
+    /// The registers a launch can write that starts at `start` (crt0) and
     /// calls the kernel at `entry`: those written by the instructions reachable from them
     /// ([`super::reach`]), or [`Program::reg_bounds`] when the walk cannot follow the code.
     /// Computed once per (start, entry).
@@ -665,6 +657,9 @@ pub const F64_ARGS: usize = crate::abi::subroutine::LEVEL2_ARGS as usize;
 /// First vector register of the level-1 argument words (`compiler::target::call::level(1)`).
 pub const MATH_ARGS: usize = crate::abi::subroutine::LEVEL1_ARGS as usize;
 
+/// First vector register of a checker hook's argument words.
+pub const CHECK_ARGS: usize = crate::abi::subroutine::CHECK_ARGS as usize;
+
 /// Installs [`HostCall::F64`] at the soft-double primitives of one of our ELFs, found by their
 /// subroutine labels ([`crate::abi::SUBROUTINE_LABEL_PREFIX`]); other ELFs have none. Returns
 /// how many were installed.
@@ -717,13 +712,13 @@ impl HostCall {
         matches!(self, HostCall::F64Math(_) | HostCall::F64MathUniform(_))
     }
 
-    /// One past the highest vector register the call writes (`v0`; `v26`/`v27`).
-    pub fn vreg_bound(self) -> usize {
+    /// The vector registers the call writes (`v0`; `v26`/`v27`; `v232`/`v233`).
+    pub fn vregs(self) -> VRegSet {
         match self {
-            HostCall::LegacyPrintf => 1,
-            HostCall::ImageOutside => 0,
-            HostCall::F64(_) | HostCall::F64Uniform(_) => F64_ARGS + 2,
-            HostCall::F64Math(_) | HostCall::F64MathUniform(_) => MATH_ARGS + 2,
+            HostCall::LegacyPrintf => VRegSet::range(0, 1),
+            HostCall::ImageOutside => VRegSet::EMPTY,
+            HostCall::F64(_) | HostCall::F64Uniform(_) => VRegSet::range(F64_ARGS, F64_ARGS + 2),
+            HostCall::F64Math(_) | HostCall::F64MathUniform(_) => VRegSet::range(MATH_ARGS, MATH_ARGS + 2),
         }
     }
 
@@ -774,26 +769,30 @@ mod tests {
     #[test]
     fn register_bounds_cover_every_written_destination_per_file() {
         // vadd.vi v1, v2, -1: v1 only; no scalar destination.
-        assert_eq!(prog(&[0x022fb0d7]).reg_bounds(), RegBounds { x: 0, v: 2 });
+        let v = |lo: usize, hi: usize| VRegSet::range(lo, hi);
+        assert_eq!(prog(&[0x022fb0d7]).reg_bounds(), RegBounds { x: 0, v: v(1, 2) });
         // regext (rd + 3·32) ; vadd.vi v1, v2, -1 → v97; plain successor v1
         let p = prog(&[0x0030200b, 0x022fb0d7]);
         assert_eq!(p.extended(p.fetch(0x8000_0000).unwrap().next_ext).rd, 97);
-        assert_eq!(p.reg_bounds().v, 97 + 1);
+        assert_eq!(p.reg_bounds().v, v(1, 2).union(v(97, 98)));
         // addi t6, zero, 1 (x31) and vmv.x.s a0, v3: scalar destinations only.
-        assert_eq!(prog(&[0x00100f93, 0x42302557]).reg_bounds(), RegBounds { x: 31 + 1, v: 0 });
+        assert_eq!(prog(&[0x00100f93, 0x42302557]).reg_bounds(), RegBounds { x: 31 + 1, v: v(0, 0) });
         // amocas.d writes a pair: amocas.d x20, x22, (x5) → v20 and v21.
         let amo = crate::isa::asm::assemble("amocas.d x20, x22, (x5)", 0x8000_0000).unwrap();
-        assert_eq!(prog(&amo.words).reg_bounds(), RegBounds { x: 0, v: 22 });
+        assert_eq!(prog(&amo.words).reg_bounds(), RegBounds { x: 0, v: v(20, 22) });
         // The other AMOs write their (vector) destination: amoadd.w x7, x8, (x9) → v7.
         let amo = crate::isa::asm::assemble("amoadd.w x7, x8, (x9)", 0x8000_0000).unwrap();
-        assert_eq!(prog(&amo.words).reg_bounds(), RegBounds { x: 0, v: 8 });
+        assert_eq!(prog(&amo.words).reg_bounds(), RegBounds { x: 0, v: v(7, 8) });
+        // A per-lane CSR read writes v[rd]: csrr x3, gl_id_x (0x80d).
+        let csrr = crate::isa::asm::assemble("csrr x3, 0x80d", 0x8000_0000).unwrap();
+        assert_eq!(prog(&csrr.words).reg_bounds(), RegBounds { x: 0, v: v(3, 4) });
         // A store writes nothing: sw a0, 0(sp).
-        assert_eq!(prog(&[0x00a12023]).reg_bounds(), RegBounds { x: 0, v: 0 });
+        assert_eq!(prog(&[0x00a12023]).reg_bounds(), RegBounds::NONE);
         // A host call writes v0.
         let mut p = prog(&[0x00000013, 0x00008067]);
-        assert_eq!(p.reg_bounds(), RegBounds { x: 1, v: 0 });
+        assert_eq!(p.reg_bounds(), RegBounds { x: 1, v: v(0, 0) });
         assert!(p.install_host_call(0x8000_0000, HostCall::LegacyPrintf));
-        assert_eq!(p.reg_bounds().v, 1);
+        assert_eq!(p.reg_bounds().v, v(0, 1));
     }
     #[test]
     fn endprg_waits_for_its_place_only_in_a_text_with_a_barrier() {

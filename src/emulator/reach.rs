@@ -16,21 +16,9 @@
 //! [`Warp::reset`]: super::warp::Warp::reset
 //! [`Warp::check_bounds`]: super::warp::Warp::check_bounds
 
-use super::program::RegBounds;
-use super::program::{written, Decoded, Program};
+use super::program::{Program, RegBounds};
 use crate::isa::regs::csr;
-use crate::isa::roles::Class;
 use crate::isa::{Fmt, Op};
-
-/// The bounds of the registers written by `d` (and by the extended variants a prefix selects)
-/// folded into `b`, as [`Program::reg_bounds`] counts them ([`written`]).
-fn add_writes(b: &mut RegBounds, d: &Decoded) {
-    match written(d) {
-        Some((Class::X, top)) => b.x = b.x.max(top),
-        Some((Class::V, top)) => b.v = b.v.max(top),
-        _ => {}
-    }
-}
 
 /// Walks the code reachable from `start` (crt0) and `entry`; `None` when some control transfer
 /// cannot be followed.
@@ -42,7 +30,7 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
         (off & 3 == 0 && ((off >> 2) as usize) < n).then_some((off >> 2) as usize)
     };
     let mut seen = vec![false; n];
-    let mut bounds = RegBounds { x: 0, v: 0 };
+    let mut bounds = RegBounds::NONE;
     // Pass 0 from crt0 (its register call is the kernel entry), pass 1 from the entry.
     for (pass, root) in [start, entry].into_iter().enumerate() {
         let mut work: Vec<usize> = index(root).into_iter().collect();
@@ -54,7 +42,7 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
             // after declining): walk the code as well.
             let d = match p.host_call(ops[i].host_call) {
                 Some(call) => {
-                    bounds.v = bounds.v.max(call.vreg_bound());
+                    bounds.v = bounds.v.union(call.vregs());
                     if call.replaces_code() {
                         &ops[i]
                     } else {
@@ -64,11 +52,11 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
                 None => &ops[i],
             };
             let pc = p.text_base().wrapping_add(4 * i as u32);
-            add_writes(&mut bounds, d);
+            bounds.add_writes(d);
             let mut ext = d.next_ext;
             while ext != super::program::NO_EXT {
                 let e = p.extended(ext);
-                add_writes(&mut bounds, e);
+                bounds.add_writes(e);
                 ext = e.next_ext;
             }
             let Some(op) = d.op else { continue }; // a host call returns; an illegal word traps
@@ -125,7 +113,7 @@ pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator::program::LoadSegment;
+    use crate::emulator::program::{LoadSegment, VRegSet};
 
     /// Assembles `src` at 0x8000_0000; returns the program and its labels.
     fn asm(src: &str) -> (Program, std::collections::BTreeMap<String, u32>) {
@@ -159,10 +147,11 @@ mod tests {
                     ret"
         ));
         let b = p.launch_reg_bounds(0x8000_0000, l["small"]);
-        assert_eq!(b, RegBounds { x: 6 + 1, v: 5 + 1 }, "crt0's t1/ra/t0 (x6) and the called helper's v5");
+        let v = |regs: &[usize]| regs.iter().fold(VRegSet::EMPTY, |s, &r| s.union(VRegSet::range(r, r + 1)));
+        assert_eq!(b, RegBounds { x: 6 + 1, v: v(&[2, 5]) }, "crt0's t1/ra/t0 (x6), v2 and the called helper's v5");
         let b = p.launch_reg_bounds(0x8000_0000, l["big"]);
-        assert_eq!(b, RegBounds { x: 27 + 1, v: 30 + 1 });
-        assert_eq!(p.reg_bounds(), RegBounds { x: 27 + 1, v: 30 + 1 });
+        assert_eq!(b, RegBounds { x: 27 + 1, v: v(&[30]) });
+        assert_eq!(p.reg_bounds(), RegBounds { x: 27 + 1, v: v(&[2, 5, 30]) });
     }
 
     #[test]
@@ -185,7 +174,8 @@ mod tests {
                     ret"
         ));
         let b = p.launch_reg_bounds(0x8000_0000, l["k"]);
-        assert_eq!(b.v, 9 + 1, "the setrpc target (auipc + 16) is reached, `other` is not");
+        assert!(b.v.contains(9) && b.v.contains(3) && b.v.contains(7), "the setrpc target (auipc + 16) is reached");
+        assert!(!b.v.contains(28), "`other` is not");
     }
 
     #[test]

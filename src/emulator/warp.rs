@@ -2,7 +2,7 @@
 //! and the per-warp CSR file.
 
 use super::fault::Trap;
-use super::program::RegBounds;
+use super::program::{RegBounds, VRegSet};
 use crate::isa::regs::csr;
 
 /// Maximum lanes per warp (the simulator's mask logic is only correct up to 32).
@@ -121,11 +121,11 @@ pub struct Warp {
     pub done: bool,
     /// Vector branches of this warp that split its active lanes (statistics).
     pub divergent_branches: u64,
-    /// Vector registers `v[0..dirty_vregs]` may be non-zero; the rest are zero. A reset zeroes
-    /// only those, then assumes the next program writes below its [`Program::reg_bounds`].
+    /// Vector registers in `dirty_vregs` may be non-zero; the rest are zero. A reset zeroes
+    /// only those, then assumes the next program writes only its [`Program::reg_bounds`].
     ///
     /// [`Program::reg_bounds`]: super::program::Program::reg_bounds
-    dirty_vregs: usize,
+    dirty_vregs: VRegSet,
     /// Scalar registers `x[0..dirty_xregs]` may be non-zero; the rest are zero.
     dirty_xregs: usize,
     /// No instruction of the program reads the accrued FP flags, so untraced vector FP may
@@ -158,7 +158,7 @@ impl Warp {
             csr: Csrs::default(),
             done: false,
             divergent_branches: 0,
-            dirty_vregs: 0,
+            dirty_vregs: VRegSet::EMPTY,
             dirty_xregs: 256,
             fflags_unread: false,
             resume_mask: 0,
@@ -180,8 +180,10 @@ impl Warp {
         self.x[5] = pc;
         self.x[10] = csrs.wid;
         self.x[11] = 0x1020;
-        self.v[..self.dirty_vregs].as_flattened_mut().fill(0);
-        self.dirty_vregs = bounds.v.min(self.v.len());
+        for (lo, hi) in self.dirty_vregs.runs() {
+            self.v[lo..hi].as_flattened_mut().fill(0);
+        }
+        self.dirty_vregs = bounds.v;
         self.mask = width_mask;
         self.width_mask = width_mask;
         self.stack.clear();
@@ -196,12 +198,12 @@ impl Warp {
     /// — the code wrote one the reachability walk ([`super::reach`]) missed.
     pub fn check_bounds(&self) {
         let x = self.x[self.dirty_xregs..].iter().position(|&r| r != 0);
-        let v = self.v[self.dirty_vregs..].iter().position(|r| r.iter().any(|&l| l != 0));
+        let v = (0..self.v.len()).find(|&r| !self.dirty_vregs.contains(r) && self.v[r].iter().any(|&l| l != 0));
         assert!(
             x.is_none() && v.is_none(),
-            "register bounds missed a write: x{:?} v{:?} (bounds x{} v{})",
+            "register bounds missed a write: x{:?} v{:?} (bounds x{} v{:?})",
             x.map(|i| i + self.dirty_xregs),
-            v.map(|i| i + self.dirty_vregs),
+            v,
             self.dirty_xregs,
             self.dirty_vregs
         );
@@ -329,7 +331,7 @@ mod tests {
     /// read zero for the next program, whatever bound that one has.
     #[test]
     fn reset_clears_what_the_previous_program_could_write() {
-        let b = |x: usize, v: usize| RegBounds { x, v };
+        let b = |x: usize, v: usize| RegBounds { x, v: VRegSet::range(0, v) };
         let mut w = Warp::new(0x8000_0000, 32, Csrs::default(), RegBounds::ALL);
         w.v[200][3] = 7;
         w.v[5][0] = 1;
@@ -347,6 +349,15 @@ mod tests {
         w.reset(0x8000_0000, 32, Csrs::default(), b(0, 0));
         assert_eq!(w.v[63][1], 0, "a register below the previous bound is cleared");
         assert_eq!(w.x[9], 0, "the boot registers' range is always cleared");
+        // Sets with gaps: only the members are assumed written, all of them are cleared.
+        let mut split = VRegSet::range(4, 8);
+        split.insert_range(224, 237);
+        w.reset(0x8000_0000, 32, Csrs::default(), RegBounds { x: 0, v: split });
+        w.v[5][2] = 1;
+        w.v[230][31] = 2;
+        w.check_bounds();
+        w.reset(0x8000_0000, 32, Csrs::default(), b(0, 0));
+        assert_eq!((w.v[5][2], w.v[230][31]), (0, 0));
         assert_eq!((w.x[5], w.x[11], w.mask), (0x8000_0000, 0x1020, u32::MAX));
     }
 }

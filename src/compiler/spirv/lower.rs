@@ -286,7 +286,8 @@ impl<'m> Lowerer<'m> {
 
     /// Whether a call of library function `name` from here is made out of line.
     fn out_of_line(&self, name: &str) -> bool {
-        crate::compiler::target::call::level_of(name).is_some_and(|l| l > self.level)
+        crate::compiler::target::call::level_of(name)
+            .is_some_and(|l| crate::compiler::target::call::may_call(self.level, l))
             && !crate::compiler::env::CompilerEnv::get().inline_subroutines
     }
 

@@ -4,17 +4,18 @@
 //!
 //! Registers are *partitioned by call level* instead of saved (the hot level-2 primitives get
 //! the registers below 32, which need no `regext` prefix): a kernel (level 0) calls level-1
-//! subroutines (`__vt_d_*` math built-ins) and level-2 ones (`__vt_f64_*` primitives); level 1
-//! calls level 2; level 2 calls nothing. Each level allocates only from its own vector and scalar
-//! ranges, so a call clobbers nothing its caller keeps — no save/restore, no clobber modelling in
-//! the allocator. Arguments are copied into the callee level's argument registers
+//! subroutines (`__vt_d_*` math built-ins), level-2 ones (`__vt_f64_*` primitives) and the
+//! checker hooks (`__vt_chk_*`, level 3); level 1 calls level 2; levels 2 and 3 call nothing.
+//! Each level allocates only from its own vector and scalar ranges, and a kernel from what the
+//! levels it calls (and those they call) leave ([`kernel`]), so a call clobbers nothing its
+//! caller keeps — no save/restore, no clobber modelling in the allocator. Arguments are copied into the callee level's argument registers
 //! ([`Level::args`]) right before the `jal`; the callee copies them out at entry and leaves its
 //! result words in the same registers before `ret`. A caller that calls saves `ra` in its
 //! level's [`Level::ra_save`] register at entry and restores it before returning.
 //!
 //! Spill slots of a level lie above those of the levels that call it (private memory for vector
 //! slots, the warp stack for scalar slots): `compiler::compile_spirv_modules` allocates kernels
-//! first, then level 1, then level 2, each with the end of the previous as its base, and gives
+//! first, then level 1, then level 2, then level 3, each with the end of the previous as its base, and gives
 //! every kernel enough private memory for the deepest frame. Shared by every level and never
 //! live across an instruction: the zero vector v0, the spill scratch v1–v3 / x7, x28, x29, the
 //! slot bases v241–v255 / x63 (constants, re-set by any function that needs them), x62 and the
@@ -43,35 +44,67 @@ pub struct Level {
     pub ra_save: u8,
 }
 
-use crate::abi::subroutine::args;
-pub use crate::abi::subroutine::{level_of, MAX_WORDS, MAX_WORDS_LEVEL2};
+use crate::abi::subroutine::{args, max_words, CHECK_LEVEL};
+pub use crate::abi::subroutine::{level_of, may_call, MAX_WORDS};
 
-/// The register ranges of `level` (0 = a kernel that calls subroutines).
+/// Where a kernel that calls keeps `ra` (below x32: its save and restore need no `regext`
+/// prefix; no routine level uses it).
+const KERNEL_RA_SAVE: u8 = 31;
+
+/// The register ranges of a kernel that calls nothing: every vector register but the zero
+/// vector, the spill scratch and the slot bases; every scalar register but the reserved ones
+/// (zero, ra, sp, gp, tp, the `setrpc` scratch, the work-group local base, the spill scratch
+/// and the slot address registers, see `regalloc`).
+pub fn leaf() -> Level {
+    let spool = [5, 9].into_iter().chain(10..=27).chain([30, 31]).chain(32..=61).collect();
+    Level { args: args(0), vpool: (4..=240).collect(), spool, ra_save: KERNEL_RA_SAVE }
+}
+
+/// The register ranges of `level` (1, 2 or the checker hooks' [`CHECK_LEVEL`]; a kernel's are
+/// [`kernel`]'s).
 pub fn level(level: u8) -> Level {
     match level {
-        0 => Level {
-            args: args(0),
-            vpool: (32..=139).collect(),
-            spool: [5, 9, 30, 31].into_iter().chain(32..=45).collect(),
-            ra_save: 58,
-        },
+        0 => kernel(&[1]),
         1 => Level { args: args(1), vpool: (180..=231).collect(), spool: (46..=57).collect(), ra_save: 59 },
         // The registers below 32 first; v140–v179 rather than spilling.
-        _ => {
+        2 => {
             Level { args: args(2), vpool: (4..=25).chain(140..=179).collect(), spool: (10..=27).collect(), ra_save: 60 }
         }
+        // The hooks call nothing (no `ra` to keep) and are tiny: a few registers at the top.
+        _ => Level { args: args(CHECK_LEVEL), vpool: (224..=231).collect(), spool: (50..=57).collect(), ra_save: 60 },
     }
 }
 
-/// The register ranges of a kernel whose calls all go to level-2 routines: level 0's and level
-/// 1's together (a level-2 routine calls nothing, so no level-1 register is in use while one
-/// runs). Image kernels, which call only the image library's checker hook, keep most of a leaf
-/// kernel's registers this way.
-pub fn kernel_calling_level2_only() -> Level {
-    let (l0, l1) = (level(0), level(1));
-    let vpool = l0.vpool.iter().copied().chain(l1.vpool.iter().copied()).chain(l1.args..=240).collect();
-    let spool = l0.spool.iter().copied().chain(l1.spool.iter().copied()).collect();
-    Level { vpool, spool, ..l0 }
+/// The levels whose registers are in use while a routine of `level` runs: its own and those
+/// of every level it may call.
+fn reached(level: u8) -> impl Iterator<Item = u8> {
+    (level..=CHECK_LEVEL).filter(move |&l| l == level || (may_call(level, l) && l != CHECK_LEVEL))
+}
+
+/// The register ranges of a kernel that calls routines of the levels `called`: a leaf kernel's
+/// ([`leaf`]) minus every register a called routine — or a routine it calls in turn — may
+/// write (its pools, its argument words, its `ra` save). A kernel that calls only the checker
+/// hooks or only level-2 primitives keeps v4–v31 or most of the file that way.
+pub fn kernel(called: &[u8]) -> Level {
+    let leaf = leaf();
+    let (mut vbusy, mut sbusy) = (vec![false; 256], vec![false; 64]);
+    sbusy[usize::from(leaf.ra_save)] = !called.is_empty();
+    for l in called.iter().flat_map(|&c| reached(c)) {
+        let lv = level(l);
+        let words = usize::from(lv.args)..usize::from(lv.args) + max_words(l);
+        for r in lv.vpool.iter().map(|&r| usize::from(r)).chain(words) {
+            vbusy[r] = true;
+        }
+        let calls = (l + 1..=CHECK_LEVEL).any(|c| may_call(l, c));
+        for &r in lv.spool.iter().chain(Some(&lv.ra_save).filter(|_| calls)) {
+            sbusy[usize::from(r)] = true;
+        }
+    }
+    Level {
+        vpool: leaf.vpool.into_iter().filter(|&r| !vbusy[usize::from(r)]).collect(),
+        spool: leaf.spool.into_iter().filter(|&r| !sbusy[usize::from(r)]).collect(),
+        ..leaf
+    }
 }
 
 /// The name of the uniform variant of subroutine `name` (same call level).
@@ -82,4 +115,71 @@ pub fn uniform_name(name: &str) -> String {
 /// The assembly label of subroutine `name`.
 pub fn label(name: &str) -> String {
     format!("{}{name}", crate::abi::SUBROUTINE_LABEL_PREFIX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every register a routine may write while it runs (pools, argument words, `ra` save).
+    fn writes(l: u8) -> (Vec<u8>, Vec<u8>) {
+        let lv = level(l);
+        let mut v = lv.vpool.clone();
+        v.extend(lv.args..lv.args + max_words(l) as u8);
+        let mut s = lv.spool.clone();
+        if (l + 1..=CHECK_LEVEL).any(|c| may_call(l, c)) {
+            s.push(lv.ra_save);
+        }
+        (v, s)
+    }
+
+    /// No call clobbers what its caller keeps: the ranges of a caller (a kernel calling any set
+    /// of levels, or a routine) and of every level that may run during its call are disjoint.
+    #[test]
+    fn a_call_clobbers_nothing_its_caller_keeps() {
+        let all: Vec<u8> = (1..=CHECK_LEVEL).collect();
+        let mut callers: Vec<(u8, Level)> = (1..=CHECK_LEVEL).map(|l| (l, level(l))).collect();
+        for mask in 0u32..1 << all.len() {
+            let called: Vec<u8> = all.iter().copied().filter(|l| mask & 1 << (l - 1) != 0).collect();
+            let k = kernel(&called);
+            for &c in &called {
+                for l in reached(c) {
+                    let (v, s) = writes(l);
+                    assert!(
+                        v.iter().all(|r| !k.vpool.contains(r)),
+                        "kernel calling {called:?}: v clash with level {l}"
+                    );
+                    assert!(
+                        s.iter().all(|r| !k.spool.contains(r)),
+                        "kernel calling {called:?}: x clash with level {l}"
+                    );
+                    assert!(!s.contains(&k.ra_save));
+                }
+            }
+            callers.push((0, k));
+        }
+        for (caller, lv) in callers.iter().filter(|(c, _)| *c > 0) {
+            for callee in (1..=CHECK_LEVEL).filter(|&c| may_call(*caller, c)).flat_map(reached) {
+                let (v, s) = writes(callee);
+                assert!(v.iter().all(|r| !lv.vpool.contains(r)), "level {caller} vs {callee}");
+                assert!(s.iter().all(|r| !lv.spool.contains(r) && *r != lv.ra_save), "level {caller} vs {callee}");
+            }
+        }
+    }
+
+    /// What the partition is for: a kernel calling only the checker hooks or only level-2
+    /// primitives keeps v4–v31 or v32–v139 and the level-1 range; one calling the double math
+    /// built-ins keeps v32–v139.
+    #[test]
+    fn kernels_keep_the_registers_their_callees_leave() {
+        let hooks = kernel(&[CHECK_LEVEL]);
+        assert!((4..=31).all(|r| hooks.vpool.contains(&r)) && hooks.vpool.len() >= 220);
+        assert!((10..=27).all(|r| hooks.spool.contains(&r)));
+        let prims = kernel(&[2]);
+        assert!((32..=139).chain(180..=240).all(|r| prims.vpool.contains(&r)) && !prims.vpool.contains(&4));
+        let math = kernel(&[1, 2]);
+        assert_eq!(math.vpool, (32..=139).chain([240]).collect::<Vec<u8>>());
+        assert!(math.ra_save < 32 && !math.spool.contains(&math.ra_save) && !hooks.spool.contains(&31));
+        assert_eq!((kernel(&[]).vpool, kernel(&[]).spool), (leaf().vpool, leaf().spool));
+    }
 }

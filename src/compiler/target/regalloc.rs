@@ -10,15 +10,6 @@ use crate::compiler::CompileError;
 use crate::isa::Op as I;
 use std::collections::HashMap;
 
-/// Scalar registers available to the allocator (x0–x4, t1, t2, s0, t3, t4 are reserved: zero,
-/// ra, sp, gp, tp, the `setrpc` scratch, the work-group local base, and spill scratch).
-fn scalar_pool() -> Vec<u8> {
-    let mut v = vec![5, 9];
-    v.extend(10..=27);
-    v.extend([30, 31]);
-    v.extend(32..=61);
-    v
-}
 /// x63 holds `sp + 4096` (set at entry when used): the base of scalar spill slots past the
 /// 12-bit offset reach of `sp`.
 const SCALAR_FAR_BASE: u8 = 63;
@@ -38,27 +29,32 @@ const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 fn vector_pool(m: &MFunc) -> Vec<u8> {
     let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
     let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
-    let pool: Vec<u8> = if m.level == 0 && !m.calls { (4..=240).collect() } else { call_level(m).vpool };
+    let pool = call_level(m).vpool;
     pool.into_iter().filter(|r| !(cas64 && fixed.contains(r))).collect()
 }
 
 fn scalar_pool_of(m: &MFunc) -> Vec<u8> {
-    if m.level == 0 && !m.calls {
-        scalar_pool()
-    } else {
-        call_level(m).spool
-    }
+    call_level(m).spool
 }
 
-/// The register ranges of a function that takes part in calls: its level's, or for a kernel
-/// that calls only level-2 routines, [`super::call::kernel_calling_level2_only`].
+/// The register ranges of a function: its level's, or for a kernel those left by the levels it
+/// calls ([`super::call::kernel`]; a kernel that calls nothing has the whole file).
 fn call_level(m: &MFunc) -> super::call::Level {
-    let level1 = |i: &MInst| matches!(&i.op, MOp::Call(n) if super::call::level_of(n) == Some(1));
-    if m.level == 0 && !m.blocks.iter().flat_map(|b| &b.insts).any(level1) {
-        super::call::kernel_calling_level2_only()
-    } else {
-        super::call::level(m.level)
+    if m.level != 0 {
+        return super::call::level(m.level);
     }
+    let mut called: Vec<u8> = m
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| match &i.op {
+            MOp::Call(n) => super::call::level_of(n),
+            _ => None,
+        })
+        .collect();
+    called.sort_unstable();
+    called.dedup();
+    super::call::kernel(&called)
 }
 
 /// What a function's frame uses: private bytes per work-item (IR data and vector spill slots)

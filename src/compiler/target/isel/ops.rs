@@ -852,8 +852,7 @@ impl Sel<'_> {
             .cloned()
             .ok_or(CompileError::Internal(format!("call of unknown subroutine #{sub}")))?;
         let lv = call::level_of(&name).ok_or(CompileError::Internal(format!("{name} is not a subroutine")))?;
-        let max = if lv == 2 { call::MAX_WORDS_LEVEL2 } else { call::MAX_WORDS };
-        if lv <= self.m.level || args.len() > max {
+        if !call::may_call(self.m.level, lv) || args.len() > crate::abi::subroutine::max_words(lv) {
             return Err(CompileError::Internal(format!("bad call of {name} from level {}", self.m.level)));
         }
         let base = call::level(lv).args;
