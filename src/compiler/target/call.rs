@@ -8,15 +8,15 @@
 //! checker hooks (`__vt_chk_*`, level 3); level 1 calls level 2; levels 2 and 3 call nothing.
 //! Each level allocates only from its own vector and scalar ranges, and a kernel from what the
 //! levels it calls (and those they call) leave ([`kernel`]), so a call clobbers nothing its
-//! caller keeps — no save/restore, no clobber modelling in the allocator. Arguments are copied into the callee level's argument registers
-//! ([`Level::args`]) right before the `jal`; the callee copies them out at entry and leaves its
+//! caller keeps — no save/restore, no clobber modelling in the allocator. Arguments are copied
+//! into the callee level's argument registers ([`Level::args`]) right before the `jal`; the callee copies them out at entry and leaves its
 //! result words in the same registers before `ret`. A caller that calls saves `ra` in its
 //! level's [`Level::ra_save`] register at entry and restores it before returning.
 //!
 //! Spill slots of a level lie above those of the levels that call it (private memory for vector
 //! slots, the warp stack for scalar slots): `compiler::compile_spirv_modules` allocates kernels
-//! first, then level 1, then level 2, then level 3, each with the end of the previous as its base, and gives
-//! every kernel enough private memory for the deepest frame. Shared by every level and never
+//! first, then level 1, then level 2, then level 3, each with the end of the previous as its
+//! base, and gives every kernel enough private memory for the deepest frame. Shared by every level and never
 //! live across an instruction: the zero vector v0, the spill scratch v1–v3 / x7, x28, x29, the
 //! slot bases v241–v255 / x63 (constants, re-set by any function that needs them), x62 and the
 //! `setrpc` scratch x6.
@@ -79,7 +79,7 @@ pub fn level(level: u8) -> Level {
 /// The levels whose registers are in use while a routine of `level` runs: its own and those
 /// of every level it may call.
 fn reached(level: u8) -> impl Iterator<Item = u8> {
-    (level..=CHECK_LEVEL).filter(move |&l| l == level || (may_call(level, l) && l != CHECK_LEVEL))
+    (level..=CHECK_LEVEL).filter(move |&l| l == level || may_call(level, l))
 }
 
 /// The register ranges of a kernel that calls routines of the levels `called`: a leaf kernel's
