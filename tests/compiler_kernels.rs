@@ -328,8 +328,8 @@ fn unoptimized_locals_are_promoted_to_registers() {
         out[i] = acc; }";
     // The front end and back end directly (no build cache, which returns no SPIR-V on a hit).
     let compiled = compile(src, "-cl-opt-disable");
-    let private: Vec<&str> = compiled
-        .asm
+    let asm = compiled.asm();
+    let private: Vec<&str> = asm
         .lines()
         .filter(|l| {
             ["vlw.v", "vsw.v", "vlb.v", "vsb.v", "vlh.v", "vsh.v"].iter().any(|m| l.trim_start().starts_with(m))
@@ -583,7 +583,7 @@ fn uniform_doubles_call_the_scalar_variants() {
             o[get_global_id(0)] = s; }",
         "",
     );
-    let called = calls(&uniform.asm);
+    let called = calls(&uniform.asm());
     assert!(called.iter().any(|c| c == "__vt_d_exp__u") && called.iter().any(|c| c == "__vt_f64_div__u"), "{called:?}");
     assert!(called.iter().all(|c| c.ends_with("__u")), "a vector routine called for uniform doubles: {called:?}");
     let varying = compile(
@@ -591,5 +591,5 @@ fn uniform_doubles_call_the_scalar_variants() {
         __kernel void v(__global double *o, double a) { size_t i = get_global_id(0); o[i] = o[i] / a; }",
         "",
     );
-    assert_eq!(calls(&varying.asm), ["__vt_f64_div"]);
+    assert_eq!(calls(&varying.asm()), ["__vt_f64_div"]);
 }

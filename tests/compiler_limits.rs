@@ -32,7 +32,7 @@ fn branches_reach_targets_beyond_four_kib() {
             out[i] = x; }}"
     );
     let c = compile(&src, "");
-    assert!(c.asm.contains("_far0:"), "expected a trampoline for a far branch");
+    assert!(c.asm().contains("_far0:"), "expected a trampoline for a far branch");
     let out = run_compiled(&c, "k", &[64], &[32], &[zeros(4 * 64), val_i32(2)], 1).bufs;
     let got = as_f32(&out[0]);
     for i in 0..64 {
@@ -200,7 +200,7 @@ fn an_exponentially_inlined_program_is_a_build_error_not_a_memory_blowup() {
 #[test]
 fn device_scope_atomics_are_fenced() {
     let count =
-        |src: &str| compile(src, "-cl-std=CL3.0").asm.lines().filter(|l| l.trim_start().starts_with("fence")).count();
+        |src: &str| compile(src, "-cl-std=CL3.0").asm().lines().filter(|l| l.trim_start().starts_with("fence")).count();
     let device = "__kernel void k(volatile __global atomic_int *p) {
         atomic_fetch_add_explicit(p, 1, memory_order_seq_cst, memory_scope_device);
         atomic_store_explicit(p + 1, 2, memory_order_release, memory_scope_device);

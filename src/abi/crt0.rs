@@ -57,7 +57,7 @@ use super::elf::ResourceUsage;
 use super::elf_writer::{write_elf, ElfImage, ElfSymbol, ElfWriteError, Layout, SymbolKind};
 use super::kernel_info::{qualifier, Access, AddressSpace, ArgInfo, ArgKind, KernelInfo};
 use super::{COMPILED_WARP_STACK_BYTES, PROGRAM_BASE};
-use crate::isa::asm::{assemble, AsmError, Program};
+use crate::isa::asm::{assemble, AsmError, Listing, ListingError, Program};
 use std::fmt;
 
 /// Bytes of `.data`: `BUFFER_ADDR` at +0, `BUFFER_SIZE` at +4.
@@ -107,10 +107,11 @@ impl Crt0Needs {
     /// Everything (the full variant-D start-up).
     pub const ALL: Crt0Needs = Crt0Needs { gp: true, sp: true, tp: true, s0: true, print_words: true, bss: true };
 
-    /// What `user` (assembled from `text`) needs. Conservative: a word that does not decode
+    /// What `user` needs (`names_data_layout`: its source names `BUFFER_ADDR`, `BUFFER_SIZE`,
+    /// `_edata`, `__bss_start` or `_end`). Conservative: a word that does not decode
     /// (data in the text) needs everything; a register field counts whatever `regext` prefix
     /// may extend it (an extended field is a higher register, never a lower one).
-    pub fn of(user: &Program, text: &str) -> Crt0Needs {
+    pub fn of(user: &Program, names_data_layout: bool) -> Crt0Needs {
         let mut n = Crt0Needs { gp: false, sp: false, tp: false, s0: false, print_words: false, bss: false };
         for &word in &user.words {
             let Some(inst) = crate::isa::decode(word) else { return Crt0Needs::ALL };
@@ -127,8 +128,7 @@ impl Crt0Needs {
                 }
             }
         }
-        n.print_words =
-            ["BUFFER_ADDR", "BUFFER_SIZE", "_edata", "__bss_start", "_end"].iter().any(|s| text.contains(s));
+        n.print_words = names_data_layout;
         n
     }
 }
@@ -234,6 +234,8 @@ pub enum LinkError {
     UnknownKernel(String),
     /// Kernel metadata lists a kernel twice.
     DuplicateKernel(String),
+    /// The typed assembly ([`link_listing`]) does not assemble.
+    Listing(ListingError),
     /// The ELF writer failed.
     Elf(ElfWriteError),
     /// crt0 failed to assemble or the layout changed the code size (a bug).
@@ -251,6 +253,7 @@ impl fmt::Display for LinkError {
             Self::NoKernels => write!(f, "no kernel: declare each kernel entry label with `.globl NAME`"),
             Self::UnknownKernel(n) => write!(f, "kernel info for `{n}`, which is not a `.globl` label"),
             Self::DuplicateKernel(n) => write!(f, "kernel `{n}` described twice"),
+            Self::Listing(e) => write!(f, "{e}"),
             Self::Elf(e) => write!(f, "{e}"),
             Self::Internal(m) => write!(f, "internal linker error: {m}"),
         }
@@ -259,9 +262,9 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-/// `.equ` lines defining the layout symbols for code assembled at any base.
-fn layout_equs(layout: &Layout, start: u32, spike_end: u32) -> String {
-    let values = [
+/// The layout symbols' values for code assembled at any base.
+fn layout_symbols(layout: &Layout, start: u32, spike_end: u32) -> [(&'static str, u32); 12] {
+    [
         ("_start", start),
         ("spike_end", spike_end),
         ("BUFFER_ADDR", layout.data),
@@ -274,8 +277,50 @@ fn layout_equs(layout: &Layout, start: u32, spike_end: u32) -> String {
         ("__global_pointer$", layout.global_pointer),
         ("WARP_STACK_BYTES", COMPILED_WARP_STACK_BYTES),
         (RODATA_SYMBOL, layout.rodata),
-    ];
-    values.iter().map(|(n, v)| format!("\n.equ {n}, {v:#x}")).collect()
+    ]
+}
+
+/// `.equ` lines defining the layout symbols for code assembled at any base.
+fn layout_equs(layout: &Layout, start: u32, spike_end: u32) -> String {
+    layout_symbols(layout, start, spike_end).iter().map(|(n, v)| format!("\n.equ {n}, {v:#x}")).collect()
+}
+
+/// The layout symbols that lead to the print-buffer words (see [`Crt0Needs::print_words`]).
+const DATA_LAYOUT_SYMBOLS: [&str; 5] = ["BUFFER_ADDR", "BUFFER_SIZE", "_edata", "__bss_start", "_end"];
+
+/// The user code of an image: assembly text or typed assembly.
+#[derive(Clone, Copy)]
+enum UserCode<'a> {
+    Text(&'a str),
+    Listing(&'a Listing),
+}
+
+impl UserCode<'_> {
+    /// Assembles the user code at `base` behind `crt0`.
+    fn assemble(self, base: u32, layout: &Layout, crt0: &Program) -> Result<Program, LinkError> {
+        match self {
+            UserCode::Text(src) => assemble_user(src, base, layout, crt0),
+            UserCode::Listing(l) => {
+                let label = |n: &str| crt0.labels.get(n).copied().unwrap_or(0);
+                let values = layout_symbols(layout, label("_start"), label("spike_end"));
+                let external = |n: &str| values.iter().find(|(k, _)| *k == n).map(|&(_, v)| v);
+                l.assemble(base, &external).map_err(|e| match e {
+                    ListingError::DuplicateLabel(name) if RESERVED_SYMBOLS.contains(&name.as_str()) => {
+                        LinkError::ReservedSymbol { name, line: 0 }
+                    }
+                    e => LinkError::Listing(e),
+                })
+            }
+        }
+    }
+
+    /// Whether the code names a layout symbol that reaches the print-buffer words.
+    fn names_data_layout(self) -> bool {
+        match self {
+            UserCode::Text(src) => DATA_LAYOUT_SYMBOLS.iter().any(|s| src.contains(s)),
+            UserCode::Listing(l) => l.data_symbols().iter().any(|s| DATA_LAYOUT_SYMBOLS.contains(s)),
+        }
+    }
 }
 
 /// Assembles crt0 for `layout`.
@@ -314,6 +359,18 @@ pub fn link_image(kernel_asm: &str, kernels: &[KernelInfo]) -> Result<ElfImage, 
 
 /// As [`link_image`], with `.rodata` contents (addressed by the code through [`RODATA_SYMBOL`]).
 pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: &[u8]) -> Result<ElfImage, LinkError> {
+    link_user(UserCode::Text(kernel_asm), kernels, rodata)
+}
+
+/// As [`link_image_with_rodata`] for typed assembly (the compiler's output): the same image as
+/// linking the listing's text, without printing and parsing it. A label named like a layout
+/// symbol is [`LinkError::ReservedSymbol`] with line 0; other problems are
+/// [`LinkError::Listing`].
+pub fn link_listing(listing: &Listing, kernels: &[KernelInfo], rodata: &[u8]) -> Result<ElfImage, LinkError> {
+    link_user(UserCode::Listing(listing), kernels, rodata)
+}
+
+fn link_user(code: UserCode<'_>, kernels: &[KernelInfo], rodata: &[u8]) -> Result<ElfImage, LinkError> {
     let rodata_bytes = u32::try_from(rodata.len())
         .map_err(|_| LinkError::Elf(ElfWriteError::TooLarge { end: rodata.len() as u64 }))?;
     // Pass A: sizes (every layout-dependent expansion has a fixed size; see `assemble`).
@@ -321,8 +378,9 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
     // The user code behind the full crt0: its size and what it needs of crt0 do not depend on
     // where it is placed.
     let full = assemble_crt0(&provisional, Crt0Needs::ALL)?;
-    let user = assemble_user(kernel_asm, PROGRAM_BASE + 4 * full.words.len() as u32, &provisional, &full)?;
-    let needs = Crt0Needs { bss: provisional.end > provisional.data_end, ..Crt0Needs::of(&user, kernel_asm) };
+    let user = code.assemble(PROGRAM_BASE + 4 * full.words.len() as u32, &provisional, &full)?;
+    let needs =
+        Crt0Needs { bss: provisional.end > provisional.data_end, ..Crt0Needs::of(&user, code.names_data_layout()) };
     let crt0 = assemble_crt0(&provisional, needs)?;
     let user_base = PROGRAM_BASE + 4 * crt0.words.len() as u32;
     let text_words = crt0.words.len() + user.words.len();
@@ -330,7 +388,7 @@ pub fn link_image_with_rodata(kernel_asm: &str, kernels: &[KernelInfo], rodata: 
     let layout = Layout::new(text_bytes, rodata_bytes, DATA_BYTES, 0).map_err(LinkError::Elf)?;
     // Pass B: final addresses.
     let crt0_final = assemble_crt0(&layout, needs)?;
-    let user_final = assemble_user(kernel_asm, user_base, &layout, &crt0_final)?;
+    let user_final = code.assemble(user_base, &layout, &crt0_final)?;
     if crt0_final.words.len() != crt0.words.len() || user_final.words.len() != user.words.len() {
         return Err(LinkError::Internal("code size depends on the layout".into()));
     }

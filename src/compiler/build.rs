@@ -74,7 +74,7 @@ fn back_end(spirv: &[u32], source: Option<&str>, log: &mut String) -> Result<Vec
     match compiled {
         Ok(c) => {
             if super::env::CompilerEnv::get().dump_asm {
-                eprintln!("{}", c.asm);
+                eprintln!("{}", c.listing);
             }
             warnings_to_log(&c, log);
             Ok(c.elf)

@@ -86,10 +86,17 @@ pub struct Compiled {
     /// The Ventus ELF (official format plus our `.ventus.kernel_info`).
     pub elf: Vec<u8>,
     pub kernels: Vec<crate::abi::kernel_info::KernelInfo>,
-    /// The generated assembly (for `VENTUS_DUMP_ASM` and tests).
-    pub asm: String,
+    /// The generated code as typed assembly (what the linker assembled).
+    pub listing: crate::isa::asm::Listing,
     /// Warnings for the build log, one line each.
     pub warnings: Vec<String>,
+}
+
+impl Compiled {
+    /// The generated assembly as text (for `VENTUS_DUMP_ASM` and tests).
+    pub fn asm(&self) -> String {
+        self.listing.to_string()
+    }
 }
 
 fn label_prefix(name: &str, k: usize) -> String {
@@ -209,7 +216,7 @@ fn callees_of(m: &target::mir::MFunc, into: &mut std::collections::HashSet<Strin
 
 fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Result<Compiled, CompileError> {
     let mut prog = spirv::lower_modules(modules)?;
-    let mut asm = String::new();
+    let mut listing = crate::isa::asm::Listing::default();
     let mut kernels = Vec::new();
     let mut warnings = Vec::new();
     // Frames of the functions that call subroutines: a callee's frame starts above them.
@@ -289,7 +296,7 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     let far = funcs.iter().map(|(m, _)| target::emit::upper_bytes(m)).sum::<u64>() > target::emit::FAR_CODE_BYTES;
     let mut lines = target::emit::LineState::default();
     for (m, prefix) in &funcs {
-        asm.push_str(&target::emit::emit_with_lines(m, prefix, far, &mut lines)?);
+        target::emit::emit_with_lines(m, prefix, far, &mut lines, &mut listing)?;
     }
     // A kernel that calls gets private memory for the deepest frame.
     for k in calling {
@@ -298,10 +305,12 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     // A program without kernels (e.g. an empty source) is a valid executable with none: the
     // linker wants an entry, so it gets one with a runtime name (never listed as a kernel).
     if kernels.is_empty() {
-        asm.push_str(".globl __ventus_no_kernels\n__ventus_no_kernels:\n    ret\n");
+        use crate::isa::asm::Item;
+        listing.items.push(Item::Label { name: "__ventus_no_kernels".into(), global: true });
+        listing.items.push(Item::Inst(crate::isa::Inst { rs1: 1, ..crate::isa::Inst::new(crate::isa::Op::Jalr) }));
     }
-    let elf = link(&asm, &kernels, &prog, source)?;
-    Ok(Compiled { elf, kernels, asm, warnings })
+    let elf = link(&listing, &kernels, &prog, source)?;
+    Ok(Compiled { elf, kernels, listing, warnings })
 }
 
 /// Links the generated assembly with crt0 into an ELF; words holding `.rodata` offsets (pointer
@@ -309,13 +318,13 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
 /// source string (`source`, the file `<source>` of the line table) has the lines the table names
 /// embedded: it exists nowhere else once the program is built.
 fn link(
-    asm: &str,
+    listing: &crate::isa::asm::Listing,
     kernels: &[crate::abi::kernel_info::KernelInfo],
     prog: &spirv::Program,
     source: Option<&str>,
 ) -> Result<Vec<u8>, CompileError> {
     use crate::abi::crt0::LinkError;
-    use crate::isa::asm::AsmError;
+    use crate::isa::asm::ListingError;
     const JUMP_REACH: i64 = match crate::isa::ImmKind::J21.reach() {
         Some(r) => r,
         None => 0,
@@ -327,10 +336,10 @@ fn link(
             crate::abi::MAX_CONSTANT_BYTES
         )));
     }
-    let mut image = crate::abi::crt0::link_image_with_rodata(asm, kernels, &prog.rodata).map_err(|e| match e {
+    let mut image = crate::abi::crt0::link_listing(listing, kernels, &prog.rodata).map_err(|e| match e {
         // A jump beyond ±1 MiB: the program's code is too large (e.g. many inlined double math
         // built-ins in one kernel).
-        LinkError::Asm(AsmError::TargetOutOfRange { offset, .. }) if offset.abs() >= JUMP_REACH => {
+        LinkError::Listing(ListingError::TargetOutOfRange { offset, .. }) if offset.abs() >= JUMP_REACH => {
             CompileError::Resources(format!(
                 "the generated code is larger than a jump can span ({} KiB); split the kernel or use fewer \
                  double-precision math built-ins in one kernel",

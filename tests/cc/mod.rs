@@ -73,8 +73,15 @@ pub fn front(src: &str, options: &str) -> toolchain::FrontOutput {
 }
 
 /// Compiles `src` with `options`.
+///
+/// Every compiled program is also linked from its assembly text: the linker assembles the
+/// compiler's typed assembly directly, and the two must give the same image.
 pub fn compile(src: &str, options: &str) -> ventus_icd::compiler::Compiled {
-    compile_spirv(&front(src, options).spirv).unwrap_or_else(|e| panic!("compile failed: {e}"))
+    let c = compile_spirv(&front(src, options).spirv).unwrap_or_else(|e| panic!("compile failed: {e}"));
+    let typed = ventus_icd::abi::crt0::link_listing(&c.listing, &c.kernels, &[]);
+    let text = ventus_icd::abi::crt0::link_image_with_rodata(&c.asm(), &c.kernels, &[]);
+    assert!(typed == text, "the typed assembly links unlike its text:\n{typed:?}\n{text:?}");
+    c
 }
 
 /// Runs kernel `name` over `global` work-items in groups of `local`; returns every buffer.
@@ -154,7 +161,7 @@ pub fn run_compiled(
     // Every compiled kernel runs under the memory checker: generated code must stay inside the
     // exact extents (buffers, __local data, private frames).
     let opts = LaunchOptions { threads, watchdog: 50_000_000, memcheck: true, ..LaunchOptions::default() };
-    let stats = device::run(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.asm));
+    let stats = device::run(&mem, &l, &opts).unwrap_or_else(|e| panic!("{name}: launch failed: {e}\n{}", c.listing));
     let out = bufs
         .iter()
         .map(|&(base, n)| {

@@ -11,7 +11,7 @@
 //! | `run` / `legalize` | the IR after `pass::run` / `pass::legalize` (with their clean-ups) |
 //! | `uniformity` | divergent values, divergent branches with reconvergence blocks, joins |
 //! | `isel` / `regalloc` | machine IR after selection / allocation (`target::call::level_of` the name) |
-//! | `asm` | the assembly `target::emit` produces |
+//! | `asm` | the assembly `target::emit` produces (its typed form checked to assemble like its text) |
 //! | `spirv` | (SPIR-V assembly input, [`super::spirv`]) the front end's IR and kernel metadata |
 
 use super::mir;
@@ -148,5 +148,50 @@ fn backend(kind: &str, f: &Func) -> Result<String, String> {
     if kind == "regalloc" {
         return Ok(format!("{}frame private={} stack={}\n", mir::print(&m), frame.private, frame.stack));
     }
-    emit::emit(&m, &crate::compiler::label_prefix(&f.name, 0)).map_err(e)
+    let listing = emit::emit(&m, &crate::compiler::label_prefix(&f.name, 0)).map_err(e)?;
+    let text = listing.to_string();
+    // The output is the text; the linker assembles the listing itself: both must agree.
+    Ok(match assembles_like_text(&listing, &text) {
+        Ok(()) => text,
+        Err(why) => format!("{text}; the typed assembly differs from its text: {why}\n"),
+    })
+}
+
+/// Assembles `listing` directly and as `text` (with every symbol it names but does not
+/// define placed at one address, as a linker would) and compares the programs.
+fn assembles_like_text(listing: &crate::isa::asm::Listing, text: &str) -> Result<(), String> {
+    use crate::isa::asm::Item;
+    const BASE: u32 = 0x8000_0100;
+    const OUTSIDE: u32 = 0x9000_0000;
+    let defined: Vec<&str> = listing
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Label { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut named: Vec<&str> = listing
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Jump { target, .. } | Item::Branch { target, .. } | Item::SetRpc { target, .. } => {
+                Some(target.as_str())
+            }
+            Item::La { symbol, .. } => Some(symbol.as_str()),
+            _ => None,
+        })
+        .filter(|n| !defined.contains(n))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let external = |n: &str| named.contains(&n).then_some(OUTSIDE);
+    let typed = listing.assemble(BASE, &external).map_err(|e| format!("typed: {e}"))?;
+    let equs: String = named.iter().map(|n| format!(".equ {n}, {OUTSIDE:#x}\n")).collect();
+    let parsed = crate::isa::asm::assemble(&format!("{text}{equs}"), BASE).map_err(|e| format!("text: {e}"))?;
+    if typed == parsed {
+        Ok(())
+    } else {
+        Err(format!("words {:x?} vs {:x?}", typed.words, parsed.words))
+    }
 }

@@ -1,4 +1,6 @@
-//! Emission: allocated machine IR → Ventus assembly text in our assembler's (llvm-objdump) syntax.
+//! Emission: allocated machine IR → typed assembly ([`Listing`]), which the linker assembles
+//! directly ([`crate::abi::crt0::link_listing`]); its text form (our assembler's llvm-objdump
+//! syntax) is what `VENTUS_DUMP_ASM` and the `asm` filetests show.
 //! Registers above 31 get an explicit `regext` prefix with the extension of each operand slot
 //! (rd = bits 2:0, rs1 = 5:3, rs2 = 8:6, rs3 = 11:9, as Ventus LLVM's `VentusRegextInsertion`).
 //!
@@ -17,9 +19,8 @@
 
 use super::mir::*;
 use crate::compiler::CompileError;
-use crate::isa::disasm::format_inst;
+use crate::isa::asm::{Item, Listing};
 use crate::isa::{Fmt, Inst};
-use std::fmt::Write;
 
 /// Symbol at the start of `.rodata` (defined by the linker).
 pub use crate::abi::crt0::RODATA_SYMBOL;
@@ -75,12 +76,9 @@ fn forwards(m: &MFunc) -> Vec<u32> {
         .collect()
 }
 
-fn xname(n: u8) -> String {
-    crate::isa::regs::X_ABI[n as usize & 31].to_string()
-}
-
+/// The listing being built.
 struct Out {
-    text: String,
+    items: Vec<Item>,
 }
 
 /// The `.file`/`.loc` state of one program's assembly (shared by its functions).
@@ -102,8 +100,9 @@ impl LineState {
                     Some(k) => k as u32 + 1,
                     None => {
                         self.files.push(name.clone());
-                        let _ = writeln!(o.text, "{}", crate::isa::asm::file_directive(self.files.len() as u32, name));
-                        self.files.len() as u32
+                        let number = self.files.len() as u32;
+                        o.items.push(Item::File { number, name: name.clone() });
+                        number
                     }
                 };
                 (n, l.line, l.col)
@@ -112,22 +111,26 @@ impl LineState {
         };
         if want != self.last {
             self.last = want;
-            let _ = writeln!(o.text, ".loc {} {} {}", want.0, want.1, want.2);
+            o.items.push(Item::Loc { file: want.0, line: want.1, col: want.2 });
         }
     }
 }
 
 impl Out {
-    fn line(&mut self, s: &str) {
-        self.text.push_str("    ");
-        self.text.push_str(s);
-        self.text.push('\n');
+    fn label(&mut self, name: String) {
+        self.items.push(Item::Label { name, global: false });
+    }
+    fn inst(&mut self, i: Inst) {
+        self.items.push(Item::Inst(i));
     }
     fn regext(&mut self, [rd, rs1, rs2, rs3]: [u8; 4]) {
         let ext = crate::isa::prefix::RegExt { rd, rs1, rs2, rs3 };
         if !ext.is_empty() {
-            self.line(&format!("regext zero, zero, {}", ext.encode()));
+            self.inst(Inst { imm: ext.encode() as i32, ..Inst::new(crate::isa::Op::Regext) });
         }
+    }
+    fn jump(&mut self, target: String, link: bool, far: bool) {
+        self.items.push(Item::Jump { target, link, far });
     }
 }
 
@@ -167,31 +170,40 @@ pub const FAR_CODE_BYTES: u64 = match crate::isa::ImmKind::J21.reach() {
 };
 
 /// Emits one kernel (a global symbol `name`) or subroutine (the local label
-/// [`super::call::label`] of its name) as assembly.
-pub fn emit(m: &MFunc, label_prefix: &str) -> Result<String, CompileError> {
+/// [`super::call::label`] of its name) as typed assembly.
+pub fn emit(m: &MFunc, label_prefix: &str) -> Result<Listing, CompileError> {
     emit_far(m, label_prefix, false)
 }
 
 /// [`emit`]; with `far`, jumps and calls reach any distance: `tail label` (`auipc t1` +
 /// `jalr zero, t1`; t1 is the reserved `setrpc` scratch, dead at a jump) and `call label`
 /// (`auipc ra` + `jalr ra`), for programs of more than [`FAR_CODE_BYTES`] of code.
-pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<String, CompileError> {
-    emit_with_lines(m, label_prefix, far, &mut LineState::default())
+pub fn emit_far(m: &MFunc, label_prefix: &str, far: bool) -> Result<Listing, CompileError> {
+    let mut out = Listing::default();
+    emit_with_lines(m, label_prefix, far, &mut LineState::default(), &mut out)?;
+    Ok(out)
 }
 
-/// [`emit_far`] with source-line directives numbered by `lines` (one state per program).
+/// [`emit_far`] appending to `out`, with source-line directives numbered by `lines` (one state
+/// per program).
 pub fn emit_with_lines(
     m: &MFunc,
     label_prefix: &str,
     far: bool,
     lines: &mut LineState,
-) -> Result<String, CompileError> {
-    let (jump, call) = if far { ("tail", "call") } else { ("j", "jal") };
-    let mut o = Out { text: String::new() };
+    out: &mut Listing,
+) -> Result<(), CompileError> {
+    let mut o = Out { items: std::mem::take(&mut out.items) };
+    let result = emit_into(m, label_prefix, far, lines, &mut o);
+    out.items = o.items;
+    result
+}
+
+fn emit_into(m: &MFunc, label_prefix: &str, far: bool, lines: &mut LineState, o: &mut Out) -> Result<(), CompileError> {
     if m.level == 0 {
-        let _ = writeln!(o.text, ".globl {}\n{}:", m.name, m.name);
+        o.items.push(Item::Label { name: m.name.clone(), global: true });
     } else {
-        let _ = writeln!(o.text, "{}:", super::call::label(&m.name));
+        o.label(super::call::label(&m.name));
     }
     let label = |b: u32| format!(".L{label_prefix}_{b}");
     // Upper bounds of every block's start, in bytes from the function's start.
@@ -213,7 +225,7 @@ pub fn emit_with_lines(
         }
     };
     for (bi, blk) in m.blocks.iter().enumerate() {
-        let _ = writeln!(o.text, "{}:", label(bi as u32));
+        o.label(label(bi as u32));
         let mut here = block_start[bi];
         for inst in &blk.insts {
             here += 4 * i64::from(upper_words(inst));
@@ -222,42 +234,38 @@ pub fn emit_with_lines(
                     let t = inst.target.ok_or(CompileError::Internal("jump without target".into()))?;
                     let t = fwd.get(t as usize).copied().unwrap_or(t);
                     if t as usize != bi + 1 {
-                        mark(&mut o, inst);
-                        o.line(&format!("{jump} {}", label(t)));
+                        mark(o, inst);
+                        o.jump(label(t), false, far);
                     }
                 }
                 MOp::Call(name) => {
-                    mark(&mut o, inst);
-                    o.line(&format!("{call} {}", super::call::label(name)))
+                    mark(o, inst);
+                    o.jump(super::call::label(name), true, far);
                 }
                 MOp::SetRpc => {
-                    mark(&mut o, inst);
+                    mark(o, inst);
                     let t = inst.target.ok_or(CompileError::Internal("setrpc without target".into()))?;
                     let here = format!(".L{label_prefix}_rpc{rpcs}");
                     rpcs += 1;
-                    let off = format!("{} - {here}", label(t));
-                    let _ = writeln!(o.text, "{here}:");
-                    o.line(&format!("auipc t1, %hi({off})"));
-                    o.line(&format!("setrpc zero, t1, %lo({off})"));
+                    o.label(here.clone());
+                    o.items.push(Item::SetRpc { target: label(t), here });
                 }
                 MOp::Li | MOp::LaRodata => {
-                    mark(&mut o, inst);
+                    mark(o, inst);
                     let rd = num(inst.rd.ok_or(CompileError::Internal("li without rd".into()))?)?;
-                    let what = if inst.op == MOp::Li {
-                        format!("li {{}}, {}", inst.imm as i32)
+                    let to = if rd < 32 { rd } else { num(T1)? };
+                    o.items.push(if inst.op == MOp::Li {
+                        Item::Li { rd: to, value: inst.imm as i32 }
                     } else {
-                        format!("la {{}}, {RODATA_SYMBOL} + {}", inst.imm)
-                    };
-                    if rd < 32 {
-                        o.line(&what.replace("{}", &xname(rd)));
-                    } else {
-                        o.line(&what.replace("{}", "t1"));
+                        Item::La { rd: to, symbol: RODATA_SYMBOL.to_string(), addend: inst.imm as i32 }
+                    });
+                    if rd >= 32 {
                         o.regext([rd >> 5, 0, 0, 0]);
-                        o.line(&format!("addi {}, t1, 0", xname(rd)));
+                        o.inst(Inst { rd: rd & 31, rs1: to, ..Inst::new(crate::isa::Op::Addi) });
                     }
                 }
                 MOp::Branch(op) => {
-                    mark(&mut o, inst);
+                    mark(o, inst);
                     let t = inst.target.ok_or(CompileError::Internal("branch without target".into()))?;
                     let t = fwd.get(t as usize).copied().unwrap_or(t);
                     let rs1 = num(inst.rs1.unwrap_or(ZERO))?;
@@ -267,18 +275,14 @@ pub fn emit_with_lines(
                     // `here` is past this branch's upper-bound end; measure from its start.
                     let near = (to - (here - 16)).abs() <= SHORT_BRANCH_REACH;
                     let dest = if near { label(t) } else { format!(".L{label_prefix}_far{far_branches}") };
-                    let text = if op.desc().fmt == Fmt::VBranch {
-                        format!("{} v{}, v{}, {}", op.mnemonic(), rs2 & 31, rs1 & 31, dest)
-                    } else {
-                        format!("{} {}, {}, {}", op.mnemonic(), xname(rs1), xname(rs2), dest)
-                    };
-                    o.line(&text);
+                    let branch = Inst { rs1: rs1 & 31, rs2: rs2 & 31, ..Inst::new(*op) };
+                    o.items.push(Item::Branch { inst: branch, target: dest.clone() });
                     if !near {
                         let skip = format!(".L{label_prefix}_near{far_branches}");
-                        o.line(&format!("j {skip}"));
-                        let _ = writeln!(o.text, "{dest}:");
-                        o.line(&format!("{jump} {}", label(t)));
-                        let _ = writeln!(o.text, "{skip}:");
+                        o.jump(skip.clone(), false, false);
+                        o.label(dest);
+                        o.jump(label(t), false, far);
+                        o.label(skip);
                         far_branches += 1;
                     }
                 }
@@ -288,12 +292,12 @@ pub fn emit_with_lines(
                     if is_identity(inst) {
                         continue;
                     }
-                    mark(&mut o, inst);
+                    mark(o, inst);
                     if rs1 >= 32 && unextended_rs1(*op) {
                         // regext does not reach this operand: copy it to t1 (the reserved
                         // scratch: it holds nothing outside a `SetRpc` and its branch).
                         o.regext([0, rs1 >> 5, 0, 0]);
-                        o.line(&format!("addi t1, {}, 0", xname(rs1)));
+                        o.inst(Inst { rd: num(T1)?, rs1: rs1 & 31, ..Inst::new(crate::isa::Op::Addi) });
                         rs1 = num(T1)?;
                     }
                     let fl = op.desc().fmt.fields();
@@ -313,13 +317,12 @@ pub fn emit_with_lines(
                     if crate::isa::encode(&i).is_err() {
                         return Err(CompileError::Internal(format!("cannot encode {i:?}")));
                     }
-                    // Formats whose text carries an absolute target never appear here.
-                    o.line(&format_inst(&i, 0).replace('\t', " "));
+                    o.inst(i);
                 }
             }
         }
     }
-    Ok(o.text)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -345,9 +348,18 @@ mod tests {
         };
         assert!(upper_bytes(&m) > FAR_CODE_BYTES);
         let near = emit(&m, "t").unwrap();
-        assert!(crate::abi::crt0::link(&near, &[]).is_err(), "a 1.2 MiB jump cannot link as `j`");
+        let link = |l: &Listing| crate::abi::crt0::link_listing(l, &[], &[]);
+        assert!(
+            matches!(
+                link(&near),
+                Err(crate::abi::crt0::LinkError::Listing(crate::isa::asm::ListingError::TargetOutOfRange { .. }))
+            ),
+            "a 1.2 MiB jump cannot link as `j`"
+        );
         let far = emit_far(&m, "t", true).unwrap();
-        assert!(far.contains("tail .Lt_2"), "{}", &far[..200]);
-        crate::abi::crt0::link(&far, &[]).expect("far mode links");
+        let text = far.to_string();
+        assert!(text.contains("tail .Lt_2"), "{}", &text[..200]);
+        let image = link(&far).expect("far mode links");
+        assert_eq!(Ok(image), crate::abi::crt0::link_image_with_rodata(&text, &[], &[]), "typed and text links agree");
     }
 }

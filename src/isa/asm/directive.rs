@@ -11,7 +11,7 @@
 use super::ctx::Ctx;
 use super::expr::{Sym, Symbols};
 use super::lexer::is_ident;
-use super::{AsmError, Body, Lines, Res, SourceRow};
+use super::{AsmError, Body, Lines, Res};
 
 /// Largest `.align` exponent accepted (64 KiB).
 const MAX_ALIGN_LOG2: i64 = 16;
@@ -78,12 +78,9 @@ pub(super) fn directive(
             };
             let (number, src_line) = (n(0)?, n(1)?);
             let col = if parts.len() == 3 { n(2)? } else { 0 };
-            let file = match lines.numbers.get(&number) {
-                Some(&f) => f,
-                None if src_line == 0 => 0,
-                None => return Err(c.syntax(format!("`.loc {number}` before `.file {number} \"NAME\"`"))),
-            };
-            lines.rows.push(SourceRow { pc, file, line: src_line, col });
+            lines
+                .row(pc, number, src_line, col)
+                .map_err(|()| c.syntax(format!("`.loc {number}` before `.file {number} \"NAME\"`")))?;
             Ok(None)
         }
         ".word" | ".align" | ".p2align" | ".balign" | ".equ" | ".set" | ".globl" | ".global" => {
@@ -121,14 +118,7 @@ pub(super) fn file(lines: &mut Lines, line: usize, args: &str) -> Res<()> {
     if !(tail.is_empty() || tail.starts_with('#') || tail.starts_with(';') || tail.starts_with("//")) {
         return Err(syntax("unexpected text after the file name"));
     }
-    let index = match lines.files.iter().position(|f| *f == name) {
-        Some(k) => k as u32,
-        None => {
-            lines.files.push(name);
-            lines.files.len() as u32 - 1
-        }
-    };
-    lines.numbers.insert(number, index);
+    lines.define_file(number, &name);
     Ok(())
 }
 

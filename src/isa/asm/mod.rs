@@ -35,12 +35,14 @@ mod error;
 mod expr;
 mod instr;
 mod lexer;
+mod listing;
 mod pseudo;
 #[cfg(test)]
 mod tests;
 
 pub use directive::file_directive;
 pub use error::AsmError;
+pub use listing::{Item, Listing, ListingError};
 pub use pseudo::PSEUDOS;
 
 use ctx::Ctx;
@@ -86,6 +88,31 @@ pub(super) struct Lines {
     files: Vec<String>,
     numbers: std::collections::HashMap<u32, u32>,
     rows: Vec<SourceRow>,
+}
+
+impl Lines {
+    /// `.file number "name"`: a name seen before keeps its index.
+    pub(super) fn define_file(&mut self, number: u32, name: &str) {
+        let index = match self.files.iter().position(|f| f == name) {
+            Some(k) => k as u32,
+            None => {
+                self.files.push(name.to_string());
+                self.files.len() as u32 - 1
+            }
+        };
+        self.numbers.insert(number, index);
+    }
+
+    /// `.loc number line col` at `pc`; `Err` when `number` names no file (allowed for line 0).
+    pub(super) fn row(&mut self, pc: u32, number: u32, line: u32, col: u32) -> Result<(), ()> {
+        let file = match self.numbers.get(&number) {
+            Some(&f) => f,
+            None if line == 0 => 0,
+            None => return Err(()),
+        };
+        self.rows.push(SourceRow { pc, file, line, col });
+        Ok(())
+    }
 }
 
 /// Assembles a whole source text placed at `base`.

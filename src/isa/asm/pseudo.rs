@@ -76,7 +76,7 @@ pub(super) fn pseudo_syntax(mnem: &str) -> Option<&'static str> {
 }
 
 /// The `li` expansion of a value: `[addi]`, `[lui]` or `[lui, addi]` as (op, imm) pairs.
-fn li_split(v: u32) -> Vec<(Op, i32)> {
+pub(super) fn li_split(v: u32) -> Vec<(Op, i32)> {
     if ImmKind::I12.insert(v as i32).is_some() {
         return vec![(Op::Addi, v as i32)];
     }
