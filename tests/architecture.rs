@@ -387,3 +387,190 @@ fn literal_constants_are_recognised() {
     assert_eq!(literal_const("pub const D: &str = crate::abi::D;"), None, "a path names the owner");
     assert_eq!(literal_const("pub const E: usize = size_of::<X>();"), None);
 }
+
+/// The emulator's modules by layer, lowest first (the picture in `src/emulator/mod.rs`'s
+/// documentation): a module names only modules of lower layers. A directory module (`exec/`,
+/// `jit/`) is one module; the root `mod.rs` is the facade above every layer (it declares and
+/// re-exports) and is not checked, and a name it re-exports counts as the module it comes from.
+const EMULATOR_LAYERS: &[(&str, &[&str])] = &[
+    ("foundation", &["config", "simd", "affinity", "bulk", "native_math", "commit_log", "regset"]),
+    ("memory model", &["memory", "trace"]),
+    ("decoded program, faults", &["program", "fault"]),
+    ("program analysis, machine state", &["reach", "warp"]),
+    ("host services", &["hostcall"]),
+    ("executor", &["exec"]),
+    ("translator", &["jit"]),
+    ("turn loop", &["turn"]),
+    ("launch description", &["launch"]),
+    ("work-group runner", &["workgroup"]),
+    ("entry points", &["scheduler", "images"]),
+];
+
+/// A line's code: string literals blanked, a trailing `//` comment (doc comments too) left out.
+fn code_of(line: &str) -> String {
+    let mut code = String::new();
+    let mut in_string = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_string => {
+                chars.next();
+            }
+            '"' => {
+                in_string = !in_string;
+                code.push('"');
+            }
+            '/' if !in_string && chars.peek() == Some(&'/') => break,
+            _ if !in_string => code.push(c),
+            _ => {}
+        }
+    }
+    code
+}
+
+/// The emulator-level names a file's code reaches, with their lines: `crate::emulator::x`, and
+/// `super::x` from a file `depth` modules below `emulator` (1: `turn.rs`, `exec/mod.rs`; 2:
+/// `exec/csr.rs`, with `super::super::x`); a grouped import gives each top-level member. Paths
+/// that stay inside the file's own module (`super::x` from `exec/csr.rs`) give nothing. The
+/// scan stops at the file's `#[cfg(test)]` module (test modules close every file).
+fn emulator_names(text: &str, depth: usize) -> Vec<(usize, String)> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut code = String::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("#[cfg(test)]") || t.starts_with("#[cfg(all(test") {
+            break;
+        }
+        code.push_str(&code_of(line));
+        code.push('\n');
+    }
+    let up = "super::".repeat(depth);
+    let mut out = Vec::new();
+    let mut starts: Vec<usize> = code.match_indices("crate::emulator::").map(|(i, m)| i + m.len()).collect();
+    for (i, _) in code.match_indices(&up) {
+        // Exactly `depth` supers: not the tail of a longer chain, not followed by another.
+        let before = &code[..i];
+        if before.ends_with("super::") || before.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if !code[i + up.len()..].starts_with("super::") {
+            starts.push(i + up.len());
+        }
+    }
+    for s in starts {
+        let line = code[..s].matches('\n').count() + 1;
+        let rest = &code[s..];
+        match rest.strip_prefix('{') {
+            Some(group) => {
+                let (mut depth, mut start) = (1, 0);
+                for (k, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' | ',' if depth == 1 => {
+                            out.push((line, ident(group[start..].trim_start())));
+                            start = k + 1;
+                            if c == '}' {
+                                break;
+                            }
+                        }
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                }
+            }
+            None => out.push((line, ident(rest))),
+        }
+    }
+    out.retain(|(_, n)| !n.is_empty() && n != "self");
+    out
+}
+
+/// What the root re-exports, by name: `pub use memory::{DeviceMemory, LdsMap};` gives
+/// `DeviceMemory → memory`, `LdsMap → memory` (`pub use memory::memcheck;`: `memcheck → memory`).
+fn root_reexports(root: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in root.lines().map(code_of) {
+        let Some(rest) = line.trim().strip_prefix("pub use ") else { continue };
+        let rest = rest.trim_end_matches(';');
+        let Some((module, names)) = rest.split_once("::") else { continue };
+        let names = names.trim_start_matches('{').trim_end_matches('}');
+        for n in names.split(',') {
+            let n = n.trim();
+            let n = n.rsplit(" as ").next().unwrap_or(n);
+            out.push((n.rsplit("::").next().unwrap_or(n).trim().to_string(), module.trim().to_string()));
+        }
+    }
+    out
+}
+
+#[test]
+fn emulator_names_are_found() {
+    let text = "use super::super::warp::{Warp, MAX_LANES};\nuse super::{set_x, Ctx};\n\
+                let j = crate::emulator::jit::Jit::new(p); // super::turn in a comment\n\
+                use super::super::{fault::Trap, memory::{MemView, Region}};\n\
+                #[cfg(test)]\nmod tests { use crate::emulator::images; }";
+    let names: Vec<String> = emulator_names(text, 2).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, ["jit", "warp", "fault", "memory"]);
+    let names: Vec<String> =
+        emulator_names("use super::{LaunchParams, RunOptions};", 1).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(names, ["LaunchParams", "RunOptions"]);
+    assert_eq!(
+        root_reexports("pub use fault::{Fault, FaultKind};\npub use memory::memcheck;"),
+        [("Fault".into(), "fault".into()), ("FaultKind".into(), "fault".into()), ("memcheck".into(), "memory".into())]
+    );
+}
+
+/// No emulator module names a module of its own or a higher layer (the layers of
+/// [`EMULATOR_LAYERS`]; the root's own items, if any are left, belong to `launch`).
+#[test]
+fn emulator_modules_only_depend_downwards() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/emulator");
+    let layer_of = |m: &str| EMULATOR_LAYERS.iter().position(|(_, ms)| ms.contains(&m));
+    let root = std::fs::read_to_string(dir.join("mod.rs")).unwrap();
+    let reexports = root_reexports(&root);
+    let mut fs = Vec::new();
+    files(&dir, &mut fs);
+    let (mut checked, mut errors) = (0, Vec::new());
+    for f in fs {
+        let rel: Vec<String> = f
+            .strip_prefix(&dir)
+            .unwrap()
+            .iter()
+            .map(|s| s.to_string_lossy().trim_end_matches(".rs").to_string())
+            .collect();
+        if rel == ["mod"] {
+            continue; // the facade
+        }
+        let module = rel[0].clone();
+        let depth = if rel.len() > 1 && rel[rel.len() - 1] != "mod" { 2 } else { 1 };
+        let own = layer_of(&module)
+            .unwrap_or_else(|| panic!("{}: `{module}` is in no layer of EMULATOR_LAYERS", f.display()));
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (line, name) in emulator_names(&text, depth) {
+            // A module, a name the root re-exports (as its module), or an item the root itself
+            // defines (`launch`).
+            let target = if layer_of(&name).is_some() {
+                name.clone()
+            } else if let Some((_, m)) = reexports.iter().find(|(n, _)| *n == name) {
+                m.clone()
+            } else {
+                "launch".to_string()
+            };
+            if target == module {
+                continue;
+            }
+            let to = layer_of(&target).unwrap_or_else(|| panic!("`{target}` is in no layer"));
+            checked += 1;
+            if to >= own {
+                errors.push(format!(
+                    "{}:{line}: `{module}` ({}) names `{name}` of `{target}` ({})",
+                    f.display(),
+                    EMULATOR_LAYERS[own].0,
+                    EMULATOR_LAYERS[to].0
+                ));
+            }
+        }
+    }
+    assert!(checked > 100, "the scan found too few references ({checked})");
+    assert!(errors.is_empty(), "emulator modules that reach up:\n{}", errors.join("\n"));
+}

@@ -18,9 +18,19 @@
 //! A value out of range or not a number is ignored with a warning; every variable is also
 //! validated, once, against `crate::util::env::VARIABLES` (unknown `VENTUS_*` names included).
 
-use super::TrapMode;
 use crate::util::env::{bounded, var};
 use once_cell::sync::OnceCell;
+
+/// What to do when an instruction traps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TrapMode {
+    /// Stop the launch and report a [`Fault`](super::Fault) (default).
+    #[default]
+    Fault,
+    /// Reference-simulator behaviour: the trapping work-group ends silently (`mtvec = spike_end`)
+    /// and the next one runs. The trap is logged as a warning.
+    EndWorkGroup,
+}
 
 /// Parsed configuration.
 #[derive(Debug, Clone)]

@@ -31,8 +31,19 @@ use super::fault::{FaultKind, Trap};
 use super::memory::MemView;
 pub use super::program::{install_checks, install_native_fp64, F64Op, HostCall, CHECK_ARGS, F64_ARGS, MATH_ARGS};
 use super::warp::{Warp, MAX_LANES};
-use super::PrintHook;
 use crate::abi::printf::legacy;
+
+/// Receives `CSR_PRINT` writes and host-formatted text while the kernel runs (called on the
+/// emulator thread).
+pub trait PrintHook: Send + Sync {
+    fn on_print(&self, work_group: u32, warp: u32, value: u32);
+    /// Text printed by a host call ((this module)) of warp `warp` of `work_group`; by default it
+    /// goes to standard output.
+    fn on_text(&self, work_group: u32, warp: u32, text: &[u8]) {
+        let _ = (work_group, warp);
+        write_stdout(text);
+    }
+}
 
 /// The host's IEEE evaluation of the primitives.
 trait Eval {

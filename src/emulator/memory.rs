@@ -25,8 +25,9 @@
 //! store to a read-only page or (with a checker) outside every exact extent returns a
 //! [`MemError`].
 
-use super::memcheck::MemCheck;
+pub mod memcheck;
 use crate::abi;
+use memcheck::MemCheck;
 use parking_lot::{Mutex, RwLock};
 use std::alloc::{alloc_zeroed, Layout};
 use std::sync::atomic::{

@@ -78,6 +78,19 @@ pub(super) fn written(d: &Decoded) -> Option<(crate::isa::roles::Class, std::ops
     Some((class, d.rd as usize..(d.rd as usize + n).min(256)))
 }
 
+/// Write sets (an inherent impl here: `regset` knows nothing of decoded instructions).
+impl RegBounds {
+    /// Adds the registers `d` writes ([`written`]), and those of the extended
+    /// variants a prefix selects when the caller walks them too.
+    pub(super) fn add_writes(&mut self, d: &Decoded) {
+        match written(d) {
+            Some((crate::isa::roles::Class::X, w)) => self.x = self.x.max(w.end),
+            Some((crate::isa::roles::Class::V, w)) => self.v.insert_range(w.start, w.end),
+            _ => {}
+        }
+    }
+}
+
 /// The longest run [`Decoded::run`] records.
 pub const MAX_RUN: u16 = 64;
 
@@ -208,10 +221,11 @@ impl std::fmt::Debug for LaunchBoundsCache {
     }
 }
 
-/// [`Program::jit`]'s translation, made on first use. A clone starts without one (host calls
-/// installed on it change its runs).
+/// The translator's product for this program ([`Program::translation`]), made on first use;
+/// type-erased, so the decoded program knows nothing of the translator above it. A clone starts
+/// without one (host calls installed on it change its runs).
 #[derive(Default)]
-struct JitCache(#[cfg(target_arch = "x86_64")] std::sync::OnceLock<Option<super::jit::Jit>>);
+struct JitCache(#[cfg(target_arch = "x86_64")] std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>);
 impl Clone for JitCache {
     fn clone(&self) -> Self {
         Self::default()
@@ -472,16 +486,20 @@ impl Program {
         let host_calls = self.host_calls.iter().fold(VRegSet::EMPTY, |s, c| s.union(c.vregs()));
         RegBounds { x: self.reg_bounds.x, v: self.reg_bounds.v.union(host_calls) }
     }
-    /// The registers a launch can write that starts at `start` (crt0) and
-    /// calls the kernel at `entry`: those written by the instructions reachable from them
-    /// ([`super::reach`]), or [`Program::reg_bounds`] when the walk cannot follow the code.
-    /// Computed once per (start, entry).
-    pub fn launch_reg_bounds(&self, start: u32, entry: u32) -> RegBounds {
+    /// The cache of [`Program::launch_reg_bounds`] (defined by `reach`, which walks the code):
+    /// the bounds for (start, entry), computed by `walk` on the first call (`None`: the walk
+    /// cannot follow the code, so [`Program::reg_bounds`]).
+    pub(super) fn launch_reg_bounds_with(
+        &self,
+        start: u32,
+        entry: u32,
+        walk: impl FnOnce() -> Option<RegBounds>,
+    ) -> RegBounds {
         let mut cache = self.launch_bounds.0.lock();
         if let Some(&(_, _, b)) = cache.iter().find(|c| c.0 == start && c.1 == entry) {
             return b;
         }
-        let b = super::reach::walk(self, start, entry).unwrap_or_else(|| self.reg_bounds());
+        let b = walk().unwrap_or_else(|| self.reg_bounds());
         cache.push((start, entry, b));
         b
     }
@@ -489,11 +507,12 @@ impl Program {
     pub(super) fn ops(&self) -> &[Decoded] {
         &self.ops
     }
-    /// The program's straight-line runs compiled to host code ([`super::jit`]), translated on
-    /// the first call; `None` when the host's executable memory cannot be had.
+    /// The translator's product for this program, made by `make` on the first call (the
+    /// translator, `jit`, is the only caller: one type per program). `None` if an earlier call
+    /// made a value of another type.
     #[cfg(target_arch = "x86_64")]
-    pub(super) fn jit(&self) -> Option<&super::jit::Jit> {
-        self.jit.0.get_or_init(|| super::jit::Jit::new(self)).as_ref()
+    pub(super) fn translation<T: std::any::Any + Send + Sync>(&self, make: impl FnOnce(&Program) -> T) -> Option<&T> {
+        self.jit.0.get_or_init(|| Box::new(make(self))).downcast_ref()
     }
     /// Whether any instruction reads or writes the accrued FP flags (`fflags`, `fcsr`). When
     /// none does, the flags are unobservable and untraced runs need not compute them.

@@ -20,6 +20,16 @@ use super::program::{Program, RegBounds};
 use crate::isa::regs::csr;
 use crate::isa::{Fmt, Op};
 
+impl Program {
+    /// The registers a launch can write that starts at `start` (crt0) and calls the kernel at
+    /// `entry`: those written by the instructions reachable from them ([`walk`]), or
+    /// [`Program::reg_bounds`] when the walk cannot follow the code. Computed once per
+    /// (start, entry) and kept with the program.
+    pub fn launch_reg_bounds(&self, start: u32, entry: u32) -> RegBounds {
+        self.launch_reg_bounds_with(start, entry, || walk(self, start, entry))
+    }
+}
+
 /// Walks the code reachable from `start` (crt0) and `entry`; `None` when some control transfer
 /// cannot be followed.
 pub(super) fn walk(p: &Program, start: u32, entry: u32) -> Option<RegBounds> {

@@ -21,16 +21,6 @@ impl RegBounds {
     pub const ALL: RegBounds = RegBounds { x: 256, v: VRegSet::ALL };
     /// No register.
     pub const NONE: RegBounds = RegBounds { x: 0, v: VRegSet::EMPTY };
-
-    /// Adds the registers `d` writes ([`super::program::written`]), and those of the extended
-    /// variants a prefix selects when the caller walks them too.
-    pub(super) fn add_writes(&mut self, d: &super::program::Decoded) {
-        match super::program::written(d) {
-            Some((crate::isa::roles::Class::X, w)) => self.x = self.x.max(w.end),
-            Some((crate::isa::roles::Class::V, w)) => self.v.insert_range(w.start, w.end),
-            _ => {}
-        }
-    }
 }
 
 /// A set of vector register numbers (0–255).

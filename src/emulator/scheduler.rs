@@ -12,6 +12,7 @@ use super::fault::Fault;
 use super::memory::{DeviceMemory, LdsMap, MemView, Region, Space};
 use super::program::Program;
 use super::trace::{NoTrace, Recorder, Tracer};
+use super::turn::TurnCtx;
 use super::workgroup::{run_group, WarpPool};
 use super::{config::Config, LaunchError, LaunchParams, RunOptions};
 use crate::abi;
@@ -229,11 +230,10 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             .with_program_pages(prog.pages())
             .with_extents(p.extents.as_deref(), opts.memcheck)
             .with_wide_copies(opts.avx2_interpreter());
-        let ctx = Ctx {
-            prog,
-            mem: &view,
+        let ctx = TurnCtx {
+            exec: Ctx { prog, mem: &view },
             #[cfg(target_arch = "x86_64")]
-            jit: if opts.translated() { prog.jit() } else { None },
+            jit: if opts.translated() { super::jit::Jit::of(prog) } else { None },
         };
         let mut local = RunStats::default();
         while !stop.load(Ordering::Relaxed) {

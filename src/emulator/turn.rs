@@ -19,13 +19,14 @@
 //! registers.
 
 use super::exec::handlers::{self, Handler};
-use super::exec::{self, Ctx, Flow};
+use super::exec::{self, private, Ctx, Flow};
 use super::fault::Trap;
 #[cfg(target_arch = "x86_64")]
 use super::jit;
 use super::program::{Decoded, Sharing, NO_EXT};
 use super::trace::Tracer;
 use super::warp::Warp;
+use std::ops::Deref;
 
 /// How a turn ended.
 pub struct TurnEnd {
@@ -38,6 +39,22 @@ pub struct TurnEnd {
     pub pc: u32,
     /// Its outcome: `Ok(Flow::Next)` when the turn ended before an instruction it may not run.
     pub result: Result<Flow, Trap>,
+}
+
+/// What an untraced turn needs: the executor's [`Ctx`] and, when the launch runs translated
+/// code ([`RunOptions::translated`](super::RunOptions::translated)), the program's translation.
+/// Derefs to the [`Ctx`], so it goes wherever the executor wants one.
+pub struct TurnCtx<'a> {
+    pub exec: Ctx<'a>,
+    #[cfg(target_arch = "x86_64")]
+    pub jit: Option<&'a jit::Jit>,
+}
+
+impl<'a> Deref for TurnCtx<'a> {
+    type Target = Ctx<'a>;
+    fn deref(&self) -> &Ctx<'a> {
+        &self.exec
+    }
 }
 
 /// How an untraced turn ended: as [`TurnEnd`], except that the outcome of an instruction that
@@ -97,7 +114,7 @@ pub fn turn_impl<T: Tracer>(w: &mut Warp, wi: usize, most: u64, ctx: &Ctx, t: &m
 fn turn_table(
     w: &mut Warp,
     most: u64,
-    ctx: &Ctx,
+    ctx: &TurnCtx,
     table: &[[Handler; 16]; handlers::ROWS],
     out: &mut Result<Flow, Trap>,
 ) -> FastEnd {
@@ -121,7 +138,7 @@ fn turn_table(
                     // the turn's first instruction; its handlers are the AVX2 ones, and
                     // `ctx.jit` is only set when the host has the features
                     // (`RunOptions::translated`).
-                    let r = unsafe { f(w, ctx, out, ctx.prog.ops().as_ptr(), most - executed) };
+                    let r = unsafe { f(w, &ctx.exec, out, ctx.prog.ops().as_ptr(), most - executed) };
                     let n = r & jit::EXECUTED;
                     executed += n;
                     lanes += n * u64::from(w.mask.count_ones());
@@ -197,7 +214,12 @@ pub struct Pass<'p> {
 /// are a few instructions long and the call and the work-group runner's bookkeeping were a
 /// third of a turn's cost.
 #[inline(always)]
-fn pass_table(p: Pass, ctx: &Ctx, table: &[[Handler; 16]; handlers::ROWS], out: &mut Result<Flow, Trap>) -> PassEnd {
+fn pass_table(
+    p: Pass,
+    ctx: &TurnCtx,
+    table: &[[Handler; 16]; handlers::ROWS],
+    out: &mut Result<Flow, Trap>,
+) -> PassEnd {
     let Pass { warps, run, rounds, mut ci, r, most } = p;
     let (mut instructions, mut lanes) = (0u64, 0u64);
     while let Some(&wi) = run.get(ci) {
@@ -217,7 +239,7 @@ fn pass_table(p: Pass, ctx: &Ctx, table: &[[Handler; 16]; handlers::ROWS], out: 
 
 /// An untraced pass ([`pass_table`]) through the baseline handlers.
 #[inline(never)]
-pub fn pass_fast_baseline(p: Pass, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> PassEnd {
+pub fn pass_fast_baseline(p: Pass, ctx: &TurnCtx, out: &mut Result<Flow, Trap>) -> PassEnd {
     pass_table(p, ctx, &handlers::BASELINE, out)
 }
 
@@ -228,7 +250,7 @@ pub fn pass_fast_baseline(p: Pass, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> P
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
 #[inline(never)]
-pub unsafe fn pass_fast_avx2(p: Pass, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> PassEnd {
+pub unsafe fn pass_fast_avx2(p: Pass, ctx: &TurnCtx, out: &mut Result<Flow, Trap>) -> PassEnd {
     pass_table(p, ctx, &handlers::AVX2, out)
 }
 
@@ -270,7 +292,7 @@ unsafe fn run(
 
 /// An untraced turn through the baseline handlers.
 #[inline(never)]
-pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> FastEnd {
+pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &TurnCtx, out: &mut Result<Flow, Trap>) -> FastEnd {
     turn_table(w, most, ctx, &handlers::BASELINE, out)
 }
 
@@ -281,19 +303,8 @@ pub fn turn_fast_baseline(w: &mut Warp, most: u64, ctx: &Ctx, out: &mut Result<F
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt,lzcnt,bmi1,bmi2")]
 #[inline(never)]
-pub unsafe fn turn_fast_avx2(w: &mut Warp, most: u64, ctx: &Ctx, out: &mut Result<Flow, Trap>) -> FastEnd {
+pub unsafe fn turn_fast_avx2(w: &mut Warp, most: u64, ctx: &TurnCtx, out: &mut Result<Flow, Trap>) -> FastEnd {
     turn_table(w, most, ctx, &handlers::AVX2, out)
-}
-
-/// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no
-/// kernel store can change.
-#[inline(always)]
-pub(super) fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
-    match d.sharing {
-        Sharing::Private => true,
-        Sharing::Shared => false,
-        Sharing::ScalarLoad => ctx.mem.is_read_only(w.x[d.rs1 as usize].wrapping_add(d.imm as u32)),
-    }
 }
 
 /// [`turn_impl`] compiled for the baseline target.

@@ -14,6 +14,7 @@ use super::exec::{Ctx, Flow};
 use super::fault::{Fault, FaultKind, Trap};
 use super::memcheck::Explanation;
 use super::trace::Tracer;
+use super::turn::TurnCtx;
 #[cfg(target_arch = "x86_64")]
 use super::turn::{pass_fast_avx2, turn_avx2, turn_fast_avx2};
 use super::turn::{pass_fast_baseline, turn_baseline, turn_fast_baseline};
@@ -152,7 +153,7 @@ pub fn run_group<T: Tracer>(
     p: &LaunchParams,
     opts: &RunOptions,
     launch_start: Duration,
-    ctx: &Ctx,
+    ctx: &TurnCtx,
     pool: &mut WarpPool,
     t: &mut T,
 ) -> Result<GroupStats, Fault> {
@@ -170,7 +171,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     p: &LaunchParams,
     opts: &RunOptions,
     launch_start: Duration,
-    ctx: &Ctx,
+    ctx: &TurnCtx,
     pool: &mut WarpPool,
     t: &mut T,
 ) -> Result<GroupStats, Fault> {

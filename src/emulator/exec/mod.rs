@@ -26,7 +26,7 @@ mod vint;
 
 use super::fault::{FaultKind, Trap};
 use super::memory::MemView;
-use super::program::{Decoded, Program, NO_EXT};
+use super::program::{Decoded, Program, Sharing, NO_EXT};
 use super::trace::Tracer;
 use super::warp::{mstatus, SimtEntry, Warp};
 use crate::isa::semantics as s;
@@ -51,11 +51,17 @@ pub enum Flow {
 pub struct Ctx<'a> {
     pub prog: &'a Program,
     pub mem: &'a MemView<'a>,
-    /// The program's compiled runs, when this launch uses them ([`RunOptions::translated`]).
-    ///
-    /// [`RunOptions::translated`]: crate::emulator::RunOptions::translated
-    #[cfg(target_arch = "x86_64")]
-    pub jit: Option<&'a crate::emulator::jit::Jit>,
+}
+
+/// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no
+/// kernel store can change.
+#[inline(always)]
+pub(crate) fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
+    match d.sharing {
+        Sharing::Private => true,
+        Sharing::Shared => false,
+        Sharing::ScalarLoad => ctx.mem.is_read_only(w.x[d.rs1 as usize].wrapping_add(d.imm as u32)),
+    }
 }
 
 #[inline(always)]

@@ -111,7 +111,7 @@ impl std::fmt::Debug for Jit {
 
 /// `private` of the turn loop for a compiled run's scalar loads.
 unsafe extern "sysv64" fn scalar_load_private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
-    super::turn::private(w, d, ctx)
+    super::exec::private(w, d, ctx)
 }
 
 /// A vector integer operation with a template, `vd = a ⊕ b` lane by lane (`a` = vs2).
@@ -360,6 +360,16 @@ impl Jit {
     /// instruction. `None` when the host's executable memory cannot be had (the interpreter
     /// then runs everything).
     pub fn new(prog: &Program) -> Option<Jit> {
+        Self::translate(prog)
+    }
+
+    /// The translation of `prog`, made on the first call and kept with the program
+    /// ([`Program::translation`]); `None` as for [`Jit::new`].
+    pub fn of(prog: &Program) -> Option<&Jit> {
+        prog.translation(Jit::new).and_then(Option::as_ref)
+    }
+
+    fn translate(prog: &Program) -> Option<Jit> {
         let ops = prog.ops();
         let mut enter: Vec<bool> = (0..ops.len()).map(|i| i == 0 || ops[i - 1].run < 2).collect();
         for (i, d) in ops.iter().enumerate() {

@@ -13,10 +13,10 @@
 //! * **private**: each work-item's frame (the private bytes the kernel needs per work-item);
 //! * the program window is checked only by its page permissions.
 //!
-//! A violation stops the launch like a fault ([`super::fault::FaultKind::MemCheck`]); [`Miss`]
+//! A violation stops the launch like a fault ([`crate::emulator::fault::FaultKind::MemCheck`]); [`Miss`]
 //! says which extent the address was nearest to and by how many bytes it missed.
 
-use super::memory::{MemView, Region, Space};
+use super::{MemView, Region, Space};
 use crate::abi;
 
 /// What the launch knows a global region as (for reports).
@@ -120,7 +120,7 @@ impl std::fmt::Display for Miss {
     }
 }
 
-/// The image of an access outside its image ([`super::fault::FaultKind::ImageOutside`]): what
+/// The image of an access outside its image ([`crate::emulator::fault::FaultKind::ImageOutside`]): what
 /// the launch knows its descriptor as, and the size of its addressing grid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageMiss {
