@@ -1131,7 +1131,7 @@ fn tasks_native_kernels_and_argument_snapshots() {
     unsafe extern "C" fn native(_: *mut c_void) {}
     let code =
         call!(clEnqueueNativeKernel(env.q, Some(native), null_mut(), 0, 0, null(), null_mut(), 0, null(), null_mut()));
-    expect_err(code, CL_INVALID_OPERATION, "native kernel");
+    check(code, "native kernel (tests/icd_native_kernels.rs has the rest)");
     // Arguments are captured at enqueue time; the kernel may be released while commands wait.
     let gate = user_event(env.ctx);
     let (mut e1, mut e2) = (null_mut(), null_mut());

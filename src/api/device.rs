@@ -146,7 +146,9 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         CL_DEVICE_ENDIAN_LITTLE | CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
             b(&yes)
         }
-        CL_DEVICE_EXECUTION_CAPABILITIES => b(&(CL_EXEC_KERNEL as cl_device_exec_capabilities)),
+        CL_DEVICE_EXECUTION_CAPABILITIES => {
+            b(&((CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL) as cl_device_exec_capabilities))
+        }
         CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => b(&queue_props),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => b(&(0 as cl_command_queue_properties)),
         CL_DEVICE_PLATFORM => b(&info::Ptr(platform::platform().handle())),

@@ -1,5 +1,5 @@
 //! Kernel execution entry points (OpenCL 3.0 §5.10): `clEnqueueNDRangeKernel`, `clEnqueueTask`
-//! and `clEnqueueNativeKernel` (not supported: the device has no `CL_EXEC_NATIVE_KERNEL`).
+//! and `clEnqueueNativeKernel` (a host function run by the queue's worker: `core::native`).
 //!
 //! Every error clause of §5.10 is checked here, in the spec's order, before anything is enqueued;
 //! the argument values are snapshotted at enqueue time. Decisions:
@@ -18,7 +18,9 @@ use crate::cl::*;
 use crate::core::device::{self as dev, Device};
 use crate::core::kernel::{ArgValue, Kernel};
 use crate::core::launch::{self, NdRange};
-use crate::core::queue::Queue;
+use crate::core::memory::Mem;
+use crate::core::native::NativeCall;
+use crate::core::queue::{Ordering as QueueOrdering, Queue, Work};
 use libc::size_t;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -251,12 +253,63 @@ pub extern "C" fn clEnqueueNativeKernel(
     event_wait_list: *const cl_event,
     event: *mut cl_event,
 ) -> cl_int {
-    let _ = (user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc);
-    let _ = (num_events_in_wait_list, event_wait_list, event);
     status(|| {
-        Obj::<Queue>::get(command_queue)?;
+        // "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        // "CL_INVALID_VALUE if user_func is NULL."
+        let f = user_func.ok_or(CL_INVALID_VALUE)?;
+        // "CL_INVALID_VALUE if args is a NULL value and cb_args > 0, or if args is a NULL value
+        // and num_mem_objects > 0." / "… if args is not NULL and cb_args is 0."
+        check(!args.is_null() || (cb_args == 0 && num_mem_objects == 0), CL_INVALID_VALUE)?;
+        check(args.is_null() || cb_args > 0, CL_INVALID_VALUE)?;
+        // "CL_INVALID_VALUE if num_mem_objects > 0 and mem_list or args_mem_loc are NULL." /
+        // "… if num_mem_objects = 0 and mem_list or args_mem_loc are not NULL."
+        let lists_given = !mem_list.is_null() && !args_mem_loc.is_null();
+        let lists_absent = mem_list.is_null() && args_mem_loc.is_null();
+        check(if num_mem_objects > 0 { lists_given } else { lists_absent }, CL_INVALID_VALUE)?;
         // "CL_INVALID_OPERATION if the device associated with command_queue cannot execute the
-        // native kernel" (CL_DEVICE_EXECUTION_CAPABILITIES has no CL_EXEC_NATIVE_KERNEL).
-        Err(CL_INVALID_OPERATION)
+        // native kernel": it can (CL_EXEC_NATIVE_KERNEL).
+        let n = num_mem_objects as usize;
+        // "CL_INVALID_MEM_OBJECT if one or more memory objects specified in mem_list are not
+        // valid or are not buffer objects."
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let mems = unsafe { ptr::handles::<Mem>(mem_list, n, CL_INVALID_VALUE) }?;
+        check(mems.iter().all(|m| m.image.is_none()), CL_INVALID_MEM_OBJECT)?;
+        // A memory object of another context (no clause names it; the queue's context is the
+        // one whose objects a command may use).
+        check(mems.iter().all(|m| Arc::ptr_eq(&m.context, &q.context)), CL_INVALID_CONTEXT)?;
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
+        // "args_mem_loc is a pointer to appropriate locations that args points to where memory
+        // object handles (cl_mem values) are stored": offsets into the block, which
+        // `NativeCall::new` checks lie inside it.
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        let locs = unsafe { ptr::slice(args_mem_loc.cast_const(), n, CL_INVALID_VALUE) }?;
+        let base = args as usize;
+        let offsets = locs.iter().map(|&l| (l as usize).checked_sub(base).ok_or(CL_INVALID_VALUE));
+        let mems = mems.into_iter().zip(offsets).map(|(m, o)| Ok((m, o?))).collect::<CLResult<Vec<_>>>()?;
+        // "The data pointed to by args and cb_args bytes in size will be copied and a pointer
+        // to this copied region will be passed to user_func."
+        let block = if args.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+            unsafe { ptr::slice(args as *const u8, cb_args, CL_INVALID_VALUE) }?
+        };
+        let call = NativeCall::new(block, mems)?;
+        let no_args = args.is_null();
+        let work: Work = Box::new(move || {
+            call.run(|block| {
+                let p = if no_args { std::ptr::null_mut() } else { block.as_mut_ptr().cast::<c_void>() };
+                // SAFETY: the application's native kernel, called as §5.10 describes: with a copy
+                // of its argument block (NULL when it passed none) in which every memory object
+                // is replaced by a pointer to host memory holding its contents for the call.
+                unsafe { f(p) }
+            })
+        });
+        let e = Queue::enqueue(&q, CL_COMMAND_NATIVE_KERNEL, deps, QueueOrdering::Command, work);
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::return_event(event, &e) };
+        Ok(())
     })
 }

@@ -10,6 +10,7 @@ pub mod image_format;
 pub mod kernel;
 pub mod launch;
 pub mod memory;
+pub mod native;
 pub mod platform;
 pub mod program;
 pub mod queue;
