@@ -237,21 +237,11 @@ const EMULATOR_TYPES: &[&str] = &[
 
 /// The identifiers of a line of code: string literals and a trailing `//` comment left out.
 fn code_words(line: &str) -> Vec<String> {
-    let mut code = String::new();
-    let mut in_string = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if in_string => {
-                chars.next();
-            }
-            '"' => in_string = !in_string,
-            '/' if !in_string && chars.peek() == Some(&'/') => break,
-            _ if !in_string => code.push(c),
-            _ => {}
-        }
-    }
-    code.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).map(String::from).collect()
+    code_of(line)
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 /// Whether `line` (code) names an emulator type or module as a whole word.

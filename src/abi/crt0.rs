@@ -318,7 +318,7 @@ impl UserCode<'_> {
     fn names_data_layout(self) -> bool {
         match self {
             UserCode::Text(src) => DATA_LAYOUT_SYMBOLS.iter().any(|s| src.contains(s)),
-            UserCode::Listing(l) => l.data_symbols().iter().any(|s| DATA_LAYOUT_SYMBOLS.contains(s)),
+            UserCode::Listing(l) => l.external_symbols().iter().any(|s| DATA_LAYOUT_SYMBOLS.contains(s)),
         }
     }
 }

@@ -160,31 +160,9 @@ fn backend(kind: &str, f: &Func) -> Result<String, String> {
 /// Assembles `listing` directly and as `text` (with every symbol it names but does not
 /// define placed at one address, as a linker would) and compares the programs.
 fn assembles_like_text(listing: &crate::isa::asm::Listing, text: &str) -> Result<(), String> {
-    use crate::isa::asm::Item;
     const BASE: u32 = 0x8000_0100;
     const OUTSIDE: u32 = 0x9000_0000;
-    let defined: Vec<&str> = listing
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Label { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut named: Vec<&str> = listing
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Jump { target, .. } | Item::Branch { target, .. } | Item::SetRpc { target, .. } => {
-                Some(target.as_str())
-            }
-            Item::La { symbol, .. } => Some(symbol.as_str()),
-            _ => None,
-        })
-        .filter(|n| !defined.contains(n))
-        .collect();
-    named.sort_unstable();
-    named.dedup();
+    let named = listing.external_symbols();
     let external = |n: &str| named.contains(&n).then_some(OUTSIDE);
     let typed = listing.assemble(BASE, &external).map_err(|e| format!("typed: {e}"))?;
     let equs: String = named.iter().map(|n| format!(".equ {n}, {OUTSIDE:#x}\n")).collect();

@@ -110,15 +110,28 @@ impl Item {
 }
 
 impl Listing {
-    /// Names of the external symbols the listing's `la` items use (deduplicated, sorted).
-    pub fn data_symbols(&self) -> Vec<&str> {
+    /// The symbols the listing names (targets and `la` symbols) but does not define as labels:
+    /// what the assembler must be given (deduplicated, sorted).
+    pub fn external_symbols(&self) -> Vec<&str> {
+        let defined: std::collections::HashSet<&str> = self
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Label { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
         let mut v: Vec<&str> = self
             .items
             .iter()
             .filter_map(|i| match i {
+                Item::Jump { target, .. } | Item::Branch { target, .. } | Item::SetRpc { target, .. } => {
+                    Some(target.as_str())
+                }
                 Item::La { symbol, .. } => Some(symbol.as_str()),
                 _ => None,
             })
+            .filter(|n| !defined.contains(n))
             .collect();
         v.sort_unstable();
         v.dedup();

@@ -253,3 +253,91 @@ fn file_and_loc_directives_record_source_rows() {
     assert!(matches!(err(".file 1 \"a\" b\n"), AsmError::Syntax { line: 1, .. }));
     assert!(matches!(err(".loc 1\n"), AsmError::OperandCount { line: 1, .. }));
 }
+
+// ---- typed assembly (listing.rs) ----------------------------------------------------------------
+
+use super::{Item, Listing, ListingError};
+
+fn label(name: &str, global: bool) -> Item {
+    Item::Label { name: name.into(), global }
+}
+
+/// One item of every kind, with values that take each `li` size and both jump reaches.
+fn every_item() -> Listing {
+    let branch = crate::isa::Inst { rs1: 10, rs2: 11, ..crate::isa::Inst::new(Op::Bne) };
+    let vbranch = crate::isa::Inst { rs1: 3, rs2: 4, ..crate::isa::Inst::new(Op::Vbeq) };
+    Listing {
+        items: vec![
+            label("k", true),
+            Item::File { number: 1, name: "a \"quoted\" name.cl".into() },
+            Item::Loc { file: 1, line: 3, col: 7 },
+            Item::Li { rd: 5, value: 12 },
+            Item::Li { rd: 5, value: 0x12345 << 12 },
+            Item::Li { rd: 6, value: -0x7654_3210 },
+            Item::La { rd: 7, symbol: "DATA".into(), addend: 12 },
+            Item::Loc { file: 0, line: 0, col: 0 },
+            label(".Lk_1", false),
+            Item::Branch { inst: branch, target: ".Lk_2".into() },
+            Item::Branch { inst: vbranch, target: ".Lk_1".into() },
+            Item::Jump { target: ".Lk_2".into(), link: false, far: false },
+            Item::Jump { target: "sub".into(), link: true, far: false },
+            Item::Jump { target: ".Lk_1".into(), link: false, far: true },
+            Item::Jump { target: "sub".into(), link: true, far: true },
+            label(".Lk_rpc0", false),
+            Item::SetRpc { target: ".Lk_2".into(), here: ".Lk_rpc0".into() },
+            label(".Lk_2", false),
+            Item::Inst(inst(Op::Regext, 0, 0, 0, 0o1111)),
+            Item::Inst(inst(Op::Addi, 1, 2, 0, -5)),
+            label("sub", false),
+            Item::Inst(inst(Op::Jalr, 0, 1, 0, 0)),
+        ],
+    }
+}
+
+#[test]
+fn a_listing_assembles_like_its_text() {
+    let l = every_item();
+    let data = |n: &str| (n == "DATA").then_some(0x9000_0040);
+    let typed = l.assemble(0x8000_0100, &data).unwrap();
+    let text = format!("{l}.equ DATA, 0x90000040\n");
+    assert_eq!(typed, assemble(&text, 0x8000_0100).unwrap(), "{text}");
+    assert_eq!(typed.globals, ["k"]);
+    assert_eq!(typed.lines.len(), 2);
+    assert_eq!(l.external_symbols(), ["DATA"]);
+}
+
+#[test]
+fn listing_errors_are_typed() {
+    let none = |_: &str| None;
+    let with = |items: Vec<Item>| Listing { items };
+    let far_away = |n: &str| (n == "far").then_some(0x8020_0000);
+    let j = |target: &str| Item::Jump { target: target.into(), link: false, far: false };
+    assert_eq!(
+        with(vec![j("nowhere")]).assemble(0x8000_0000, &none),
+        Err(ListingError::UndefinedSymbol("nowhere".into()))
+    );
+    assert!(matches!(
+        with(vec![j("far")]).assemble(0x8000_0000, &far_away),
+        Err(ListingError::TargetOutOfRange { offset: 0x20_0000, .. })
+    ));
+    assert!(with(vec![Item::Jump { target: "far".into(), link: false, far: true }])
+        .assemble(0x8000_0000, &far_away)
+        .is_ok());
+    assert_eq!(
+        with(vec![label("a", false), label("a", true)]).assemble(0, &none),
+        Err(ListingError::DuplicateLabel("a".into()))
+    );
+    assert_eq!(
+        with(vec![label("far", false)]).assemble(0, &far_away),
+        Err(ListingError::DuplicateLabel("far".into())),
+        "a label named like an external symbol"
+    );
+    assert_eq!(
+        with(vec![Item::Loc { file: 2, line: 1, col: 0 }]).assemble(0, &none),
+        Err(ListingError::UndefinedFile(2))
+    );
+    assert!(matches!(
+        with(vec![Item::Inst(inst(Op::Addi, 40, 0, 0, 0))]).assemble(0, &none),
+        Err(ListingError::Encode { item: 0, .. })
+    ));
+}
