@@ -256,12 +256,12 @@ pub fn compile_source(source: &str, opts: &FrontOptions, headers: &[(String, Str
 
 /// Whether `words` is a compiled object the back end accepts (calls to functions, and uses of
 /// `extern` variables, of other objects may be unresolved: `clLinkProgram` resolves them).
-pub fn check_object(words: &[u32]) -> Result<(), String> {
+pub fn check_object(words: &[u32]) -> Result<(), CompileError> {
     // Malformed input must never take the application down (see `compile_spirv_modules`).
     match std::panic::catch_unwind(|| super::spirv::lower_module(words)) {
         Ok(Ok(_)) | Ok(Err(CompileError::Unresolved(_))) => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("internal compiler error: the compiler stopped on this module".into()),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(CompileError::Internal("the compiler stopped on this module".into())),
     }
 }
 

@@ -280,7 +280,7 @@ pub enum ObjectBinaryError {
     /// Module `index` is not a usable SPIR-V module.
     Module {
         index: usize,
-        reason: String,
+        reason: crate::compiler::CompileError,
     },
 }
 
