@@ -12,7 +12,7 @@
 //! * `CL_OUT_OF_RESOURCES` at enqueue: `__local` bytes above `CL_DEVICE_LOCAL_MEM_SIZE`, an
 //!   argument buffer the device cannot hold, or more than 2^32 - 1 work-groups.
 
-use super::{check, ptr, status};
+use super::{check, ptr, status, transfer};
 use crate::cl::object::Obj;
 use crate::cl::*;
 use crate::core::device::{self as dev, Device};
@@ -20,7 +20,7 @@ use crate::core::kernel::{ArgValue, Kernel};
 use crate::core::launch::{self, NdRange};
 use crate::core::memory::Mem;
 use crate::core::native::NativeCall;
-use crate::core::queue::{Ordering as QueueOrdering, Queue, Work};
+use crate::core::queue::{Queue, Work};
 use libc::size_t;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -307,9 +307,6 @@ pub extern "C" fn clEnqueueNativeKernel(
                 unsafe { f(p) }
             })
         });
-        let e = Queue::enqueue(&q, CL_COMMAND_NATIVE_KERNEL, deps, QueueOrdering::Command, work);
-        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        unsafe { ptr::return_event(event, &e) };
-        Ok(())
+        transfer::finish(transfer::enqueue(&q, CL_COMMAND_NATIVE_KERNEL, deps, work), CL_FALSE, event)
     })
 }

@@ -351,6 +351,12 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
 }
 
 impl Jit {
+    /// The translation of `prog`, made on the first call and kept with the program
+    /// ([`Program::translation`]); `None` as for [`Jit::new`].
+    pub fn of(prog: &Program) -> Option<&Jit> {
+        prog.translation(Jit::new).and_then(Option::as_ref)
+    }
+
     /// Translates, from every entry where turns enter straight-line code, the run that starts
     /// there: the first entry of each run (after a shared instruction, a jump, a branch), every
     /// target of a branch, vector branch or `jal` inside a run (a loop's head), and every 64
@@ -360,16 +366,6 @@ impl Jit {
     /// instruction. `None` when the host's executable memory cannot be had (the interpreter
     /// then runs everything).
     pub fn new(prog: &Program) -> Option<Jit> {
-        Self::translate(prog)
-    }
-
-    /// The translation of `prog`, made on the first call and kept with the program
-    /// ([`Program::translation`]); `None` as for [`Jit::new`].
-    pub fn of(prog: &Program) -> Option<&Jit> {
-        prog.translation(Jit::new).and_then(Option::as_ref)
-    }
-
-    fn translate(prog: &Program) -> Option<Jit> {
         let ops = prog.ops();
         let mut enter: Vec<bool> = (0..ops.len()).map(|i| i == 0 || ops[i - 1].run < 2).collect();
         for (i, d) in ops.iter().enumerate() {
