@@ -250,13 +250,13 @@ fn kernel_time(ev: cl_event) -> Duration {
 
 /// (warp, lane) instructions of a completed launch of ours (`cl_ventus_launch_stats`).
 fn lane_instructions(ev: cl_event) -> Option<(u64, u64)> {
-    let mut words = [0u64; 10];
+    let mut words = [0u64; 12];
     let mut size = 0;
-    // SAFETY: room for the 80-byte statistics struct.
+    // SAFETY: room for the 96-byte statistics struct.
     let code = unsafe {
-        (cl_api().clGetEventInfo)(ev, CL_EVENT_STATISTICS_VENTUS, 80, words.as_mut_ptr() as *mut c_void, &mut size)
+        (cl_api().clGetEventInfo)(ev, CL_EVENT_STATISTICS_VENTUS, 96, words.as_mut_ptr() as *mut c_void, &mut size)
     };
-    (code == CL_SUCCESS && size == 80).then_some((words[1], words[2]))
+    (code == CL_SUCCESS && size == 96).then_some((words[1], words[2]))
 }
 
 fn floats(v: &[f32]) -> Vec<u8> {

@@ -403,8 +403,8 @@ fn device_query_errors() {
         check((cl.clRetainDevice)(d), "clRetainDevice");
         check((cl.clReleaseDevice)(d), "clReleaseDevice");
         expect_err((cl.clRetainDevice)(null_mut()), CL_INVALID_DEVICE, "clRetainDevice(NULL)");
-        // The device cannot be partitioned.
-        let props = [CL_DEVICE_PARTITION_EQUALLY, 1, 0];
+        // Affinity domains are not offered (partitioning: tests/icd_sub_devices.rs).
+        let props = [CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_AFFINITY_DOMAIN_NUMA as _, 0];
         let (mut out, mut n) = ([null_mut(); 4], 0);
         let code = (cl.clCreateSubDevices)(d, props.as_ptr(), 4, out.as_mut_ptr(), &mut n);
         expect_err(code, CL_INVALID_VALUE, "clCreateSubDevices");
@@ -518,10 +518,16 @@ fn device_values_are_consistent() {
     assert_eq!(device_val::<u64>(CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES), 0);
     assert!(device_val::<usize>(CL_DEVICE_PROFILING_TIMER_RESOLUTION) > 0);
 
-    // Partitioning: none.
-    assert_eq!(device_val::<u32>(CL_DEVICE_PARTITION_MAX_SUB_DEVICES), 0);
+    // Partitioning: one sub-device per host thread, when there are several.
+    let units = device_val::<u32>(CL_DEVICE_MAX_COMPUTE_UNITS);
+    let max_subs = device_val::<u32>(CL_DEVICE_PARTITION_MAX_SUB_DEVICES);
     let partition: Vec<cl_device_partition_property> = info_vec(f, d, CL_DEVICE_PARTITION_PROPERTIES);
-    assert!(partition.is_empty() || partition == [0], "{partition:?}");
+    if units >= 2 {
+        assert_eq!(max_subs, units);
+        assert_eq!(partition, [CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS]);
+    } else {
+        assert_eq!((max_subs, partition), (0, vec![0]));
+    }
     let ptype: Vec<cl_device_partition_property> = info_vec(f, d, CL_DEVICE_PARTITION_TYPE);
     assert!(ptype.is_empty() || ptype == [0], "root device: {ptype:?}");
 

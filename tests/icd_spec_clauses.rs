@@ -406,11 +406,14 @@ fn launch_statistics_through_the_vendor_query() {
     let (global, local, mut e) = (128usize, 64usize, null_mut());
     check(call!(clEnqueueNDRangeKernel(q, k, 1, null(), &global, &local, 0, null(), &mut e)), "launch");
     check(call!(clWaitForEvents(1, &e)), "wait");
-    let mut st = [0u64; 11];
-    let code = call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 88, st.as_mut_ptr() as *mut c_void, null_mut()));
+    let mut st = [0u64; 12];
+    let code = call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 96, st.as_mut_ptr() as *mut c_void, null_mut()));
     check(code, "statistics");
-    let [groups, warp_insts, lane_insts, width, divergent, barriers, global_b, local_b, _private, ns, longest] = st;
+    let [groups, warp_insts, lane_insts, width, divergent, barriers, global_b, local_b, _private, ns, longest, threads] =
+        st;
     assert!(longest <= ns, "one work-group's CPU time within the launch's host time: {st:?}");
+    let units: cl_uint = info_value(cl().clGetDeviceInfo, device(), CL_DEVICE_MAX_COMPUTE_UNITS);
+    assert!((1..=u64::from(units.min(2))).contains(&threads), "2 work-groups on at most {units} threads: {st:?}");
     assert_eq!((groups, barriers, width), (2, 2, 32), "{st:?}");
     assert!(divergent >= 4, "each of the 4 warps splits at `i & 1`: {st:?}");
     assert!(lane_insts < warp_insts * width, "divergence lowers lane utilisation: {st:?}");

@@ -50,6 +50,7 @@ typedef struct cl_ventus_launch_stats {
     cl_ulong private_bytes;      /* ... in private memory (spills included) */
     cl_ulong elapsed_ns;         /* host time the emulator spent on the launch */
     cl_ulong longest_group_ns;   /* most host CPU time one work-group used */
+    cl_ulong host_threads;       /* host threads the launch ran on (<= the device's compute units) */
 } cl_ventus_launch_stats;
 
 #ifdef __cplusplus

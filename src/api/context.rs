@@ -116,6 +116,12 @@ fn create(
     let props = property_pairs(props)?;
     check_properties(&props)?;
     let printf = printf_config(&props, user_data);
+    // A context holds an application reference to each of its sub-devices until the
+    // application releases the context, so the handles `CL_CONTEXT_DEVICES` returns stay valid
+    // after the application releases its own (root devices are not counted).
+    for d in devices.iter().filter(|d| !d.is_root()) {
+        Obj::<Device>::retain(d.handle())?;
+    }
     let ctx = Obj::new(Context::new(devices, props, wrap_notify(pfn, user_data)));
     ctx.set_printf(printf);
     Ok(ctx.handle())
@@ -132,8 +138,14 @@ pub extern "C" fn clCreateContext(
     object(errcode_ret, || {
         check(num_devices != 0 && !devices.is_null(), CL_INVALID_VALUE)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        let mut devs = unsafe { ptr::handles::<Device>(devices, num_devices as usize, CL_INVALID_VALUE) }?;
-        devs.dedup_by(|a, b| std::sync::Arc::ptr_eq(a, b));
+        let listed = unsafe { ptr::handles::<Device>(devices, num_devices as usize, CL_INVALID_VALUE) }?;
+        // "Duplicate devices specified in devices are ignored."
+        let mut devs: Vec<Ref<Device>> = Vec::with_capacity(listed.len());
+        for d in listed {
+            if !devs.iter().any(|x| std::sync::Arc::ptr_eq(x, &d)) {
+                devs.push(d);
+            }
+        }
         create(properties, devs, pfn_notify, user_data)
     })
 }
@@ -157,7 +169,16 @@ pub extern "C" fn clRetainContext(context: cl_context) -> cl_int {
 }
 
 pub extern "C" fn clReleaseContext(context: cl_context) -> cl_int {
-    status(|| Obj::<Context>::release(context).map(|_| ()))
+    status(|| {
+        if let Some(ctx) = Obj::<Context>::release(context)? {
+            for d in ctx.devices.iter().filter(|d| !d.is_root()) {
+                // Err only if the application released the device more often than it retained
+                // it: nothing is left to release then.
+                let _ = Obj::<Device>::release(d.handle());
+            }
+        }
+        Ok(())
+    })
 }
 
 pub extern "C" fn clGetContextInfo(

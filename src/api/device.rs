@@ -6,6 +6,7 @@ use super::{check, info, ptr, status};
 use crate::cl::object::Obj;
 use crate::cl::*;
 use crate::core::device::{self as dev, Device};
+use crate::core::partition::{self, PartitionError, Scheme};
 use crate::core::platform;
 use std::ffi::c_void;
 
@@ -52,7 +53,7 @@ fn fp_config() -> cl_device_fp_config {
 }
 
 /// The value of one device query as bytes (`None` = unknown query).
-fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
+fn device_info(d: &Obj<Device>, param: cl_device_info) -> Option<Vec<u8>> {
     use info::InfoValue;
     let b = |v: &dyn InfoValue| Some(v.info_bytes());
     let wg = d.max_work_group_size();
@@ -110,8 +111,8 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         | CL_DEVICE_MAX_NUM_SUB_GROUPS
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT
-        | CL_DEVICE_PARTITION_MAX_SUB_DEVICES => b(&zero_u32),
+        | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => b(&zero_u32),
+        CL_DEVICE_PARTITION_MAX_SUB_DEVICES => b(&(partition::max_sub_devices(d) as cl_uint)),
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE => b(&dev::MAX_GLOBAL_VARIABLE_SIZE),
         CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => b(&dev::GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE),
         CL_DEVICE_MAX_PARAMETER_SIZE => b(&dev::MAX_PARAMETER_SIZE),
@@ -196,11 +197,19 @@ fn device_info(d: &Device, param: cl_device_info) -> Option<Vec<u8>> {
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Some(Vec::new()),
         CL_DEVICE_PRINTF_BUFFER_SIZE => b(&(d.printf_buffer_size as usize)),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => b(&yes),
-        CL_DEVICE_PARENT_DEVICE => b(&info::Ptr(std::ptr::null_mut::<c_void>())),
-        CL_DEVICE_PARTITION_PROPERTIES => b(&vec![0 as cl_device_partition_property]),
+        CL_DEVICE_PARENT_DEVICE => match &d.partition {
+            Some(s) => b(&info::Ptr(s.parent.handle())),
+            None => b(&info::Ptr(std::ptr::null_mut::<c_void>())),
+        },
+        CL_DEVICE_PARTITION_PROPERTIES => b(&partition::properties(d)),
         CL_DEVICE_PARTITION_AFFINITY_DOMAIN => b(&(0 as cl_device_affinity_domain)),
-        CL_DEVICE_PARTITION_TYPE => Some(Vec::new()),
-        CL_DEVICE_REFERENCE_COUNT => b(&1u32),
+        // A root device: no partition (an empty value, which the spec allows).
+        CL_DEVICE_PARTITION_TYPE => match &d.partition {
+            Some(s) => b(&s.properties),
+            None => Some(Vec::new()),
+        },
+        // Root devices are not reference counted: always 1.
+        CL_DEVICE_REFERENCE_COUNT => b(&if d.is_root() { 1 } else { d.api_ref_count() }),
         CL_DEVICE_SVM_CAPABILITIES => b(&(0 as cl_device_svm_capabilities)),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
@@ -238,32 +247,106 @@ pub extern "C" fn clGetDeviceInfo(
     })
 }
 
+/// Reads a `clCreateSubDevices` property list: the scheme and the list itself up to its first
+/// 0 (included) for `CL_DEVICE_PARTITION_TYPE`. `CL_INVALID_VALUE` for a NULL or malformed list, an
+/// unknown scheme or one this driver does not offer (affinity domains).
+///
+/// # Safety
+/// `p` is NULL or points to a 0-terminated partition property list (the OpenCL contract).
+unsafe fn partition_scheme(
+    p: *const cl_device_partition_property,
+) -> CLResult<(Scheme, Vec<cl_device_partition_property>)> {
+    /// No list the driver accepts is longer (one count per thread is at most a few thousand).
+    const MAX_LEN: usize = 1 << 16;
+    check(!p.is_null(), CL_INVALID_VALUE)?;
+    let mut list = Vec::new();
+    let mut at = |i: usize| -> CLResult<cl_device_partition_property> {
+        check(i < MAX_LEN, CL_INVALID_VALUE)?;
+        // SAFETY: the caller's contract: the list is read up to and including its terminator,
+        // in order, and no further.
+        let v = unsafe { *p.add(i) };
+        list.push(v);
+        Ok(v)
+    };
+    let scheme = match at(0)? {
+        CL_DEVICE_PARTITION_EQUALLY => {
+            let n = at(1)?;
+            check(at(2)? == 0, CL_INVALID_VALUE)?;
+            Scheme::Equally(n as i64)
+        }
+        CL_DEVICE_PARTITION_BY_COUNTS => {
+            let mut counts = Vec::new();
+            loop {
+                let c = at(1 + counts.len())?;
+                if c == CL_DEVICE_PARTITION_BY_COUNTS_LIST_END as cl_device_partition_property {
+                    break;
+                }
+                counts.push(c as i64);
+            }
+            // The list's own terminator follows; like other implementations, read no further
+            // than `CL_DEVICE_PARTITION_BY_COUNTS_LIST_END` (also what `CL_DEVICE_PARTITION_TYPE`
+            // returns: the properties up to their first 0).
+            Scheme::ByCounts(counts)
+        }
+        // Affinity domains are valid values this device does not support; anything else is no
+        // valid value: CL_INVALID_VALUE either way.
+        _ => return Err(CL_INVALID_VALUE),
+    };
+    Ok((scheme, list))
+}
+
 pub extern "C" fn clCreateSubDevices(
     in_device: cl_device_id,
     properties: *const cl_device_partition_property,
-    _num_devices: cl_uint,
-    _out_devices: *mut cl_device_id,
-    _num_devices_ret: *mut cl_uint,
+    num_devices: cl_uint,
+    out_devices: *mut cl_device_id,
+    num_devices_ret: *mut cl_uint,
 ) -> cl_int {
     status(|| {
-        Obj::<Device>::get(in_device)?;
+        let parent = Obj::<Device>::get(in_device)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        let props = unsafe { ptr::property_list(properties) }?;
-        check(!props.is_empty(), CL_INVALID_VALUE)?;
-        // Spec: "CL_INVALID_VALUE if values specified in properties are not valid or if values
-        // specified in properties are valid but not supported by the device" — the device cannot
-        // be partitioned (CL_DEVICE_PARTITION_MAX_SUB_DEVICES is 0), so every list is one of them.
-        Err(CL_INVALID_VALUE)
+        let (scheme, list) = unsafe { partition_scheme(properties) }?;
+        let sizes = partition::plan(&parent, &scheme).map_err(|e| match e {
+            PartitionError::Invalid => CL_INVALID_VALUE,
+            PartitionError::Count => CL_INVALID_DEVICE_PARTITION_COUNT,
+            PartitionError::Failed => CL_DEVICE_PARTITION_FAILED,
+        })?;
+        // "CL_INVALID_VALUE if out_devices is not NULL and num_devices is less than the number
+        // of sub-devices created by the partition scheme."
+        check(out_devices.is_null() || num_devices as usize >= sizes.len(), CL_INVALID_VALUE)?;
+        if !out_devices.is_null() {
+            let subs = partition::create(&parent, &sizes, &list);
+            // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`):
+            // `out_devices` has room for `num_devices` ≥ `subs.len()` handles.
+            let out = unsafe { std::slice::from_raw_parts_mut(out_devices, subs.len()) };
+            for (o, d) in out.iter_mut().zip(&subs) {
+                *o = d.handle();
+            }
+        }
+        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+        unsafe { ptr::write_opt(num_devices_ret, sizes.len() as cl_uint) };
+        Ok(())
     })
 }
 
-/// Root devices: retain/release are no-ops after validation.
+/// Root devices live as long as the platform: retaining and releasing them only validates the
+/// handle. Sub-devices are counted like every other object.
 pub extern "C" fn clRetainDevice(device: cl_device_id) -> cl_int {
-    status(|| Obj::<Device>::get(device).map(|_| ()))
+    status(|| {
+        if Obj::<Device>::get(device)?.is_root() {
+            return Ok(());
+        }
+        Obj::<Device>::retain(device)
+    })
 }
 
 pub extern "C" fn clReleaseDevice(device: cl_device_id) -> cl_int {
-    status(|| Obj::<Device>::get(device).map(|_| ()))
+    status(|| {
+        if Obj::<Device>::get(device)?.is_root() {
+            return Ok(());
+        }
+        Obj::<Device>::release(device).map(|_| ())
+    })
 }
 
 pub extern "C" fn clGetDeviceAndHostTimer(

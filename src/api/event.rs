@@ -58,6 +58,7 @@ pub extern "C" fn clGetEventInfo(
                     st.private_bytes,
                     st.elapsed.as_nanos() as u64,
                     st.longest_group.as_nanos() as u64,
+                    u64::from(st.threads),
                 ];
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
                 info::write_bytes(&bytes, s, v, r)

@@ -283,7 +283,7 @@ fn kernel_device(k: &Kernel, device: cl_device_id) -> CLResult<Ref<Device>> {
         return Ok(devices[0].clone());
     }
     let d = Obj::<Device>::get(device)?;
-    check(devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+    check(d.covered_by(devices), CL_INVALID_DEVICE)?;
     Ok(d)
 }
 

@@ -415,8 +415,9 @@ pub extern "C" fn clGetProgramBuildInfo(
     status(|| {
         let p = Obj::<Program>::get(program)?;
         let d = Obj::<Device>::get(device)?;
-        // "CL_INVALID_DEVICE if device is not in the list of devices associated with program."
-        check(p.devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+        // "CL_INVALID_DEVICE if device is not in the list of devices associated with program"
+        // (or a sub-device of one: `Device::covered_by`).
+        check(d.covered_by(&p.devices), CL_INVALID_DEVICE)?;
         let b = p.build_info();
         let (s, v, r) = (param_value_size, param_value, param_value_size_ret);
         match param_name {

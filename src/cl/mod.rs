@@ -11,7 +11,7 @@ pub use opencl_sys::cl_icd::cl_icd_dispatch;
 pub use opencl_sys::*;
 
 /// `clGetEventInfo` query of the Ventus vendor extension (`include/CL/cl_ventus.h`): the
-/// statistics of a completed kernel launch, a `cl_ventus_launch_stats` (eleven `cl_ulong`s).
+/// statistics of a completed kernel launch, a `cl_ventus_launch_stats` (twelve `cl_ulong`s).
 pub const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
 /// Context property of the Ventus vendor extension: a `cl_bool`; `CL_TRUE` runs every kernel
 /// of the context under the memory checker (as `VENTUS_MEMCHECK=1` does for every context).

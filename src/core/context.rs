@@ -1,5 +1,5 @@
-//! Contexts: a set of devices (here: the one device), the properties they were created with, the
-//! application's error callback and destructor callbacks.
+//! Contexts: a set of devices (the root device and/or sub-devices of it), the properties they
+//! were created with, the application's error callback and destructor callbacks.
 
 use super::device::Device;
 use crate::cl::object::Ref;
@@ -85,8 +85,10 @@ impl Context {
         self.destructors.lock().push(f);
     }
 
+    /// Whether `d` may be used with this context ([`Device::covered_by`]: one of its devices
+    /// or a sub-device of one).
     pub fn has_device(&self, d: &Ref<Device>) -> bool {
-        self.devices.iter().any(|x| std::sync::Arc::ptr_eq(x, d))
+        d.covered_by(&self.devices)
     }
 }
 

@@ -1,7 +1,16 @@
 //! The Ventus device as an OpenCL object: the limits it reports (from the device layer's
 //! [`crate::device::Limits`]: `NUM_THREAD`/`NUM_WARP`/`VENTUS_*`) and its device memory.
+//!
+//! A device's compute units are host threads: the root device has the emulator's
+//! (`VENTUS_THREADS`, `0..host_threads`), a sub-device ([`super::partition`]) a contiguous
+//! share `first_thread..first_thread + host_threads` of its parent's, and its launches run on
+//! that many threads of their own ([`Device::launch_threads`]). Every device of the platform
+//! shares the root's memory.
 
+use crate::cl::cl_device_partition_property;
+use crate::cl::object::Ref;
 use crate::device::Memory;
+use std::sync::Arc;
 
 /// Device limits and identity.
 pub struct Device {
@@ -9,11 +18,25 @@ pub struct Device {
     pub threads_per_warp: u32,
     /// Warps per work-group at most.
     pub max_warps: u32,
-    /// Emulator host threads.
+    /// The host threads this device's launches run on (`CL_DEVICE_MAX_COMPUTE_UNITS`).
     pub host_threads: usize,
+    /// The index of the first of them among the root device's threads (0 for the root).
+    pub first_thread: usize,
     /// `CL_DEVICE_PRINTF_BUFFER_SIZE` (`VENTUS_PRINTF_BUFFER_SIZE`).
     pub printf_buffer_size: u32,
-    pub memory: Memory,
+    /// The device's global memory: the root's, shared by every sub-device.
+    pub memory: Arc<Memory>,
+    /// For a sub-device: its parent and how it was made; `None` for the root device.
+    pub partition: Option<SubDevice>,
+}
+
+/// What makes a device a sub-device.
+pub struct SubDevice {
+    /// `CL_DEVICE_PARENT_DEVICE`.
+    pub parent: Ref<Device>,
+    /// `CL_DEVICE_PARTITION_TYPE`: the `properties` of `clCreateSubDevices` up to their first
+    /// 0 (the terminator, or `CL_DEVICE_PARTITION_BY_COUNTS_LIST_END`), included.
+    pub properties: Vec<cl_device_partition_property>,
 }
 
 pub const NAME: &str = "Ventus GPGPU device";
@@ -95,10 +118,62 @@ impl Device {
         Device {
             threads_per_warp: c.threads_per_warp,
             max_warps: c.warps_per_group,
-            host_threads: c.host_threads,
+            host_threads: c.host_threads.max(1),
+            first_thread: 0,
             printf_buffer_size: c.printf_buffer_size,
-            memory: Memory::new(),
+            memory: Arc::new(Memory::new()),
+            partition: None,
         }
+    }
+
+    /// A sub-device of `parent` over `count` of its threads starting at its `offset`-th.
+    pub fn sub_device(
+        parent: &Ref<Device>,
+        offset: usize,
+        count: usize,
+        properties: Vec<cl_device_partition_property>,
+    ) -> Device {
+        Device {
+            threads_per_warp: parent.threads_per_warp,
+            max_warps: parent.max_warps,
+            host_threads: count,
+            first_thread: parent.first_thread + offset,
+            printf_buffer_size: parent.printf_buffer_size,
+            memory: parent.memory.clone(),
+            partition: Some(SubDevice { parent: parent.clone(), properties }),
+        }
+    }
+
+    /// Whether this device is one of `devices` or a sub-device (at any depth) of one of them.
+    ///
+    /// Where the spec asks for "a device associated with" a context, program or kernel, this is
+    /// the test: a sub-device runs the same code on the same memory as its parent, so a queue
+    /// on it may serve a context made for the parent, and its parent's program executables and
+    /// kernel queries apply (pocl behaves alike, and programs such as pocl's EinsteinToolkit
+    /// rely on it). A deliberate leniency: the spec lists only the context's own devices.
+    pub fn covered_by(&self, devices: &[Ref<Device>]) -> bool {
+        let mut d = self;
+        loop {
+            if devices.iter().any(|x| std::ptr::eq(&***x, d)) {
+                return true;
+            }
+            match &d.partition {
+                Some(s) => d = &s.parent,
+                None => return false,
+            }
+        }
+    }
+
+    /// Whether this is a root device (one `clGetDeviceIDs` returns).
+    pub fn is_root(&self) -> bool {
+        self.partition.is_none()
+    }
+
+    /// The host threads a launch asking for `requested` (0 = as many as the device has) runs
+    /// on, and the index of the first: never more than the device's share.
+    pub fn launch_threads(&self, requested: usize) -> (usize, usize) {
+        let n = if requested == 0 { self.host_threads } else { requested.min(self.host_threads) };
+        (n.max(1), self.first_thread)
     }
 
     /// `CL_DEVICE_MAX_WORK_GROUP_SIZE`: warps × lanes.

@@ -163,6 +163,8 @@ impl Launch {
             emit_print(&sink_context, text)
         })?;
         let mut opts = k.run_options();
+        // The device's share of the host threads (a sub-device's, or all of them).
+        (opts.threads, opts.first_thread) = dev.launch_threads(opts.threads);
         opts.memcheck |= context.memcheck();
         if let Some(seconds) = context.watchdog_seconds() {
             opts.watchdog_seconds = seconds;

@@ -11,6 +11,7 @@ pub mod kernel;
 pub mod launch;
 pub mod memory;
 pub mod native;
+pub mod partition;
 pub mod platform;
 pub mod program;
 pub mod queue;

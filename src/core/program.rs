@@ -22,9 +22,11 @@
 //! * Specialization constants set on an IL program ([`Program::set_spec_constant`]) are compiled
 //!   into the module at the next build or compile ([`crate::compiler::build::specialize`]).
 //! * Program-scope variables ([`crate::abi::globals`]): an executable whose ELF carries a
-//!   globals image gets one device block per program object ([`Program::globals_base`]),
-//!   allocated and initialised at its first launch, shared by all its kernels, persisting across
-//!   launches, and freed when the program is released or rebuilt.
+//!   globals image gets one block per program object and device ([`Program::globals_base`]),
+//!   allocated and initialised at its first launch on that device, shared by all its kernels,
+//!   persisting across launches, and freed when the program is released or rebuilt. Each
+//!   device of the program — a sub-device too — has its own variables, as the spec's
+//!   per-device program executables do.
 
 use super::context::Context;
 use super::device::Device;
@@ -436,8 +438,9 @@ pub struct Program {
     kernels: AtomicUsize,
     /// Specialization constants set by `clSetProgramSpecializationConstant` (IL programs).
     spec_constants: Mutex<BTreeMap<u32, Vec<u8>>>,
-    /// The globals block of the current executable, once a kernel of it was launched.
-    globals: Mutex<Option<GlobalsBlock>>,
+    /// The globals blocks of the current executable: one per device a kernel of it was
+    /// launched on.
+    globals: Mutex<Vec<GlobalsBlock>>,
 }
 
 /// A program's device block for its program-scope variables ([`crate::abi::globals`]).
@@ -530,7 +533,7 @@ impl Program {
             }),
             kernels: AtomicUsize::new(0),
             spec_constants: Mutex::new(BTreeMap::new()),
-            globals: Mutex::new(None),
+            globals: Mutex::new(Vec::new()),
         }
     }
 
@@ -769,23 +772,24 @@ impl Program {
 
     /// The address of the globals block of `exec` (this program's executable) on `device`,
     /// or `None` if it has no program-scope variables. The block is allocated and initialised
-    /// from the image on the first call and then lives, shared by every kernel of the program,
-    /// until the program is released or rebuilt.
+    /// from the image on the first call for the device and then lives, shared by every kernel
+    /// of the program, until the program is released or rebuilt.
     pub fn globals_base(&self, exec: &Arc<Executable>, device: &Ref<Device>) -> Result<Option<u32>, MemoryError> {
         if exec.globals.is_none() {
             return Ok(None);
         }
         let mut g = self.globals.lock();
-        if let Some(b) = g.as_ref() {
-            if Arc::ptr_eq(&b.exec, exec) && Arc::ptr_eq(&b.device, device) {
-                return Ok(Some(b.base));
+        if g.iter().any(|b| !Arc::ptr_eq(&b.exec, exec)) {
+            // Blocks of an earlier executable (the program was rebuilt).
+            for old in g.drain(..) {
+                old.device.memory.free(old.base);
             }
         }
-        if let Some(old) = g.take() {
-            old.device.memory.free(old.base);
+        if let Some(b) = g.iter().find(|b| Arc::ptr_eq(&b.device, device)) {
+            return Ok(Some(b.base));
         }
         let Some(base) = exec.stage_globals(&device.memory)? else { return Ok(None) };
-        *g = Some(GlobalsBlock { exec: exec.clone(), device: device.clone(), base });
+        g.push(GlobalsBlock { exec: exec.clone(), device: device.clone(), base });
         Ok(Some(base))
     }
 
@@ -806,7 +810,7 @@ impl Program {
     }
 
     fn free_globals(&self) {
-        if let Some(old) = self.globals.lock().take() {
+        for old in self.globals.lock().drain(..) {
             old.device.memory.free(old.base);
         }
     }
@@ -954,9 +958,16 @@ mod tests {
         dev.memory.write_u32(base, 99).unwrap();
         assert_eq!(p.globals_base(&exec, &dev).unwrap(), Some(base), "one block per program");
         assert_eq!(dev.memory.read_u32(base).unwrap(), 99, "not re-initialised");
+        // A sub-device (same memory) has variables of its own, initialised from the image.
+        let sub = Obj::new(Device::sub_device(&dev, 0, 1, vec![0]));
+        let sub_base = p.globals_base(&exec, &sub).unwrap().unwrap();
+        assert_ne!(sub_base, base);
+        assert_eq!(dev.memory.read_u32(sub_base).unwrap(), 7);
+        assert_eq!(p.globals_base(&exec, &dev).unwrap(), Some(base), "both blocks live");
         let exec2 = exec_with(&image);
         p.install_executable(exec2.clone());
         assert!(dev.memory.read_u32(base).is_err(), "a rebuild frees the old block");
+        assert!(dev.memory.read_u32(sub_base).is_err(), "a rebuild frees every device's block");
         let base2 = p.globals_base(&exec2, &dev).unwrap().unwrap();
         assert_eq!(dev.memory.read_u32(base2).unwrap(), 7);
         drop(p);

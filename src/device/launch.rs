@@ -62,6 +62,9 @@ pub enum TrapPolicy {
 pub struct LaunchOptions {
     /// Host threads (0 = the configured default).
     pub threads: usize,
+    /// The first of them among the machine's threads (a sub-device's share; 0 for the whole
+    /// device): launches on disjoint shares never share helper threads.
+    pub first_thread: usize,
     /// Instruction budget per work-group (warp instructions; 0 = unlimited).
     pub watchdog: u64,
     /// Host CPU seconds one work-group may use (0 = unlimited).
@@ -87,6 +90,7 @@ impl LaunchOptions {
         let o = RunOptions::from_env();
         LaunchOptions {
             threads: o.threads,
+            first_thread: o.first_thread,
             watchdog: o.watchdog,
             watchdog_seconds: o.watchdog_seconds,
             timeout_seconds: o.timeout_seconds,
@@ -105,6 +109,7 @@ impl LaunchOptions {
     fn run_options(&self, printer: Option<&Printer>) -> RunOptions {
         RunOptions {
             threads: self.threads,
+            first_thread: self.first_thread,
             watchdog: self.watchdog,
             watchdog_seconds: self.watchdog_seconds,
             timeout_seconds: self.timeout_seconds,
@@ -140,6 +145,8 @@ pub struct LaunchStats {
     pub elapsed: Duration,
     /// The most host CPU time one work-group used (what `VENTUS_WATCHDOG_SECONDS` bounds).
     pub longest_group: Duration,
+    /// The host threads the launch ran on (never more than the device's compute units).
+    pub threads: u32,
 }
 
 impl From<RunStats> for LaunchStats {
@@ -155,6 +162,7 @@ impl From<RunStats> for LaunchStats {
             private_bytes: s.private_bytes,
             elapsed: s.elapsed,
             longest_group: s.longest_group,
+            threads: s.threads,
         }
     }
 }

@@ -71,6 +71,10 @@ impl LaunchParams {
 pub struct RunOptions {
     /// Host threads (0 = the configured default, see [`config`]).
     pub threads: usize,
+    /// Which threads: launches with different first threads (sub-devices with disjoint shares
+    /// of the host threads) take their helper threads from different pools, so they never
+    /// wait for each other's helpers. 0 for the whole device.
+    pub first_thread: usize,
     /// Instruction budget per work-group (warp instructions; 0 = unlimited).
     pub watchdog: u64,
     /// Host CPU seconds one work-group may use, measured on the CPU clock of the host thread

@@ -18,7 +18,7 @@ use super::{config::Config, LaunchError, LaunchParams, RunOptions};
 use crate::abi;
 use crate::emulator::commit_log::CommitRecord;
 use parking_lot::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,9 @@ pub struct RunStats {
     pub local_bytes: u64,
     pub private_bytes: u64,
     pub elapsed: Duration,
+    /// The host threads the launch ran on (at most [`RunOptions::threads`], at most one per
+    /// work-group).
+    pub threads: u32,
     /// The most host CPU time one work-group used (counted from its first watchdog check, a
     /// few thousand rounds in, so work-groups shorter than a few milliseconds read zero) — what the per-work-group budget (`VENTUS_WATCHDOG_SECONDS`) is compared with.
     pub longest_group: Duration,
@@ -146,13 +149,17 @@ impl Slot {
 }
 
 /// A persistent pool of `n` emulator threads (`ventus-emu-<i>`), created on first use and kept
-/// for the process: a launch does not create threads. One pool per size (launches may ask for
-/// different thread counts through [`RunOptions::threads`]); at most a few sizes are ever used.
+/// for the process: a launch does not create threads. One pool per size and first thread
+/// (launches may ask for different thread counts through [`RunOptions::threads`], and
+/// sub-devices own disjoint shares through [`RunOptions::first_thread`]); a host with `T`
+/// threads has at most `T²/2` such shares, and only a few are ever used.
 /// `None` if the threads cannot be started.
-fn helpers(n: usize) -> Option<Arc<Helpers>> {
-    static POOLS: Mutex<Vec<(usize, Arc<Helpers>)>> = Mutex::new(Vec::new());
+fn helpers(n: usize, first: usize) -> Option<Arc<Helpers>> {
+    /// (threads, first thread) → pool.
+    type Pools = Vec<((usize, usize), Arc<Helpers>)>;
+    static POOLS: Mutex<Pools> = Mutex::new(Vec::new());
     let mut pools = POOLS.lock();
-    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
+    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == (n, first)) {
         return Some(p.clone());
     }
     let tids = Arc::new(Mutex::new(Vec::new()));
@@ -171,7 +178,7 @@ fn helpers(n: usize) -> Option<Arc<Helpers>> {
                 std::thread::sleep(Duration::from_micros(50));
             }
             let h = Arc::new(Helpers { pool, tids });
-            pools.push((n, h.clone()));
+            pools.push(((n, first), h.clone()));
             Some(h)
         }
         Err(e) => {
@@ -222,7 +229,9 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     let first_fault: Mutex<Option<Fault>> = Mutex::new(None);
     let totals = Mutex::new(RunStats::default());
     let traces: Mutex<Vec<(u32, T)>> = Mutex::new(Vec::new());
+    let ran = AtomicU32::new(0);
     let worker = || {
+        ran.fetch_add(1, Ordering::Relaxed);
         let mut slot = Slot::take(p, prog);
         let mut pool = std::mem::take(&mut slot.pool);
         let view = MemView::new(&slot.lds, &slot.program, slot.private.as_ref(), &global)
@@ -285,7 +294,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     } else {
         // The calling thread is one of the workers; the others come from a persistent pool
         // (without one, the calling thread runs every work-group).
-        match helpers(workers - 1) {
+        match helpers(workers - 1, opts.first_thread) {
             Some(h) => h.pool.in_place_scope(|s| {
                 // Wake-up placement would often queue a helper on this thread's CPU.
                 affinity::keep_helpers_off_this_cpu(&h.tids.lock());
@@ -304,6 +313,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     }
     let mut stats = totals.into_inner();
     stats.elapsed = start.elapsed();
+    stats.threads = ran.into_inner();
     (Ok(stats), traces)
 }
 

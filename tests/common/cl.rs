@@ -28,7 +28,7 @@
 pub use opencl_sys::*;
 
 /// `clGetEventInfo` query of the Ventus vendor extension (include/CL/cl_ventus.h): a completed
-/// launch's `cl_ventus_launch_stats` (eleven `cl_ulong`s).
+/// launch's `cl_ventus_launch_stats` (twelve `cl_ulong`s).
 pub const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
 use std::ffi::c_void;
 use std::path::PathBuf;

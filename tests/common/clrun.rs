@@ -313,13 +313,13 @@ pub fn run_il(il: &[u8], kernel: &str, global: &[usize], local: Option<&[usize]>
 }
 
 thread_local! {
-    static LAST_STATS: std::cell::Cell<[u64; 11]> = const { std::cell::Cell::new([0; 11]) };
+    static LAST_STATS: std::cell::Cell<[u64; 12]> = const { std::cell::Cell::new([0; 12]) };
 }
 
 /// The `cl_ventus_launch_stats` words (include/CL/cl_ventus.h: work-groups, warp instructions,
 /// lane instructions, ...) of this thread's last launch that completed.
 #[allow(dead_code)] // not every test file reads them
-pub fn last_stats() -> [u64; 11] {
+pub fn last_stats() -> [u64; 12] {
     LAST_STATS.with(|s| s.get())
 }
 
@@ -379,7 +379,7 @@ fn launch(
         check(waited, "clWaitForEvents");
     }
     if status == CL_COMPLETE {
-        let mut words = [0u64; 11];
+        let mut words = [0u64; 12];
         let code =
             call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 88, words.as_mut_ptr() as *mut c_void, null_mut()));
         check(code, "clGetEventInfo(CL_EVENT_STATISTICS_VENTUS)");
