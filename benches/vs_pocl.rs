@@ -7,6 +7,9 @@
 //!   the ratio ours / pocl;
 //! * an empty 1-work-group launch, `clEnqueueNDRangeKernel` to event complete (wall time);
 //! * a loop of 1,000 small launches (256 work-items each) and one `clFinish` (wall time);
+//! * the same 1,000 launches recorded once in a command buffer (`cl_khr_command_buffer`) and
+//!   replayed by one `clEnqueueCommandBufferKHR` + `clFinish` (wall time, recording excluded;
+//!   ours only: the installed pocl's command buffers predate the 0.9.8 signatures);
 //! * a cold build of a small kernel (a source no cache has seen; wall time, see [`cold_build`]);
 //! * emulated lane-instructions per second of the ALU loop, from our launch statistics
 //!   (`CL_EVENT_STATISTICS_VENTUS`), per emulator thread.
@@ -105,6 +108,7 @@ const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
 /// One platform's device, context, queue (profiling on) and built program.
 struct Target {
     name: &'static str,
+    platform: cl_platform_id,
     ctx: cl_context,
     queue: cl_command_queue,
     program: cl_program,
@@ -162,7 +166,7 @@ fn target(name: &'static str, platform: cl_platform_id) -> Target {
     // SAFETY: a valid program, NUL-terminated options.
     let code = unsafe { (cl.clBuildProgram)(program, 1, &dev, c"-cl-std=CL1.2".as_ptr(), None, null_mut()) };
     check(code, "clBuildProgram");
-    Target { name, ctx, queue, program }
+    Target { name, platform, ctx, queue, program }
 }
 
 impl Target {
@@ -439,6 +443,78 @@ fn launch_loop(t: &Target) -> (Duration, Option<(u64, u64)>) {
     (elapsed, None)
 }
 
+/// The 1,000 launches of [`launch_loop`] recorded in a command buffer (one kernel command per
+/// argument value), replayed by one `clEnqueueCommandBufferKHR`, then clFinish (wall time;
+/// recording is not timed).
+fn replay_loop(t: &Target) -> (Duration, Option<(u64, u64)>) {
+    type Buf = *mut c_void;
+    type Create = unsafe extern "C" fn(cl_uint, *const cl_command_queue, *const cl_ulong, *mut cl_int) -> Buf;
+    type Record = unsafe extern "C" fn(
+        Buf,
+        cl_command_queue,
+        *const cl_ulong,
+        cl_kernel,
+        cl_uint,
+        *const usize,
+        *const usize,
+        *const usize,
+        cl_uint,
+        *const cl_uint,
+        *mut cl_uint,
+        *mut *mut c_void,
+    ) -> cl_int;
+    type One = unsafe extern "C" fn(Buf) -> cl_int;
+    type Enqueue =
+        unsafe extern "C" fn(cl_uint, *mut cl_command_queue, Buf, cl_uint, *const cl_event, *mut cl_event) -> cl_int;
+    let f = |name: &std::ffi::CStr| {
+        // SAFETY: a NUL-terminated name; our platform.
+        let p = unsafe { (cl_api().clGetExtensionFunctionAddressForPlatform)(t.platform, name.as_ptr()) };
+        assert!(!p.is_null(), "{name:?}");
+        p
+    };
+    // SAFETY: each name resolves to the entry point of this signature (cl_khr_command_buffer 0.9.8).
+    let (create, record, finalize, enqueue, release_cb) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, Create>(f(c"clCreateCommandBufferKHR")),
+            std::mem::transmute::<*mut c_void, Record>(f(c"clCommandNDRangeKernelKHR")),
+            std::mem::transmute::<*mut c_void, One>(f(c"clFinalizeCommandBufferKHR")),
+            std::mem::transmute::<*mut c_void, Enqueue>(f(c"clEnqueueCommandBufferKHR")),
+            std::mem::transmute::<*mut c_void, One>(f(c"clReleaseCommandBufferKHR")),
+        )
+    };
+    let k = t.kernel("small");
+    let buf = t.buffer(&vec![0u8; 256 * 4]);
+    set_arg(k, 0, &buf);
+    let mut err = 0;
+    // SAFETY: one valid queue, no properties.
+    let cb = unsafe { create(1, &t.queue, null(), &mut err) };
+    check(err, "clCreateCommandBufferKHR");
+    for i in 0..1000i32 {
+        set_arg(k, 1, &i);
+        let g = [256usize];
+        // SAFETY: one-dimensional sizes; no sync points, handle or properties.
+        let code = unsafe {
+            record(cb, null_mut(), null(), k, 1, null(), g.as_ptr(), null(), 0, null(), null_mut(), null_mut())
+        };
+        check(code, "clCommandNDRangeKernelKHR");
+    }
+    // SAFETY: our command buffer.
+    check(unsafe { finalize(cb) }, "clFinalizeCommandBufferKHR");
+    let start = Instant::now();
+    // SAFETY: the buffer's own queue, no events.
+    check(unsafe { enqueue(0, null_mut(), cb, 0, null(), null_mut()) }, "clEnqueueCommandBufferKHR");
+    // SAFETY: our queue.
+    check(unsafe { (cl_api().clFinish)(t.queue) }, "clFinish");
+    let elapsed = start.elapsed();
+    let got = t.read(buf, 1024);
+    let want: i32 = (0..1000).sum();
+    assert!(got.chunks_exact(4).all(|c| i32::from_le_bytes(c.try_into().unwrap()) == want), "replay result");
+    // SAFETY: our command buffer.
+    check(unsafe { release_cb(cb) }, "clReleaseCommandBufferKHR");
+    release(&[buf], &[k], null_mut());
+    (elapsed, None)
+}
+
 /// A cold build of a small kernel: `clCreateProgramWithSource` + `clBuildProgram` +
 /// `clCreateKernel` (wall time) of a source no earlier build saw (a constant from a nonce, so
 /// neither our build cache nor pocl's kernel cache has it; what a build keeps per options set,
@@ -535,7 +611,7 @@ fn main() {
     if pocl.is_none() {
         println!("(pocl is not installed: only our figures)");
     }
-    let workloads: [(&str, &str, Workload, f64); 8] = [
+    let workloads: [(&str, &str, Workload, f64); 9] = [
         ("alu", "compute: ALU loop, 8192 items × 2000 iterations", alu, 10.0),
         ("matmul", "compute: matmul 256², __local 16×16 tiles", matmul, 10.0),
         ("nbody", "compute: n-body, 2048 bodies", nbody, 10.0),
@@ -543,6 +619,7 @@ fn main() {
         ("stencil", "memory: 5-point stencil, 1024²", stencil, 20.0),
         ("empty", "latency: empty 1-group launch (wall, enqueue→complete)", empty_launch, 2.0),
         ("loop", "latency: 1,000 small launches + clFinish (wall)", launch_loop, 3.0),
+        ("replay", "latency: the same 1,000, replayed from a command buffer", replay_loop, 1.0),
         ("build", "front end: cold build of a small kernel (wall)", cold_build, 1.0),
     ];
     println!("{:<58} {:>10} {:>10} {:>8} {:>7} {:>12}", "workload", "ours", "pocl", "ratio", "target", "warp instr.");
@@ -555,7 +632,8 @@ fn main() {
             let (d, l) = f(&ours);
             a.push(d);
             lanes = lanes.or(l);
-            if let Some(p) = &pocl {
+            // Ours only (see the module documentation).
+            if let Some(p) = pocl.as_ref().filter(|_| key != "replay") {
                 b.push(f(p).0);
             }
         }

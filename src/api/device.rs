@@ -228,6 +228,11 @@ fn device_info(d: &Obj<Device>, param: cl_device_info) -> Option<Vec<u8>> {
         }
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => b(&(0 as cl_device_device_enqueue_capabilities)),
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => b(&(d.threads_per_warp as usize)),
+        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => b(&super::command_buffer::CAPABILITIES),
+        CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+            b(&super::command_buffer::SUPPORTED_QUEUE_PROPERTIES)
+        }
+        CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => b(&(0 as cl_command_queue_properties)),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => b(&"v0000-01-01-00"),
         _ => None,
     }

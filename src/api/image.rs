@@ -12,6 +12,7 @@ use super::transfer::{enqueue, finish, triple};
 use super::{check, info, memory, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
+use crate::core::command_buffer::Op;
 use crate::core::context::Context;
 use crate::core::device as dev;
 use crate::core::event::Event;
@@ -331,12 +332,7 @@ pub extern "C" fn clGetImageInfo(
 fn queue_and_image(queue: cl_command_queue, mem: cl_mem) -> CLResult<(Ref<Queue>, Ref<Mem>)> {
     // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
     let q = Obj::<Queue>::get(queue)?;
-    // Spec: "CL_INVALID_MEM_OBJECT if image is not a valid image object."
-    let m = Obj::<Mem>::get(mem)?;
-    image_of(&m)?;
-    // Spec: "CL_INVALID_CONTEXT if the context associated with command_queue and image are not
-    // the same".
-    check(Arc::ptr_eq(&q.context, &m.context), CL_INVALID_CONTEXT)?;
+    let m = image_in(&q.context, mem)?;
     Ok((q, m))
 }
 
@@ -486,6 +482,51 @@ pub extern "C" fn clEnqueueWriteImage(
     })
 }
 
+/// An image of a command in `context`.
+fn image_in(context: &Ref<Context>, mem: cl_mem) -> CLResult<Ref<Mem>> {
+    // Spec: "CL_INVALID_MEM_OBJECT if image is not a valid image object."
+    let m = Obj::<Mem>::get(mem)?;
+    image_of(&m)?;
+    // Spec: "CL_INVALID_CONTEXT if the context associated with command_queue and image are not
+    // the same".
+    check(Arc::ptr_eq(context, &m.context), CL_INVALID_CONTEXT)?;
+    Ok(m)
+}
+
+/// An image copy in `context`, its error clauses checked (`clEnqueueCopyImage`,
+/// `clCommandCopyImageKHR`).
+pub(super) fn copy_image_op(
+    context: &Ref<Context>,
+    src_image: cl_mem,
+    dst_image: cl_mem,
+    src_origin: *const size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+) -> CLResult<Op> {
+    let (src, dst) = (image_in(context, src_image)?, image_in(context, dst_image)?);
+    let (si, di) = (image_of(&src)?, image_of(&dst)?);
+    // Spec: "CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use the same image
+    // format."
+    let same_format = si.format.image_channel_order == di.format.image_channel_order
+        && si.format.image_channel_data_type == di.format.image_channel_data_type;
+    check(same_format, CL_IMAGE_FORMAT_MISMATCH)?;
+    // Spec: "CL_INVALID_VALUE if the 2D or 3D rectangular region specified by src_origin and
+    // src_origin + region refers to a region outside src_image, or if the 2D or 3D
+    // rectangular region specified by dst_origin and dst_origin + region refers to a region
+    // outside dst_image" (and the rules for unused dimensions).
+    let r = triple(region)?;
+    let (so, dso) = (triple(src_origin)?, triple(dst_origin)?);
+    // A region's unused dimensions follow the smaller of the two images.
+    si.check_region(so, r)?;
+    di.check_region(dso, r)?;
+    // Spec: "CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image object and
+    // the source and destination regions overlap."
+    let overlap = Arc::ptr_eq(&src, &dst) && (0..3).all(|k| so[k] < dso[k] + r[k] && dso[k] < so[k] + r[k]);
+    check(!overlap, CL_MEM_COPY_OVERLAP)?;
+    let (s, d, br) = (si.side(so), di.side(dso), si.byte_region(r));
+    Ok(Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, br)))
+}
+
 pub extern "C" fn clEnqueueCopyImage(
     command_queue: cl_command_queue,
     src_image: cl_mem,
@@ -498,32 +539,12 @@ pub extern "C" fn clEnqueueCopyImage(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, src) = queue_and_image(command_queue, src_image)?;
-        let (_, dst) = queue_and_image(command_queue, dst_image)?;
-        let (si, di) = (image_of(&src)?, image_of(&dst)?);
-        // Spec: "CL_IMAGE_FORMAT_MISMATCH if src_image and dst_image do not use the same image
-        // format."
-        let same_format = si.format.image_channel_order == di.format.image_channel_order
-            && si.format.image_channel_data_type == di.format.image_channel_data_type;
-        check(same_format, CL_IMAGE_FORMAT_MISMATCH)?;
-        // Spec: "CL_INVALID_VALUE if the 2D or 3D rectangular region specified by src_origin and
-        // src_origin + region refers to a region outside src_image, or if the 2D or 3D
-        // rectangular region specified by dst_origin and dst_origin + region refers to a region
-        // outside dst_image" (and the rules for unused dimensions).
-        let r = triple(region)?;
-        let (so, dso) = (triple(src_origin)?, triple(dst_origin)?);
-        // A region's unused dimensions follow the smaller of the two images.
-        si.check_region(so, r)?;
-        di.check_region(dso, r)?;
+        // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        let op = copy_image_op(&q.context, src_image, dst_image, src_origin, dst_origin, region)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // Spec: "CL_MEM_COPY_OVERLAP if src_image and dst_image are the same image object and
-        // the source and destination regions overlap."
-        let overlap = Arc::ptr_eq(&src, &dst) && (0..3).all(|k| so[k] < dso[k] + r[k] && dso[k] < so[k] + r[k]);
-        check(!overlap, CL_MEM_COPY_OVERLAP)?;
-        let (s, d, br) = (si.side(so), di.side(dso), si.byte_region(r));
-        let work: Work = Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, br));
-        finish(enqueue(&q, CL_COMMAND_COPY_IMAGE, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_COPY_IMAGE, deps, Box::new(op)), CL_FALSE, event)
     })
 }
 
@@ -539,12 +560,33 @@ fn buffer_side(b: &Mem, offset: usize, i: &Image, region: [usize; 3]) -> CLResul
 }
 
 /// The buffer operand of an image ↔ buffer copy.
-fn buffer_operand(q: &Ref<Queue>, mem: cl_mem) -> CLResult<Ref<Mem>> {
+fn buffer_operand(context: &Ref<Context>, mem: cl_mem) -> CLResult<Ref<Mem>> {
     // Spec: "CL_INVALID_MEM_OBJECT if ... buffer is not a valid buffer object".
     let b = Obj::<Mem>::get(mem)?;
     check(b.image.is_none(), CL_INVALID_MEM_OBJECT)?;
-    check(Arc::ptr_eq(&q.context, &b.context), CL_INVALID_CONTEXT)?;
+    check(Arc::ptr_eq(context, &b.context), CL_INVALID_CONTEXT)?;
     Ok(b)
+}
+
+/// An image-to-buffer copy in `context`, its error clauses checked
+/// (`clEnqueueCopyImageToBuffer`, `clCommandCopyImageToBufferKHR`). ("CL_MISALIGNED_SUB_BUFFER_OFFSET
+/// if dst_buffer is a sub-buffer object and offset specified when the sub-buffer object is
+/// created is not aligned": sub-buffers are created aligned.)
+pub(super) fn copy_image_to_buffer_op(
+    context: &Ref<Context>,
+    src_image: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const size_t,
+    region: *const size_t,
+    dst_offset: size_t,
+) -> CLResult<Op> {
+    let src = image_in(context, src_image)?;
+    let dst = buffer_operand(context, dst_buffer)?;
+    let i = image_of(&src)?;
+    let (o, r) = image_region(i, src_origin, region)?;
+    let d = buffer_side(&dst, dst_offset, i, r)?;
+    let (s, br) = (i.side(o), i.byte_region(r));
+    Ok(Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, br)))
 }
 
 pub extern "C" fn clEnqueueCopyImageToBuffer(
@@ -559,20 +601,32 @@ pub extern "C" fn clEnqueueCopyImageToBuffer(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, src) = queue_and_image(command_queue, src_image)?;
-        let dst = buffer_operand(&q, dst_buffer)?;
-        let i = image_of(&src)?;
-        let (o, r) = image_region(i, src_origin, region)?;
-        let d = buffer_side(&dst, dst_offset, i, r)?;
+        // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        let op = copy_image_to_buffer_op(&q.context, src_image, dst_buffer, src_origin, region, dst_offset)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // Spec: "CL_MISALIGNED_SUB_BUFFER_OFFSET if dst_buffer is a sub-buffer object and offset
-        // specified when the sub-buffer object is created is not aligned" (sub-buffers are
-        // created aligned).
-        let (s, br) = (i.side(o), i.byte_region(r));
-        let work: Work = Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, br));
-        finish(enqueue(&q, CL_COMMAND_COPY_IMAGE_TO_BUFFER, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_COPY_IMAGE_TO_BUFFER, deps, Box::new(op)), CL_FALSE, event)
     })
+}
+
+/// A buffer-to-image copy in `context`, its error clauses checked
+/// (`clEnqueueCopyBufferToImage`, `clCommandCopyBufferToImageKHR`).
+pub(super) fn copy_buffer_to_image_op(
+    context: &Ref<Context>,
+    src_buffer: cl_mem,
+    dst_image: cl_mem,
+    src_offset: size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+) -> CLResult<Op> {
+    let src = buffer_operand(context, src_buffer)?;
+    let dst = image_in(context, dst_image)?;
+    let i = image_of(&dst)?;
+    let (o, r) = image_region(i, dst_origin, region)?;
+    let s = buffer_side(&src, src_offset, i, r)?;
+    let (d, br) = (i.side(o), i.byte_region(r));
+    Ok(Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, br)))
 }
 
 pub extern "C" fn clEnqueueCopyBufferToImage(
@@ -589,17 +643,39 @@ pub extern "C" fn clEnqueueCopyBufferToImage(
     status(|| {
         // Spec: "CL_INVALID_COMMAND_QUEUE ..." first, then the memory objects.
         let q = Obj::<Queue>::get(command_queue)?;
-        let src = buffer_operand(&q, src_buffer)?;
-        let (_, dst) = queue_and_image(command_queue, dst_image)?;
-        let i = image_of(&dst)?;
-        let (o, r) = image_region(i, dst_origin, region)?;
-        let s = buffer_side(&src, src_offset, i, r)?;
+        let op = copy_buffer_to_image_op(&q.context, src_buffer, dst_image, src_offset, dst_origin, region)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        let (d, br) = (i.side(o), i.byte_region(r));
-        let work: Work = Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, br));
-        finish(enqueue(&q, CL_COMMAND_COPY_BUFFER_TO_IMAGE, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_COPY_BUFFER_TO_IMAGE, deps, Box::new(op)), CL_FALSE, event)
     })
+}
+
+/// An image fill in `context`, its error clauses checked (`clEnqueueFillImage`,
+/// `clCommandFillImageKHR`); the colour is encoded once.
+pub(super) fn fill_image_op(
+    context: &Ref<Context>,
+    image: cl_mem,
+    fill_color: *const c_void,
+    origin: *const size_t,
+    region: *const size_t,
+) -> CLResult<Op> {
+    let m = image_in(context, image)?;
+    let i = image_of(&m)?;
+    // Spec: "CL_INVALID_VALUE if fill_color is NULL."
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`): a
+    // four-component float, int or uint vector.
+    let c = unsafe { ptr::slice(fill_color as *const u32, 4, CL_INVALID_VALUE) }?;
+    let pixel = image_format::encode(&i.format, [c[0], c[1], c[2], c[3]]).ok_or(CL_INVALID_VALUE)?;
+    // Spec: "CL_INVALID_VALUE if the region being filled as specified by origin and region
+    // is out of bounds."
+    let (o, r) = image_region(i, origin, region)?;
+    let (d, br) = (i.side(o), i.byte_region(r));
+    Ok(Box::new(move || {
+        for row in d.rows(br) {
+            m.fill(row, br[0], &pixel)?;
+        }
+        Ok(())
+    }))
 }
 
 pub extern "C" fn clEnqueueFillImage(
@@ -613,26 +689,12 @@ pub extern "C" fn clEnqueueFillImage(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_image(command_queue, image)?;
-        let i = image_of(&m)?;
-        // Spec: "CL_INVALID_VALUE if fill_color is NULL."
-        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`): a
-        // four-component float, int or uint vector.
-        let c = unsafe { ptr::slice(fill_color as *const u32, 4, CL_INVALID_VALUE) }?;
-        let pixel = image_format::encode(&i.format, [c[0], c[1], c[2], c[3]]).ok_or(CL_INVALID_VALUE)?;
-        // Spec: "CL_INVALID_VALUE if the region being filled as specified by origin and region
-        // is out of bounds."
-        let (o, r) = image_region(i, origin, region)?;
+        // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        let op = fill_image_op(&q.context, image, fill_color, origin, region)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        let (d, br) = (i.side(o), i.byte_region(r));
-        let work: Work = Box::new(move || {
-            for row in d.rows(br) {
-                m.fill(row, br[0], &pixel)?;
-            }
-            Ok(())
-        });
-        finish(enqueue(&q, CL_COMMAND_FILL_IMAGE, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_FILL_IMAGE, deps, Box::new(op)), CL_FALSE, event)
     })
 }
 

@@ -13,7 +13,7 @@
 //!   argument buffer the device cannot hold, or more than 2^32 - 1 work-groups.
 
 use super::{check, ptr, status, transfer};
-use crate::cl::object::Obj;
+use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
 use crate::core::device::{self as dev, Device};
 use crate::core::kernel::{ArgValue, Kernel};
@@ -143,6 +143,39 @@ fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<launch::PackedArgs> {
 }
 
 /// The common body of `clEnqueueNDRangeKernel` and `clEnqueueTask`.
+/// What [`checked_launch`] gives: the kernel, its NDRange, the argument values and their packing.
+pub(super) type CheckedLaunch = (Ref<Kernel>, NdRange, Vec<ArgValue>, launch::PackedArgs);
+
+/// A launch of `kernel` on `q` with every error clause of `clEnqueueNDRangeKernel` checked
+/// but the wait list's, its arguments snapshotted and packed: `None` for an empty NDRange
+/// (also what `clCommandNDRangeKernelKHR` records).
+pub(super) fn checked_launch(
+    q: &Ref<Queue>,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const size_t,
+    global_work_size: *const size_t,
+    local_work_size: *const size_t,
+) -> CLResult<Option<CheckedLaunch>> {
+    // "CL_INVALID_KERNEL if kernel is not a valid kernel object."
+    let k = Obj::<Kernel>::get(kernel)?;
+    // "CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the
+    // same".
+    check(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
+    // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
+    // available for device associated with command_queue": kernels exist only for built
+    // programs and keep their executable, so this cannot happen.
+    // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified."
+    // A buffer argument whose memory object the application has since destroyed is no value.
+    let args = k.snapshot_args().map_err(|e| {
+        log::warn!("kernel `{}`: argument {e:?} cannot be launched", k.name());
+        CL_INVALID_KERNEL_ARGS
+    })?;
+    let range = nd_range(&q.device, &k, work_dim, global_work_offset, global_work_size, local_work_size)?;
+    let packed = check_args(&k, &args)?;
+    Ok(range.map(|r| (k, r, args, packed)))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn enqueue(
     command_queue: cl_command_queue,
@@ -158,27 +191,13 @@ fn enqueue(
 ) -> CLResult<()> {
     // "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
     let q = Obj::<Queue>::get(command_queue)?;
-    // "CL_INVALID_KERNEL if kernel is not a valid kernel object."
-    let k = Obj::<Kernel>::get(kernel)?;
-    // "CL_INVALID_CONTEXT if context associated with command_queue and kernel are not the same or
-    // if the context associated with command_queue and events in event_wait_list are not the
-    // same." ("CL_INVALID_EVENT_WAIT_LIST" for a malformed list is checked with it.)
-    check(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
+    let checked = checked_launch(&q, kernel, work_dim, global_work_offset, global_work_size, local_work_size)?;
+    // "CL_INVALID_CONTEXT if ... the context associated with command_queue and events in
+    // event_wait_list are not the same."
     // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
     let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-    // "CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built program executable
-    // available for device associated with command_queue": kernels exist only for built
-    // programs and keep their executable, so this cannot happen.
-    // "CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified."
-    // A buffer argument whose memory object the application has since destroyed is no value.
-    let args = k.snapshot_args().map_err(|e| {
-        log::warn!("kernel `{}`: argument {e:?} cannot be launched", k.name());
-        CL_INVALID_KERNEL_ARGS
-    })?;
-    let range = nd_range(&q.device, &k, work_dim, global_work_offset, global_work_size, local_work_size)?;
-    let packed = check_args(&k, &args)?;
-    let e = match range {
-        Some(r) => launch::enqueue(&q, k, r, args, packed, command_type, deps),
+    let e = match checked {
+        Some((k, r, args, packed)) => launch::enqueue(&q, k, r, args, packed, command_type, deps),
         None => launch::enqueue_empty(&q, command_type, deps),
     };
     // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).

@@ -9,6 +9,7 @@
 // only through the checked helpers in `ptr` (each with its SAFETY contract).
 #![allow(clippy::not_unsafe_ptr_arg_deref, clippy::missing_safety_doc, non_snake_case)]
 
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod event;

@@ -100,7 +100,12 @@ pub(crate) const fn CL_MAKE_VERSION(major: u32, minor: u32, patch: u32) -> cl_ve
 pub(crate) fn name_versions(names: &[&str]) -> Vec<u8> {
     let mut out = Vec::new();
     for n in names {
-        out.extend_from_slice(&CL_MAKE_VERSION(1, 0, 0).to_ne_bytes());
+        // Provisional extensions carry their own version.
+        let version = match *n {
+            "cl_khr_command_buffer" => CL_MAKE_VERSION(0, 9, 8),
+            _ => CL_MAKE_VERSION(1, 0, 0),
+        };
+        out.extend_from_slice(&version.to_ne_bytes());
         let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
         let b = n.as_bytes();
         name[..b.len().min(CL_NAME_VERSION_MAX_NAME_SIZE - 1)]
@@ -123,7 +128,7 @@ fn extension_function(name: &str) -> *mut c_void {
     match name {
         "clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
         "clCreateProgramWithILKHR" => super::program::clCreateProgramWithIL as *mut c_void,
-        _ => std::ptr::null_mut(),
+        _ => super::command_buffer::function(name).unwrap_or(std::ptr::null_mut()),
     }
 }
 

@@ -19,6 +19,8 @@
 use super::{check, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
+use crate::core::command_buffer::Op;
+use crate::core::context::Context;
 use crate::core::event::Event;
 use crate::core::memory::{rects_overlap, Mem, RectSide, BASE_ADDR_ALIGN};
 use crate::core::queue::{Ordering, Queue, Work};
@@ -213,16 +215,42 @@ pub extern "C" fn clEnqueueWriteBuffer(
 }
 
 /// Looks up the queue and both buffers of a copy command.
-fn copy_objects(queue: cl_command_queue, src: cl_mem, dst: cl_mem) -> CLResult<(Ref<Queue>, Ref<Mem>, Ref<Mem>)> {
-    // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
-    let q = Obj::<Queue>::get(queue)?;
+/// The source and destination buffers of a copy in `context`.
+fn copy_objects_in(context: &Ref<Context>, src: cl_mem, dst: cl_mem) -> CLResult<(Ref<Mem>, Ref<Mem>)> {
     // Spec: "CL_INVALID_MEM_OBJECT if src_buffer and dst_buffer are not valid buffer objects."
     let (s, d) = (Obj::<Mem>::get(src)?, Obj::<Mem>::get(dst)?);
     check(s.image.is_none() && d.image.is_none(), CL_INVALID_MEM_OBJECT)?;
     // Spec: "CL_INVALID_CONTEXT if the context associated with command_queue, src_buffer and
     // dst_buffer are not the same".
-    check(Arc::ptr_eq(&q.context, &s.context) && Arc::ptr_eq(&q.context, &d.context), CL_INVALID_CONTEXT)?;
-    Ok((q, s, d))
+    check(Arc::ptr_eq(context, &s.context) && Arc::ptr_eq(context, &d.context), CL_INVALID_CONTEXT)?;
+    Ok((s, d))
+}
+
+/// A buffer copy in `context`, its error clauses checked (`clEnqueueCopyBuffer`,
+/// `clCommandCopyBufferKHR`).
+pub(super) fn copy_buffer_op(
+    context: &Ref<Context>,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_offset: size_t,
+    dst_offset: size_t,
+    size: size_t,
+) -> CLResult<Op> {
+    let (src, dst) = copy_objects_in(context, src_buffer, dst_buffer)?;
+    // Spec: "CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or
+    // dst_offset + size require accessing elements outside the src_buffer and dst_buffer
+    // buffer objects respectively."
+    check(in_bounds(&src, src_offset, size) && in_bounds(&dst, dst_offset, size), CL_INVALID_VALUE)?;
+    check_sub_alignment(&src)?;
+    check_sub_alignment(&dst)?;
+    // Spec: "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
+    // sub-buffer object and the source and destination regions overlap or if src_buffer and
+    // dst_buffer are different sub-buffers of the same associated buffer object and they
+    // overlap."
+    let (a, b) = (src.offset + src_offset, dst.offset + dst_offset);
+    let overlap = src.same_storage(&dst) && size > 0 && a < b + size && b < a + size;
+    check(!overlap, CL_MEM_COPY_OVERLAP)?;
+    Ok(Box::new(move || Mem::copy(&src, src_offset, &dst, dst_offset, size)))
 }
 
 pub extern "C" fn clEnqueueCopyBuffer(
@@ -237,24 +265,12 @@ pub extern "C" fn clEnqueueCopyBuffer(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, src, dst) = copy_objects(command_queue, src_buffer, dst_buffer)?;
-        // Spec: "CL_INVALID_VALUE if src_offset, dst_offset, size, src_offset + size or
-        // dst_offset + size require accessing elements outside the src_buffer and dst_buffer
-        // buffer objects respectively."
-        check(in_bounds(&src, src_offset, size) && in_bounds(&dst, dst_offset, size), CL_INVALID_VALUE)?;
+        // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        let op = copy_buffer_op(&q.context, src_buffer, dst_buffer, src_offset, dst_offset, size)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        check_sub_alignment(&src)?;
-        check_sub_alignment(&dst)?;
-        // Spec: "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
-        // sub-buffer object and the source and destination regions overlap or if src_buffer and
-        // dst_buffer are different sub-buffers of the same associated buffer object and they
-        // overlap."
-        let (a, b) = (src.offset + src_offset, dst.offset + dst_offset);
-        let overlap = src.same_storage(&dst) && size > 0 && a < b + size && b < a + size;
-        check(!overlap, CL_MEM_COPY_OVERLAP)?;
-        let work: Work = Box::new(move || Mem::copy(&src, src_offset, &dst, dst_offset, size));
-        finish(enqueue(&q, CL_COMMAND_COPY_BUFFER, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_COPY_BUFFER, deps, Box::new(op)), CL_FALSE, event)
     })
 }
 
@@ -454,6 +470,46 @@ pub extern "C" fn clEnqueueWriteBufferRect(
     })
 }
 
+/// A rectangular buffer copy in `context`, its error clauses checked
+/// (`clEnqueueCopyBufferRect`, `clCommandCopyBufferRectKHR`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn copy_buffer_rect_op(
+    context: &Ref<Context>,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const size_t,
+    dst_origin: *const size_t,
+    region: *const size_t,
+    src_row_pitch: size_t,
+    src_slice_pitch: size_t,
+    dst_row_pitch: size_t,
+    dst_slice_pitch: size_t,
+) -> CLResult<Op> {
+    let (src, dst) = copy_objects_in(context, src_buffer, dst_buffer)?;
+    let (so, dso, region) = rect_arrays(src_origin, dst_origin, region)?;
+    let s = rect_side(so, region, src_row_pitch, src_slice_pitch)?;
+    let d = rect_side(dso, region, dst_row_pitch, dst_slice_pitch)?;
+    // Spec: "CL_INVALID_VALUE if (src_origin, region, src_row_pitch, src_slice_pitch) or
+    // (dst_origin, region, dst_row_pitch, dst_slice_pitch) require accessing elements outside
+    // the src_buffer and dst_buffer buffer objects respectively."
+    check_rect_bounds(&src, &s, region)?;
+    check_rect_bounds(&dst, &d, region)?;
+    // Spec: "CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
+    // src_slice_pitch is not equal to dst_slice_pitch and src_row_pitch is not equal to
+    // dst_row_pitch."
+    let same = Arc::ptr_eq(&src, &dst);
+    check(!(same && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch), CL_INVALID_VALUE)?;
+    // Spec: "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
+    // sub-buffer object and the source and destination regions overlap or if src_buffer and
+    // dst_buffer are different sub-buffers of the same associated buffer object and they
+    // overlap." (Exact row-by-row test; see `rects_overlap`.)
+    let overlap = src.same_storage(&dst) && rects_overlap(src.offset, &s, dst.offset, &d, region);
+    check(!overlap, CL_MEM_COPY_OVERLAP)?;
+    check_sub_alignment(&src)?;
+    check_sub_alignment(&dst)?;
+    Ok(Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, region)))
+}
+
 pub extern "C" fn clEnqueueCopyBufferRect(
     command_queue: cl_command_queue,
     src_buffer: cl_mem,
@@ -470,33 +526,55 @@ pub extern "C" fn clEnqueueCopyBufferRect(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, src, dst) = copy_objects(command_queue, src_buffer, dst_buffer)?;
-        let (so, dso, region) = rect_arrays(src_origin, dst_origin, region)?;
-        let s = rect_side(so, region, src_row_pitch, src_slice_pitch)?;
-        let d = rect_side(dso, region, dst_row_pitch, dst_slice_pitch)?;
-        // Spec: "CL_INVALID_VALUE if (src_origin, region, src_row_pitch, src_slice_pitch) or
-        // (dst_origin, region, dst_row_pitch, dst_slice_pitch) require accessing elements outside
-        // the src_buffer and dst_buffer buffer objects respectively."
-        check_rect_bounds(&src, &s, region)?;
-        check_rect_bounds(&dst, &d, region)?;
-        // Spec: "CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and
-        // src_slice_pitch is not equal to dst_slice_pitch and src_row_pitch is not equal to
-        // dst_row_pitch."
-        let same = Arc::ptr_eq(&src, &dst);
-        check(!(same && s.slice_pitch != d.slice_pitch && s.row_pitch != d.row_pitch), CL_INVALID_VALUE)?;
+        // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        let op = copy_buffer_rect_op(
+            &q.context,
+            src_buffer,
+            dst_buffer,
+            src_origin,
+            dst_origin,
+            region,
+            src_row_pitch,
+            src_slice_pitch,
+            dst_row_pitch,
+            dst_slice_pitch,
+        )?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // Spec: "CL_MEM_COPY_OVERLAP if src_buffer and dst_buffer are the same buffer or
-        // sub-buffer object and the source and destination regions overlap or if src_buffer and
-        // dst_buffer are different sub-buffers of the same associated buffer object and they
-        // overlap." (Exact row-by-row test; see `rects_overlap`.)
-        let overlap = src.same_storage(&dst) && rects_overlap(src.offset, &s, dst.offset, &d, region);
-        check(!overlap, CL_MEM_COPY_OVERLAP)?;
-        check_sub_alignment(&src)?;
-        check_sub_alignment(&dst)?;
-        let work: Work = Box::new(move || Mem::copy_rect(&src, &s, &dst, &d, region));
-        finish(enqueue(&q, CL_COMMAND_COPY_BUFFER_RECT, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_COPY_BUFFER_RECT, deps, Box::new(op)), CL_FALSE, event)
     })
+}
+
+/// A buffer fill in `context`, its error clauses checked (`clEnqueueFillBuffer`,
+/// `clCommandFillBufferKHR`); the pattern is copied.
+pub(super) fn fill_buffer_op(
+    context: &Ref<Context>,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: size_t,
+    offset: size_t,
+    size: size_t,
+) -> CLResult<Op> {
+    // Spec: "CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object."
+    let m = Obj::<Mem>::get(buffer)?;
+    check(m.image.is_none(), CL_INVALID_MEM_OBJECT)?;
+    // Spec: "CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not
+    // the same".
+    check(Arc::ptr_eq(context, &m.context), CL_INVALID_CONTEXT)?;
+    // Spec: "CL_INVALID_VALUE if offset or offset + size require accessing elements outside
+    // the buffer buffer object respectively."
+    check(in_bounds(&m, offset, size), CL_INVALID_VALUE)?;
+    // Spec: "CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size
+    // is not one of { 1, 2, 4, 8, 16, 32, 64, 128 }."
+    check(!pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128, CL_INVALID_VALUE)?;
+    // Spec: "CL_INVALID_VALUE if offset and size are not a multiple of pattern_size."
+    check(offset % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE)?;
+    check_sub_alignment(&m)?;
+    // "The memory associated with pattern can be reused or freed after the function returns."
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let bytes = unsafe { ptr::slice(pattern as *const u8, pattern_size, CL_INVALID_VALUE) }?.to_vec();
+    Ok(Box::new(move || m.fill(offset, size, &bytes)))
 }
 
 pub extern "C" fn clEnqueueFillBuffer(
@@ -511,23 +589,12 @@ pub extern "C" fn clEnqueueFillBuffer(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = queue_and_mem(command_queue, buffer)?;
-        // Spec: "CL_INVALID_VALUE if offset or offset + size require accessing elements outside
-        // the buffer buffer object respectively."
-        check(in_bounds(&m, offset, size), CL_INVALID_VALUE)?;
-        // Spec: "CL_INVALID_VALUE if pattern is NULL or if pattern_size is 0 or if pattern_size
-        // is not one of { 1, 2, 4, 8, 16, 32, 64, 128 }."
-        check(!pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128, CL_INVALID_VALUE)?;
-        // Spec: "CL_INVALID_VALUE if offset and size are not a multiple of pattern_size."
-        check(offset % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE)?;
+        // Spec: "CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue."
+        let q = Obj::<Queue>::get(command_queue)?;
+        let op = fill_buffer_op(&q.context, buffer, pattern, pattern_size, offset, size)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        check_sub_alignment(&m)?;
-        // "The memory associated with pattern can be reused or freed after the function returns."
-        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        let bytes = unsafe { ptr::slice(pattern as *const u8, pattern_size, CL_INVALID_VALUE) }?.to_vec();
-        let work: Work = Box::new(move || m.fill(offset, size, &bytes));
-        finish(enqueue(&q, CL_COMMAND_FILL_BUFFER, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_FILL_BUFFER, deps, Box::new(op)), CL_FALSE, event)
     })
 }
 

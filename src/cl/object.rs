@@ -36,6 +36,7 @@ pub enum Kind {
     Kernel,
     Event,
     Sampler,
+    CommandBuffer,
 }
 
 /// The dispatch table pointer stored in every header (set once by the `api` layer).

@@ -62,6 +62,7 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_khr_fp16",
     "cl_khr_3d_image_writes",
     "cl_khr_image2d_from_buffer",
+    "cl_khr_command_buffer",
     "cl_arm_printf",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`; also what clang is told).

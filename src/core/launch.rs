@@ -200,6 +200,30 @@ impl Launch {
     }
 }
 
+impl Launch {
+    /// Runs the launch and settles its outcome: buffers written back, statistics recorded
+    /// (`VENTUS_STATS`), a failure reported to the context and turned into the event status
+    /// `CL_OUT_OF_RESOURCES`.
+    fn run_and_settle(&self, context: &Ref<super::context::Context>) -> CLResult<LaunchStats> {
+        let result = self.run(context);
+        for a in &self.args {
+            if let ArgValue::Buffer(Some(m)) = a {
+                m.after_device_write();
+            }
+        }
+        match result {
+            Ok(stats) => {
+                super::stats::record(self.kernel.name(), &stats, self.device.threads_per_warp);
+                Ok(stats)
+            }
+            Err(e) => {
+                context.report(&format!("kernel `{}` failed: {e}", self.kernel.name()));
+                Err(CL_OUT_OF_RESOURCES)
+            }
+        }
+    }
+}
+
 /// Enqueues `kernel` over `range` with the given (already snapshotted) arguments.
 #[allow(clippy::too_many_arguments)]
 pub fn enqueue(
@@ -216,25 +240,37 @@ pub fn enqueue(
     Queue::enqueue_with(queue, command_type, deps, Ordering::Command, |event| {
         let event = event.clone();
         Box::new(move || {
-            let result = launch.run(&context);
-            for a in &launch.args {
-                if let ArgValue::Buffer(Some(m)) = a {
-                    m.after_device_write();
-                }
-            }
-            match result {
-                Ok(stats) => {
-                    super::stats::record(launch.kernel.name(), &stats, launch.device.threads_per_warp);
-                    event.set_stats(stats);
-                    Ok(())
-                }
-                Err(e) => {
-                    context.report(&format!("kernel `{}` failed: {e}", launch.kernel.name()));
-                    Err(CL_OUT_OF_RESOURCES)
-                }
-            }
+            event.set_stats(launch.run_and_settle(&context)?);
+            Ok(())
         })
     })
+}
+
+/// A launch validated and packed once, runnable any number of times on the calling thread
+/// (a command buffer's kernel command: replaying it repeats none of the enqueue-time work).
+pub struct Prepared {
+    launch: Launch,
+    context: Ref<super::context::Context>,
+}
+
+impl Prepared {
+    /// `kernel` over `range` on `queue`'s device with the given (already snapshotted and
+    /// packed) arguments.
+    pub fn new(
+        queue: &Ref<Queue>,
+        kernel: Ref<Kernel>,
+        range: NdRange,
+        args: Vec<ArgValue>,
+        packed: PackedArgs,
+    ) -> Prepared {
+        let launch = Launch { device: queue.device.clone(), kernel, range, args, packed };
+        Prepared { launch, context: queue.context.clone() }
+    }
+
+    /// Runs the launch now (see [`enqueue`] for what a failure does).
+    pub fn run(&self) -> CLResult<LaunchStats> {
+        self.launch.run_and_settle(&self.context)
+    }
 }
 
 /// Enqueues a command that does nothing but complete (a launch with an empty NDRange).

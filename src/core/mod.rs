@@ -2,6 +2,7 @@
 //! events, memory objects, programs and kernels. `core` never sees C pointers: the `api` layer
 //! converts every application pointer and wraps C callbacks into Rust closures.
 
+pub mod command_buffer;
 pub mod context;
 pub mod device;
 pub mod event;
@@ -26,4 +27,5 @@ handle_type!(context::Context, Context, cl_context, CL_INVALID_CONTEXT);
 handle_type!(queue::Queue, Queue, cl_command_queue, CL_INVALID_COMMAND_QUEUE);
 handle_type!(event::Event, Event, cl_event, CL_INVALID_EVENT);
 handle_type!(memory::Mem, Mem, cl_mem, CL_INVALID_MEM_OBJECT);
+handle_type!(command_buffer::CommandBuffer, CommandBuffer, cl_command_buffer_khr, CL_INVALID_COMMAND_BUFFER_KHR);
 // Program and kernel handle types are declared in their modules once their payload types exist.
