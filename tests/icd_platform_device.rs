@@ -538,8 +538,9 @@ fn device_values_are_consistent() {
     let fence: u64 = device_val(CL_DEVICE_ATOMIC_FENCE_CAPABILITIES);
     let need = need | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
     assert_eq!(fence & need, need);
-    // SVM is not offered, and pipes are not.
-    assert_eq!(device_val::<u64>(CL_DEVICE_SVM_CAPABILITIES), 0);
+    // Coarse- and fine-grained buffer SVM (tests/icd_svm.rs); no pipes.
+    let svm = CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+    assert_eq!(device_val::<u64>(CL_DEVICE_SVM_CAPABILITIES), svm);
     assert_eq!(device_val::<cl_bool>(CL_DEVICE_PIPE_SUPPORT), CL_FALSE);
 }
 

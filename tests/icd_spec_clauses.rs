@@ -156,7 +156,9 @@ fn image_sampler_pipe_and_svm_arguments_are_validated() {
     expect_err(err, CL_INVALID_CONTEXT, "pipe: NULL context");
     call!(clCreatePipe(ctx, 0, 4, 4, null(), &mut err));
     expect_err(err, CL_INVALID_OPERATION, "pipe: no pipe support");
-    assert!(call!(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0)).is_null());
+    assert!(call!(clSVMAlloc(null_mut(), CL_MEM_READ_WRITE, 64, 0)).is_null(), "SVM: NULL context");
+    let atomics = CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS;
+    assert!(call!(clSVMAlloc(ctx, atomics, 64, 0)).is_null(), "SVM atomics are not offered");
     let mut word = 0u32;
     let p = &mut word as *mut u32 as *mut c_void;
     expect_err(
@@ -166,8 +168,8 @@ fn image_sampler_pipe_and_svm_arguments_are_validated() {
     );
     expect_err(
         call!(clEnqueueSVMMemcpy(q, CL_TRUE, p, p, 4, 0, null(), null_mut())),
-        CL_INVALID_OPERATION,
-        "SVM memcpy",
+        CL_MEM_COPY_OVERLAP,
+        "SVM memcpy onto itself",
     );
 
     // Device-side queues.
@@ -197,9 +199,12 @@ fn device_types_properties_and_partitions() {
     let sync = [CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties, 7, 0];
     call!(clCreateContext(sync.as_ptr(), 1, &d, None, null_mut(), &mut err));
     expect_err(err, CL_INVALID_PROPERTY, "INTEROP_USER_SYNC = 7");
-    // Unknown or unsupported partition schemes are invalid values.
+    // Unknown or unsupported partition schemes are invalid values (tests/icd_sub_devices.rs
+    // partitions).
     let (mut out, mut k) = ([null_mut(); 4], 0u32);
-    for props in [[0x7777, 1, 0], [CL_DEVICE_PARTITION_BY_COUNTS, 1, 0]] {
+    let affinity =
+        [CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_AFFINITY_DOMAIN_NUMA as cl_device_partition_property, 0];
+    for props in [[0x7777, 1, 0], affinity] {
         let code = call!(clCreateSubDevices(d, props.as_ptr(), 4, out.as_mut_ptr(), &mut k));
         expect_err(code, CL_INVALID_VALUE, &format!("clCreateSubDevices({:#x})", props[0]));
     }
@@ -429,7 +434,7 @@ fn launch_statistics_through_the_vendor_query() {
         call!(clEnqueueWriteBuffer(q, m, CL_TRUE, 0, 4, &word as *const u32 as *const c_void, 0, null(), &mut w)),
         "write",
     );
-    let code = call!(clGetEventInfo(w, CL_EVENT_STATISTICS_VENTUS, 88, st.as_mut_ptr() as *mut c_void, null_mut()));
+    let code = call!(clGetEventInfo(w, CL_EVENT_STATISTICS_VENTUS, 96, st.as_mut_ptr() as *mut c_void, null_mut()));
     expect_err(code, CL_INVALID_VALUE, "statistics of a buffer write");
     for r in [
         call!(clReleaseEvent(e)),

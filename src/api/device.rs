@@ -210,7 +210,7 @@ fn device_info(d: &Obj<Device>, param: cl_device_info) -> Option<Vec<u8>> {
         },
         // Root devices are not reference counted: always 1.
         CL_DEVICE_REFERENCE_COUNT => b(&if d.is_root() { 1 } else { d.api_ref_count() }),
-        CL_DEVICE_SVM_CAPABILITIES => b(&(0 as cl_device_svm_capabilities)),
+        CL_DEVICE_SVM_CAPABILITIES => b(&super::svm::CAPABILITIES),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT

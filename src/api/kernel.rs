@@ -367,10 +367,26 @@ pub extern "C" fn clGetKernelArgInfo(
 
 pub extern "C" fn clSetKernelArgSVMPointer(kernel: cl_kernel, arg_index: cl_uint, arg_value: *const c_void) -> cl_int {
     status(|| {
-        Obj::<Kernel>::get(kernel)?;
-        let _ = (arg_index, arg_value);
-        // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
-        Err(CL_INVALID_OPERATION)
+        let k = Obj::<Kernel>::get(kernel)?;
+        let index = arg_index as usize;
+        // "CL_INVALID_ARG_INDEX if arg_index is not a valid argument index"; the argument must
+        // be a `__global` or `__constant` pointer (else "CL_INVALID_ARG_VALUE if arg_value
+        // specified is not a valid value").
+        match k.info() {
+            Some(info) => {
+                let a = info.args.get(index).ok_or(CL_INVALID_ARG_INDEX)?;
+                let pointer = a.kind == ArgKind::Plain
+                    && matches!(a.address_space, AddressSpace::Global | AddressSpace::Constant);
+                check(pointer, CL_INVALID_ARG_VALUE)?;
+            }
+            None => check(index < MAX_ARGS_WITHOUT_METADATA, CL_INVALID_ARG_INDEX)?,
+        }
+        // NULL, or a pointer into an SVM allocation of the kernel's context (device pointers
+        // are the allocations' 32-bit addresses).
+        let p = arg_value as usize;
+        check(p == 0 || k.program.context.svm.find(p).is_some(), CL_INVALID_ARG_VALUE)?;
+        k.set_arg(index, ArgValue::Svm(p as u32));
+        Ok(())
     })
 }
 
@@ -382,14 +398,26 @@ pub extern "C" fn clSetKernelExecInfo(
 ) -> cl_int {
     status(|| {
         Obj::<Kernel>::get(kernel)?;
-        // "CL_INVALID_VALUE if param_name is not valid."
-        check(
-            matches!(param_name, CL_KERNEL_EXEC_INFO_SVM_PTRS | CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM),
-            CL_INVALID_VALUE,
-        )?;
-        let _ = (param_value_size, param_value);
-        // "CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM."
-        Err(CL_INVALID_OPERATION)
+        // "CL_INVALID_VALUE if param_name is not valid, if param_value is NULL or if the size
+        // specified by param_value_size is not valid."
+        check(!param_value.is_null(), CL_INVALID_VALUE)?;
+        match param_name {
+            // The pointers a kernel reaches indirectly: every SVM allocation is always visible
+            // to every kernel, so the list needs no bookkeeping.
+            CL_KERNEL_EXEC_INFO_SVM_PTRS => {
+                check(param_value_size % std::mem::size_of::<*const c_void>() == 0, CL_INVALID_VALUE)
+            }
+            CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                check(param_value_size == std::mem::size_of::<cl_bool>(), CL_INVALID_VALUE)?;
+                // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+                let on = unsafe { (param_value as *const cl_bool).read_unaligned() };
+                // "CL_INVALID_OPERATION if param_name is CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM
+                // and param_value is CL_TRUE but no devices in the context associated with kernel
+                // support fine-grain system SVM allocations."
+                check(on == CL_FALSE, CL_INVALID_OPERATION)
+            }
+            _ => Err(CL_INVALID_VALUE),
+        }
     })
 }
 

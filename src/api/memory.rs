@@ -224,7 +224,14 @@ pub extern "C" fn clGetMemObjectInfo(
             CL_MEM_ASSOCIATED_MEMOBJECT => info::write(&info::Ptr(parent), s, v, r),
             // An image created from a buffer shares it from its start.
             CL_MEM_OFFSET => info::write(&if m.image.is_some() { 0 } else { m.offset }, s, v, r),
-            CL_MEM_USES_SVM_POINTER => info::write(&(CL_FALSE as cl_bool), s, v, r),
+            // "CL_TRUE if memobj is a buffer object that was created with CL_MEM_USE_HOST_PTR or
+            // is a sub-buffer object of a buffer object that was created with
+            // CL_MEM_USE_HOST_PTR and the host_ptr specified when the buffer object was created
+            // is a SVM pointer."
+            CL_MEM_USES_SVM_POINTER => {
+                let svm = !host_ptr.is_null() && m.context.svm.find(host_ptr as usize).is_some();
+                info::write(&(if svm { CL_TRUE } else { CL_FALSE } as cl_bool), s, v, r)
+            }
             CL_MEM_PROPERTIES => info::write(&m.properties, s, v, r),
             _ => Err(CL_INVALID_VALUE),
         }

@@ -19,6 +19,7 @@ pub mod info;
 pub mod kernel;
 pub mod launch;
 pub mod memory;
+pub mod pipes;
 pub mod platform;
 pub mod program;
 pub mod ptr;

@@ -312,7 +312,7 @@ pub extern "C" fn clEnqueueMapBuffer(
 }
 
 /// Map flags: known bits only, and `CL_MAP_WRITE_INVALIDATE_REGION` alone.
-pub(super) fn valid_map_flags(flags: cl_map_flags) -> bool {
+pub(crate) fn valid_map_flags(flags: cl_map_flags) -> bool {
     let known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
     // Memory Map Flags table: "CL_MAP_READ or CL_MAP_WRITE and CL_MAP_WRITE_INVALIDATE_REGION
     // are mutually exclusive."

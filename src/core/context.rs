@@ -16,6 +16,8 @@ pub struct Context {
     notify: Option<Notify>,
     destructors: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
     printf: once_cell::sync::OnceCell<PrintfConfig>,
+    /// Its shared virtual memory (`clSVMAlloc`).
+    pub svm: super::svm::SvmAllocations,
 }
 
 /// Receives kernel printf output (`cl_arm_printf`'s `CL_PRINTF_CALLBACK_ARM`).
@@ -31,7 +33,14 @@ pub struct PrintfConfig {
 
 impl Context {
     pub fn new(devices: Vec<Ref<Device>>, properties: Vec<cl_context_properties>, notify: Option<Notify>) -> Context {
-        Context { devices, properties, notify, destructors: Mutex::new(Vec::new()), printf: Default::default() }
+        Context {
+            devices,
+            properties,
+            notify,
+            destructors: Mutex::new(Vec::new()),
+            printf: Default::default(),
+            svm: Default::default(),
+        }
     }
 
     /// Whether kernels of this context run under the memory checker

@@ -33,6 +33,9 @@ pub enum ArgValue {
     Local(u32),
     /// A by-value argument: its bytes.
     Value(Vec<u8>),
+    /// A `__global`/`__constant` pointer into shared virtual memory (`clSetKernelArgSVMPointer`):
+    /// the device address.
+    Svm(u32),
 }
 
 impl std::fmt::Debug for ArgValue {
@@ -42,6 +45,7 @@ impl std::fmt::Debug for ArgValue {
             ArgValue::Buffer(Some(m)) => write!(f, "Buffer({:#010x})", m.kernel_address()),
             ArgValue::Local(n) => write!(f, "Local({n})"),
             ArgValue::Value(v) => write!(f, "Value({v:02x?})"),
+            ArgValue::Svm(a) => write!(f, "Svm({a:#010x})"),
         }
     }
 }

@@ -130,6 +130,7 @@ pub fn pack_args(kernel: &Kernel, args: &[ArgValue]) -> Result<PackedArgs, ArgEr
             ArgValue::Buffer(m) => KernelArg::Pointer(m.as_ref().map_or(0, |m| m.kernel_address())),
             ArgValue::Local(n) => KernelArg::Local(*n),
             ArgValue::Value(v) => KernelArg::Value(v.clone()),
+            ArgValue::Svm(addr) => KernelArg::Pointer(*addr),
         })
         .collect();
     let packed = crate::abi::launch::pack_args(&device_args)?;

@@ -612,7 +612,7 @@ static ALLOCATED: AtomicU64 = AtomicU64::new(0);
 /// larger: what remains holds the launches' own allocations (arguments, private memory, printf
 /// buffers, program-scope variables), so an application that stays within the reported size
 /// never finds the heap exhausted at a later launch.
-fn charge(size: u64) -> CLResult<()> {
+pub(super) fn charge(size: u64) -> CLResult<()> {
     ALLOCATED
         .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
             now.checked_add(size).filter(|&total| total <= super::device::GLOBAL_MEM_SIZE)
@@ -622,7 +622,7 @@ fn charge(size: u64) -> CLResult<()> {
 }
 
 /// Undoes [`charge`].
-fn refund(size: u64) {
+pub(super) fn refund(size: u64) {
     ALLOCATED.fetch_sub(size, Ordering::AcqRel);
 }
 

@@ -17,6 +17,7 @@ pub mod platform;
 pub mod program;
 pub mod queue;
 pub mod stats;
+pub mod svm;
 
 use crate::cl::object::handle_type;
 use crate::cl::*;

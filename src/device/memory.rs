@@ -62,6 +62,9 @@ pub enum Placement {
     Guarded,
     /// Kernels may only read it (launch metadata and argument buffers).
     ReadOnly,
+    /// At the host address equal to its device address (shared virtual memory): the host
+    /// reaches its bytes through the pointer `base as *mut u8` as well.
+    Shared,
 }
 
 /// A device's global memory.
@@ -92,6 +95,7 @@ impl Memory {
             Placement::Plain => self.inner.alloc(size),
             Placement::Guarded => self.inner.alloc_guarded(size),
             Placement::ReadOnly => self.inner.alloc_read_only(size),
+            Placement::Shared => self.inner.alloc_shared(size),
         }?;
         Ok(Buffer { region })
     }

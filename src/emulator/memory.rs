@@ -81,6 +81,44 @@ unsafe impl Sync for Region {}
 enum Words {
     Heap(Box<[AtomicU32]>),
     Map(memmap2::MmapMut),
+    /// Mapped at the host address equal to the region's device address (shared virtual memory:
+    /// a pointer means the same bytes to the host and to kernels).
+    Fixed(FixedMap),
+}
+
+/// An anonymous read-write mapping at a fixed host address, unmapped when dropped.
+struct FixedMap {
+    ptr: std::ptr::NonNull<u8>,
+    len: usize,
+}
+
+impl FixedMap {
+    /// Maps `len` zeroed bytes at host address `addr`, only if nothing is mapped there
+    /// (`MAP_FIXED_NOREPLACE`): `None` when the range is taken or the kernel refuses.
+    fn at(addr: usize, len: usize) -> Option<FixedMap> {
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE;
+        // SAFETY: a new anonymous mapping that may not replace any existing one: it touches no
+        // memory the process uses; the result is checked below.
+        let p = unsafe { libc::mmap(addr as *mut libc::c_void, len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        if p as usize != addr {
+            // A kernel older than 4.17 treats the flag as a hint and maps elsewhere.
+            // SAFETY: the mapping just made, of `len` bytes, used by nothing.
+            unsafe { libc::munmap(p, len) };
+            return None;
+        }
+        Some(FixedMap { ptr: std::ptr::NonNull::new(p as *mut u8)?, len })
+    }
+}
+
+impl Drop for FixedMap {
+    fn drop(&mut self) {
+        // SAFETY: the mapping this value made and owns; nothing refers to it any more (its
+        // region is being dropped).
+        unsafe { libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, self.len) };
+    }
 }
 
 impl Words {
@@ -126,6 +164,11 @@ impl std::ops::Deref for Words {
             // long, zero-initialised by the OS and only ever accessed through these atomics; it
             // lives as long as `self`.
             Words::Map(m) => unsafe { std::slice::from_raw_parts(m.as_ptr() as *const AtomicU32, m.len() / 4) },
+            // SAFETY: as for `Map`: a page-aligned, zero-initialised mapping of `len` bytes owned
+            // by `self`. The application reaches the same bytes through plain pointers; those
+            // accesses are its own (as any memory it shares with a running kernel), ours are
+            // atomic.
+            Words::Fixed(m) => unsafe { std::slice::from_raw_parts(m.ptr.as_ptr() as *const AtomicU32, m.len / 4) },
         }
     }
 }
@@ -167,6 +210,23 @@ impl Region {
             words,
             _storage: storage,
             reservation: false,
+            read_only: false,
+            redzone: 0,
+        }
+    }
+
+    /// Address space only, no storage ([`DeviceMemory::reserve`]).
+    fn reservation(base: u32, size: u32) -> Region {
+        let storage = Words::Heap(Box::new([]));
+        let words = std::ptr::NonNull::from(&*storage);
+        Region {
+            base,
+            size,
+            len: size,
+            written: None,
+            words,
+            _storage: storage,
+            reservation: true,
             read_only: false,
             redzone: 0,
         }
@@ -528,6 +588,44 @@ impl DeviceMemory {
         self.alloc_with(size, true, self.redzones)
     }
 
+    /// As [`Self::alloc`], with the block's storage at the host address equal to its device
+    /// address (shared virtual memory: the host reaches the bytes through the pointer
+    /// `base as *mut u8`, kernels through `base`). Gaps whose host addresses are taken by
+    /// other mappings of the process are skipped (a few tries); `OutOfMemory` when none fits.
+    pub fn alloc_shared(&self, size: u32) -> Result<Arc<Region>, MapError> {
+        const TRIES: usize = 16;
+        let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
+        let redzone = if self.redzones { redzone_for(size) } else { 0 };
+        let mut regions = self.regions.write();
+        // Host-occupied gaps found so far, as placeholder reservations for the search only.
+        let mut taken: Vec<Arc<Region>> = Vec::new();
+        for _ in 0..TRIES {
+            let mut all: Vec<Arc<Region>> = regions.iter().chain(&taken).cloned().collect();
+            all.sort_by_key(|r| r.base);
+            let base = Self::heap_gap(&all, rounded, redzone).ok_or(MapError::OutOfMemory { size })?;
+            let Some(map) = FixedMap::at(base as usize, rounded as usize) else {
+                taken.push(Arc::new(Region::reservation(base, rounded as u32)));
+                continue;
+            };
+            let storage = Words::Fixed(map);
+            let words = std::ptr::NonNull::from(&*storage);
+            let mut r = Region::reservation(base, rounded as u32);
+            r.len = size.max(1);
+            r.words = words;
+            r._storage = storage;
+            r.reservation = false;
+            r.redzone = redzone;
+            if self.track_writes {
+                r.track_writes();
+            }
+            let r = Arc::new(r);
+            let pos = regions.partition_point(|x| x.base < r.base);
+            regions.insert(pos, r.clone());
+            return Ok(r);
+        }
+        Err(MapError::OutOfMemory { size })
+    }
+
     fn alloc_with(&self, size: u32, read_only: bool, guarded: bool) -> Result<Arc<Region>, MapError> {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
         let redzone = if guarded { redzone_for(size) } else { 0 };
@@ -554,19 +652,8 @@ impl DeviceMemory {
         let rounded = crate::util::align_up(size.max(1) as u64, abi::PAGE_SIZE as u64);
         let mut regions = self.regions.write();
         let base = Self::heap_gap(&regions, rounded, 0).ok_or(MapError::OutOfMemory { size })?;
-        let storage = Words::Heap(Box::new([]));
-        let words = std::ptr::NonNull::from(&*storage);
-        let r = Region {
-            base,
-            size: rounded as u32,
-            len: size.max(1),
-            written: None,
-            words,
-            _storage: storage,
-            reservation: true,
-            read_only: false,
-            redzone: 0,
-        };
+        let mut r = Region::reservation(base, rounded as u32);
+        r.len = size.max(1);
         let pos = regions.partition_point(|x| x.base < base);
         regions.insert(pos, Arc::new(r));
         Ok(base)
@@ -1201,6 +1288,37 @@ impl<'a> MemView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shared blocks live at the host address equal to their device address: the host's plain
+    /// accesses and the region's atomic ones meet; a taken host range is skipped; unmapping
+    /// releases the host mapping.
+    #[test]
+    fn shared_blocks_are_identity_mapped() {
+        let mem = DeviceMemory::default();
+        let a = mem.alloc_shared(100).unwrap();
+        let host = a.base() as usize as *mut u32;
+        // SAFETY: the block is mapped, readable and writable at this host address (what
+        // `alloc_shared` promises), and at least 100 bytes long.
+        unsafe {
+            host.add(3).write_volatile(0xdead_beef);
+            assert_eq!(a.load(a.base() + 12, 4), 0xdead_beef);
+        }
+        a.store(a.base() + 20, 77, 4);
+        // SAFETY: as above.
+        assert_eq!(unsafe { host.add(5).read_volatile() }, 77);
+        // A host mapping in the way: the next block goes elsewhere.
+        let next = crate::util::align_up(u64::from(a.base()) + u64::from(a.size()), abi::PAGE_SIZE as u64) as usize;
+        let blocker = FixedMap::at(next, abi::PAGE_SIZE as usize).expect("the page after the block is free");
+        let b = mem.alloc_shared(4096).unwrap();
+        assert!(b.base() as usize >= next + abi::PAGE_SIZE as usize, "{:#x}", b.base());
+        drop(blocker);
+        let base = a.base();
+        drop(a);
+        assert!(mem.unmap(base));
+        // The host range is free again: a new fixed mapping there succeeds.
+        assert!(FixedMap::at(base as usize, abi::PAGE_SIZE as usize).is_some());
+        assert!(mem.unmap(b.base()));
+    }
     #[test]
     fn regions_bytes_halves_words() {
         let m = DeviceMemory::new();

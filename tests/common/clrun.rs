@@ -380,8 +380,13 @@ fn launch(
     }
     if status == CL_COMPLETE {
         let mut words = [0u64; 12];
-        let code =
-            call!(clGetEventInfo(e, CL_EVENT_STATISTICS_VENTUS, 88, words.as_mut_ptr() as *mut c_void, null_mut()));
+        let code = call!(clGetEventInfo(
+            e,
+            CL_EVENT_STATISTICS_VENTUS,
+            size_of_val(&words),
+            words.as_mut_ptr().cast(),
+            null_mut()
+        ));
         check(code, "clGetEventInfo(CL_EVENT_STATISTICS_VENTUS)");
         LAST_STATS.with(|s| s.set(words));
     }

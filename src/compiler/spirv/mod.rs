@@ -471,7 +471,21 @@ impl Module {
             Op::TypeSampler => Some(SType::Sampler),
             Op::TypePipe | Op::TypeReserveId => Some(SType::Opaque("pipes")),
             Op::TypeQueue | Op::TypeDeviceEvent => Some(SType::Opaque("device-side enqueue")),
-            Op::TypeOpaque | Op::TypeForwardPointer => Some(SType::Opaque("opaque types")),
+            Op::TypeOpaque => Some(SType::Opaque("opaque types")),
+            Op::TypeForwardPointer => {
+                // A pointer type declared ahead of its OpTypePointer so that a structure can
+                // point to its own type (`struct Node { ...; struct Node *next; }`): a pointer
+                // of that storage class is all the structure's layout needs; the OpTypePointer
+                // that follows replaces this placeholder before any code uses the pointee.
+                let id = id_operand(i, 0)?;
+                let sc = match i.operands.get(1) {
+                    Some(Operand::StorageClass(s)) => *s,
+                    _ => return Err(invalid("OpTypeForwardPointer without storage class")),
+                };
+                let space = space_of(sc).unwrap_or(Space::Global);
+                self.types.map.insert(id, SType::Pointer { space, pointee: id });
+                return Ok(());
+            }
             _ => None,
         };
         if let Some(t) = t {
