@@ -146,6 +146,14 @@ fn a_kernel_walks_a_list_the_host_built() {
     let code =
         call!(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, size_of::<*const c_void>(), all.as_ptr().cast()));
     check(code, "clSetKernelExecInfo");
+    let code = call!(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, null()));
+    check(code, "clSetKernelExecInfo: clearing the list");
+    let code = call!(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 8, null()));
+    expect_err(code, CL_INVALID_VALUE, "a NULL list of one");
+    check(
+        call!(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, size_of::<*const c_void>(), all.as_ptr().cast())),
+        "again",
+    );
     env.run(k, 1);
     let want: i64 = order.iter().enumerate().map(|(i, &v)| i64::from(v * 3 - 7) * (i as i64 + 1)).sum();
     // SAFETY: the 2-int allocation, written by the finished kernel.
@@ -299,6 +307,8 @@ fn svm_commands_and_error_clauses() {
     let uses: cl_bool = info_value(cl().clGetMemObjectInfo, m, CL_MEM_USES_SVM_POINTER);
     assert_eq!(uses, CL_TRUE);
     check(call!(clReleaseMemObject(m)), "release buffer");
+    call!(clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, 512, a.cast(), &mut err));
+    expect_err(err, CL_INVALID_BUFFER_SIZE, "a buffer larger than its SVM allocation");
 
     // Freeing: by a command with a callback (which frees), then directly.
     let mut ptrs = [a as *mut c_void, b as *mut c_void];

@@ -400,14 +400,16 @@ pub extern "C" fn clSetKernelExecInfo(
         Obj::<Kernel>::get(kernel)?;
         // "CL_INVALID_VALUE if param_name is not valid, if param_value is NULL or if the size
         // specified by param_value_size is not valid."
-        check(!param_value.is_null(), CL_INVALID_VALUE)?;
         match param_name {
             // The pointers a kernel reaches indirectly: every SVM allocation is always visible
-            // to every kernel, so the list needs no bookkeeping.
+            // to every kernel, so the list needs no bookkeeping. An empty list (size 0, NULL)
+            // clears an earlier one.
             CL_KERNEL_EXEC_INFO_SVM_PTRS => {
-                check(param_value_size % std::mem::size_of::<*const c_void>() == 0, CL_INVALID_VALUE)
+                check(param_value_size % std::mem::size_of::<*const c_void>() == 0, CL_INVALID_VALUE)?;
+                check(param_value.is_null() == (param_value_size == 0), CL_INVALID_VALUE)
             }
             CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM => {
+                check(!param_value.is_null(), CL_INVALID_VALUE)?;
                 check(param_value_size == std::mem::size_of::<cl_bool>(), CL_INVALID_VALUE)?;
                 // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
                 let on = unsafe { (param_value as *const cl_bool).read_unaligned() };

@@ -68,6 +68,12 @@ fn create_buffer(
     // or CL_MEM_USE_HOST_PTR are not set in flags."
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     check(wants_ptr != host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
+    // Spec: "CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR is set in flags and host_ptr is a
+    // pointer returned by clSVMAlloc and size is greater than the size passed to clSVMAlloc"
+    // (and, reading it for any pointer into an SVM allocation, past its end).
+    if flags & CL_MEM_USE_HOST_PTR != 0 && ctx.svm.find(host_ptr as usize).is_some() {
+        check(ctx.svm.contains(host_ptr as usize, size), CL_INVALID_BUFFER_SIZE)?;
+    }
     let init = if wants_ptr {
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         Some(unsafe { ptr::slice(host_ptr as *const u8, size, CL_INVALID_HOST_PTR) }?)
