@@ -431,3 +431,86 @@ fn a_faulting_command_fails_only_its_enqueue() {
     check(call!(clReleaseCommandQueue(q)), "release queue");
     check(call!(clReleaseContext(ctx)), "release context");
 }
+
+/// SVM fills and copies recorded in a buffer run at each replay.
+#[test]
+fn svm_commands_replay() {
+    type SvmFill = unsafe extern "C" fn(
+        CommandBuffer,
+        cl_command_queue,
+        *const cl_ulong,
+        *mut c_void,
+        *const c_void,
+        usize,
+        usize,
+        cl_uint,
+        *const Sync,
+        *mut Sync,
+        *mut *mut c_void,
+    ) -> cl_int;
+    type SvmCopy = unsafe extern "C" fn(
+        CommandBuffer,
+        cl_command_queue,
+        *const cl_ulong,
+        *mut c_void,
+        *const c_void,
+        usize,
+        cl_uint,
+        *const Sync,
+        *mut Sync,
+        *mut *mut c_void,
+    ) -> cl_int;
+    // SAFETY: the entry points of these signatures (cl_khr_command_buffer 0.9.8).
+    let (fill, copy) =
+        unsafe { (resolve::<SvmFill>("clCommandSVMMemFillKHR"), resolve::<SvmCopy>("clCommandSVMMemcpyKHR")) };
+    let ctx = context();
+    let q = queue(ctx, 0);
+    let a = call!(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0)) as *mut u32;
+    let b = call!(clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0)) as *mut u32;
+    assert!(!a.is_null() && !b.is_null());
+    let cb = create(q);
+    let pattern = 0x5151_5151u32;
+    let mut s = 0;
+    // SAFETY: both allocations hold 16 words; the pattern outlives the call (it is copied).
+    unsafe {
+        let code = fill(
+            cb,
+            null_mut(),
+            null(),
+            a.cast(),
+            (&pattern as *const u32).cast(),
+            4,
+            64,
+            0,
+            null(),
+            &mut s,
+            null_mut(),
+        );
+        check(code, "clCommandSVMMemFillKHR");
+        check(
+            copy(cb, null_mut(), null(), b.cast(), a.cast(), 32, 1, &s, null_mut(), null_mut()),
+            "clCommandSVMMemcpyKHR",
+        );
+    }
+    check(ext!(finalize(cb)), "finalize");
+    for round in 0..3 {
+        // SAFETY: the allocations (no command runs now: the queue is idle).
+        unsafe {
+            a.write_bytes(0, 16);
+            b.write_bytes(0, 16);
+        }
+        check(ext!(enqueue(0, null_mut(), cb, 0, null(), null_mut())), "enqueue");
+        check(call!(clFinish(q)), "clFinish");
+        // SAFETY: as above.
+        let (av, bv) =
+            unsafe { (std::slice::from_raw_parts(a, 16).to_vec(), std::slice::from_raw_parts(b, 16).to_vec()) };
+        assert!(av.iter().all(|&w| w == pattern), "round {round}: {av:x?}");
+        assert_eq!(bv[..8], [pattern; 8], "round {round}");
+        assert_eq!(bv[8..], [0; 8], "round {round}");
+    }
+    check(ext!(release(cb)), "release");
+    call!(clSVMFree(ctx, a.cast()));
+    call!(clSVMFree(ctx, b.cast()));
+    check(call!(clReleaseCommandQueue(q)), "release queue");
+    check(call!(clReleaseContext(ctx)), "release context");
+}

@@ -2,6 +2,8 @@
 //! `clGetExtensionFunctionAddressForPlatform`): create, record, finalize, enqueue, query.
 //!
 //! Contracts:
+//! * SVM copies and fills are recorded too (`clCommandSVMMemcpyKHR`/`MemFillKHR`: the device
+//!   has buffer SVM, `crate::api::svm`).
 //! * One queue per command buffer (no `cl_khr_command_buffer_multi_device`); the recording
 //!   functions take `command_queue` NULL (the buffer's queue), as the base extension requires.
 //! * Each recording function checks the same clauses as its `clEnqueue*` counterpart (the
@@ -51,6 +53,8 @@ pub(crate) fn function(name: &str) -> Option<*mut c_void> {
         "clCommandCopyImageToBufferKHR" => clCommandCopyImageToBufferKHR as *mut c_void,
         "clCommandCopyBufferToImageKHR" => clCommandCopyBufferToImageKHR as *mut c_void,
         "clCommandFillImageKHR" => clCommandFillImageKHR as *mut c_void,
+        "clCommandSVMMemcpyKHR" => clCommandSVMMemcpyKHR as *mut c_void,
+        "clCommandSVMMemFillKHR" => clCommandSVMMemFillKHR as *mut c_void,
         "clCommandNDRangeKernelKHR" => clCommandNDRangeKernelKHR as *mut c_void,
         "clGetCommandBufferInfoKHR" => clGetCommandBufferInfoKHR as *mut c_void,
         _ => return None,
@@ -378,6 +382,47 @@ pub extern "C" fn clCommandFillImageKHR(
     status(|| {
         let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
         let op = fill_image_op(cb.context(), image, fill_color, origin, region)?;
+        still_recording(&cb)?;
+        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
+    })
+}
+
+pub extern "C" fn clCommandSVMMemcpyKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    dst_ptr: *mut c_void,
+    src_ptr: *const c_void,
+    size: size_t,
+    num_sync_points_in_wait_list: cl_uint,
+    sync_point_wait_list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
+        let op = super::svm::memcpy_op(cb.context(), dst_ptr, src_ptr, size)?;
+        still_recording(&cb)?;
+        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
+    })
+}
+
+pub extern "C" fn clCommandSVMMemFillKHR(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: size_t,
+    size: size_t,
+    num_sync_points_in_wait_list: cl_uint,
+    sync_point_wait_list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
+        let op = super::svm::memfill_op(cb.context(), svm_ptr, pattern, pattern_size, size)?;
         still_recording(&cb)?;
         record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
     })

@@ -16,6 +16,7 @@ use super::transfer::{enqueue, finish, valid_map_flags};
 use super::{check, object, ptr, status};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
+use crate::core::command_buffer::Op;
 use crate::core::context::Context;
 use crate::core::queue::Queue;
 use libc::size_t;
@@ -122,6 +123,25 @@ pub extern "C" fn clEnqueueSVMFree(
     })
 }
 
+/// An SVM copy in `ctx`, its error clauses checked (`clEnqueueSVMMemcpy`,
+/// `clCommandSVMMemcpyKHR`).
+pub(super) fn memcpy_op(ctx: &Context, dst_ptr: *mut c_void, src_ptr: *const c_void, size: size_t) -> CLResult<Op> {
+    // "CL_INVALID_VALUE if dst_ptr or src_ptr is NULL."
+    check(!dst_ptr.is_null() && !src_ptr.is_null(), CL_INVALID_VALUE)?;
+    let (dst, src) = (dst_ptr as Addr, src_ptr as Addr);
+    svm_range(ctx, dst, size)?;
+    svm_range(ctx, src, size)?;
+    // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and size result in an
+    // overlapping copy."
+    check(size == 0 || dst + size <= src || src + size <= dst, CL_MEM_COPY_OVERLAP)?;
+    Ok(Box::new(move || {
+        // SAFETY: the spec keeps both ranges valid until the command completes; they do not
+        // overlap (checked above).
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size) };
+        Ok(())
+    }))
+}
+
 pub extern "C" fn clEnqueueSVMMemcpy(
     command_queue: cl_command_queue,
     blocking_copy: cl_bool,
@@ -134,24 +154,41 @@ pub extern "C" fn clEnqueueSVMMemcpy(
 ) -> cl_int {
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
-        // "CL_INVALID_VALUE if dst_ptr or src_ptr is NULL."
-        check(!dst_ptr.is_null() && !src_ptr.is_null(), CL_INVALID_VALUE)?;
-        let (dst, src) = (dst_ptr as Addr, src_ptr as Addr);
-        svm_range(&q.context, dst, size)?;
-        svm_range(&q.context, src, size)?;
+        let op = memcpy_op(&q.context, dst_ptr, src_ptr, size)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // "CL_MEM_COPY_OVERLAP if the values specified for dst_ptr, src_ptr and size result in
-        // an overlapping copy."
-        check(size == 0 || dst + size <= src || src + size <= dst, CL_MEM_COPY_OVERLAP)?;
-        let work = Box::new(move || {
-            // SAFETY: the spec keeps both ranges valid until the command completes; they do not
-            // overlap (checked above).
-            unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, size) };
-            Ok(())
-        });
-        finish(enqueue(&q, CL_COMMAND_SVM_MEMCPY, deps, work), blocking_copy, event)
+        finish(enqueue(&q, CL_COMMAND_SVM_MEMCPY, deps, Box::new(op)), blocking_copy, event)
     })
+}
+
+/// An SVM fill in `ctx`, its error clauses checked (`clEnqueueSVMMemFill`,
+/// `clCommandSVMMemFillKHR`); the pattern is copied.
+pub(super) fn memfill_op(
+    ctx: &Context,
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: size_t,
+    size: size_t,
+) -> CLResult<Op> {
+    // "CL_INVALID_VALUE if svm_ptr is NULL", "if pattern is NULL or if pattern_size is 0 or if
+    // pattern_size is not one of {1, 2, 4, 8, 16, 32, 64, 128}", "if svm_ptr is not aligned to
+    // pattern_size bytes", "if size is not a multiple of pattern_size".
+    check(!svm_ptr.is_null(), CL_INVALID_VALUE)?;
+    check(!pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128, CL_INVALID_VALUE)?;
+    let dst = svm_ptr as Addr;
+    check(dst % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE)?;
+    svm_range(ctx, dst, size)?;
+    // "The memory associated with pattern can be reused or freed after the function returns."
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
+    let bytes = unsafe { ptr::slice(pattern as *const u8, pattern_size, CL_INVALID_VALUE) }?.to_vec();
+    Ok(Box::new(move || {
+        for at in (dst..dst + size).step_by(bytes.len()) {
+            // SAFETY: the spec keeps `[dst, dst + size)` valid until the command completes;
+            // each copy stays inside it (size is a multiple of the pattern's).
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), at as *mut u8, bytes.len()) };
+        }
+        Ok(())
+    }))
 }
 
 pub extern "C" fn clEnqueueSVMMemFill(
@@ -166,28 +203,10 @@ pub extern "C" fn clEnqueueSVMMemFill(
 ) -> cl_int {
     status(|| {
         let q = Obj::<Queue>::get(command_queue)?;
-        // "CL_INVALID_VALUE if svm_ptr is NULL", "if pattern is NULL or if pattern_size is 0 or
-        // if pattern_size is not one of {1, 2, 4, 8, 16, 32, 64, 128}", "if svm_ptr is not
-        // aligned to pattern_size bytes", "if size is not a multiple of pattern_size".
-        check(!svm_ptr.is_null(), CL_INVALID_VALUE)?;
-        check(!pattern.is_null() && pattern_size.is_power_of_two() && pattern_size <= 128, CL_INVALID_VALUE)?;
-        let dst = svm_ptr as Addr;
-        check(dst % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE)?;
-        svm_range(&q.context, dst, size)?;
+        let op = memfill_op(&q.context, svm_ptr, pattern, pattern_size, size)?;
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
         let deps = unsafe { ptr::wait_list(num_events_in_wait_list, event_wait_list, &q.context) }?;
-        // "The memory associated with pattern can be reused or freed after the function returns."
-        // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
-        let bytes = unsafe { ptr::slice(pattern as *const u8, pattern_size, CL_INVALID_VALUE) }?.to_vec();
-        let work = Box::new(move || {
-            for at in (dst..dst + size).step_by(bytes.len()) {
-                // SAFETY: the spec keeps `[dst, dst + size)` valid until the command completes;
-                // each copy stays inside it (size is a multiple of the pattern's).
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), at as *mut u8, bytes.len()) };
-            }
-            Ok(())
-        });
-        finish(enqueue(&q, CL_COMMAND_SVM_MEMFILL, deps, work), CL_FALSE, event)
+        finish(enqueue(&q, CL_COMMAND_SVM_MEMFILL, deps, Box::new(op)), CL_FALSE, event)
     })
 }
 
