@@ -306,7 +306,24 @@ fn svm_commands_and_error_clauses() {
     check(err, "clCreateBuffer over SVM");
     let uses: cl_bool = info_value(cl().clGetMemObjectInfo, m, CL_MEM_USES_SVM_POINTER);
     assert_eq!(uses, CL_TRUE);
+    // It shares the allocation's bytes: a fill of the buffer is in `a`, a store to `a` is read
+    // from the buffer.
+    let seven = 7u32;
+    let code = call!(clEnqueueFillBuffer(q, m, (&seven as *const u32).cast(), 4, 0, 64, 0, null(), null_mut()));
+    check(code, "fill the buffer");
+    check(call!(clFinish(q)), "clFinish");
+    // SAFETY: `a` holds 64 words; the queue is idle.
+    unsafe {
+        assert_eq!(std::slice::from_raw_parts(a, 16), [7; 16]);
+        a.add(3).write(99);
+    }
+    let mut back = [0u32; 16];
+    let code = call!(clEnqueueReadBuffer(q, m, CL_TRUE, 0, 64, back.as_mut_ptr().cast(), 0, null(), null_mut()));
+    check(code, "read the buffer");
+    assert_eq!(back[3], 99);
     check(call!(clReleaseMemObject(m)), "release buffer");
+    // SAFETY: the allocation outlives its buffer.
+    assert_eq!(unsafe { a.add(3).read() }, 99, "releasing the buffer leaves the allocation");
     call!(clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, 512, a.cast(), &mut err));
     expect_err(err, CL_INVALID_BUFFER_SIZE, "a buffer larger than its SVM allocation");
 

@@ -86,7 +86,11 @@ fn create_buffer(
         // exists so that it knows when it may free them).
         unsafe { HostMemory::new(host_ptr as *mut u8, size) }
     });
-    let mem = Mem::buffer(ctx, flags, size, init, host, properties)?;
+    let mem = match host {
+        // Over SVM memory: the allocation's own storage, no copy.
+        Some(h) if ctx.svm.find(h.addr()).is_some() => Mem::over_svm(ctx, flags, h, properties)?,
+        _ => Mem::buffer(ctx, flags, size, init, host, properties)?,
+    };
     Ok(Obj::new(mem).handle())
 }
 

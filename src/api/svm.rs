@@ -19,15 +19,13 @@ use crate::cl::*;
 use crate::core::command_buffer::Op;
 use crate::core::context::Context;
 use crate::core::queue::Queue;
+use crate::core::svm;
 use libc::size_t;
 use std::ffi::c_void;
 
 /// `CL_DEVICE_SVM_CAPABILITIES`.
 pub(crate) const CAPABILITIES: cl_device_svm_capabilities =
     (CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER) as cl_device_svm_capabilities;
-
-/// The largest alignment `clSVMAlloc` honours: allocations are page-aligned.
-const MAX_ALIGNMENT: cl_uint = crate::abi::PAGE_SIZE;
 
 pub extern "C" fn clSVMAlloc(
     context: cl_context,
@@ -49,7 +47,10 @@ pub extern "C" fn clSVMAlloc(
         check(size != 0 && size as u64 <= crate::core::device::MAX_MEM_ALLOC_SIZE, CL_INVALID_VALUE)?;
         // "alignment is not a power of two or the OpenCL implementation cannot support the
         // specified alignment for at least one device in context."
-        check(alignment == 0 || (alignment.is_power_of_two() && alignment <= MAX_ALIGNMENT), CL_INVALID_VALUE)?;
+        check(
+            alignment == 0 || (alignment.is_power_of_two() && alignment as usize <= svm::MAX_ALIGNMENT),
+            CL_INVALID_VALUE,
+        )?;
         Ok(ctx.svm.alloc(size)? as *mut c_void)
     })
 }

@@ -78,6 +78,11 @@ impl HostMemory {
         self.addr
     }
 
+    /// The number of bytes.
+    pub fn size(&self) -> usize {
+        self.len
+    }
+
     /// The `len` bytes at `offset`, if inside.
     pub fn sub(&self, offset: usize, len: usize) -> Option<HostMemory> {
         let end = offset.checked_add(len)?;
@@ -282,6 +287,9 @@ pub struct Mem {
     pub region: Buffer,
     /// `CL_MEM_USE_HOST_PTR`: the application memory mirroring this object's bytes.
     pub host: Option<HostMemory>,
+    /// The storage is an SVM allocation's (a `CL_MEM_USE_HOST_PTR` buffer over SVM memory,
+    /// [`Mem::over_svm`]): the allocation owns and counts it, the buffer never frees it.
+    svm: bool,
     /// `CL_MEM_PROPERTIES` as given (empty when the list was NULL or the object has none).
     pub properties: Vec<cl_mem_properties>,
     /// An image's format and shape (`None` for buffers; see `core::image`).
@@ -330,6 +338,36 @@ impl Mem {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             maps: Arc::new(Mutex::new(Vec::new())),
             destructors: Mutex::new(Vec::new()),
+            svm: false,
+        })
+    }
+
+    /// A `CL_MEM_USE_HOST_PTR` buffer over `size` bytes of SVM memory at `host` (inside one
+    /// allocation of `context`, checked by the caller): it shares the allocation's storage, so
+    /// kernels and the application see one copy of the bytes (the `host` mirroring of other
+    /// `CL_MEM_USE_HOST_PTR` buffers then copies bytes onto themselves).
+    pub fn over_svm(
+        context: Ref<Context>,
+        flags: cl_mem_flags,
+        host: HostMemory,
+        properties: Vec<cl_mem_properties>,
+    ) -> CLResult<Mem> {
+        let (block, base) = context.svm.block(host.addr()).ok_or(CL_INVALID_HOST_PTR)?;
+        let (offset, size) = (host.addr() - base, host.size());
+        Ok(Mem {
+            context,
+            flags,
+            size,
+            offset,
+            parent: None,
+            region: block,
+            host: Some(host),
+            properties,
+            image: None,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            maps: Arc::new(Mutex::new(Vec::new())),
+            destructors: Mutex::new(Vec::new()),
+            svm: true,
         })
     }
 
@@ -366,6 +404,7 @@ impl Mem {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             maps: parent.maps.clone(),
             destructors: Mutex::new(Vec::new()),
+            svm: parent.svm,
         })
     }
 
@@ -597,7 +636,7 @@ impl Drop for Mem {
         if let Some(i) = &self.image {
             platform::device().memory.free(i.descriptor.base());
         }
-        if self.parent.is_none() {
+        if self.parent.is_none() && !self.svm {
             platform::device().memory.free(self.region.base());
             refund(self.size as u64);
         }

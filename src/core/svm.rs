@@ -17,6 +17,9 @@ use crate::device::{Buffer, Placement};
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
 
+/// The largest alignment `clSVMAlloc` honours: allocations are page-aligned.
+pub const MAX_ALIGNMENT: usize = crate::abi::PAGE_SIZE as usize;
+
 /// One SVM allocation.
 struct Allocation {
     block: Buffer,
@@ -62,6 +65,13 @@ impl SvmAllocations {
         let map = self.map.lock();
         let (&base, a) = map.range(..=addr).next_back()?;
         (((addr - base) as usize) < a.size).then_some((base as usize, a.size))
+    }
+
+    /// The device block of the allocation containing `ptr`, and its base.
+    pub fn block(&self, ptr: usize) -> Option<(Buffer, usize)> {
+        let (base, _) = self.find(ptr)?;
+        let map = self.map.lock();
+        map.get(&(base as u32)).map(|a| (a.block.clone(), base))
     }
 
     /// Whether `[ptr, ptr + len)` lies inside one allocation.
