@@ -202,6 +202,27 @@ fn still_recording(cb: &CommandBuffer) -> CLResult<()> {
     check(!cb.is_finalized(), CL_INVALID_OPERATION)
 }
 
+/// The shape of every recording function: [`recording`]'s checks, the command's own (`op`,
+/// which validates and captures it), the buffer's state, then [`record`].
+#[allow(clippy::too_many_arguments)]
+fn command(
+    command_buffer: cl_command_buffer_khr,
+    command_queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+    num_sync_points_in_wait_list: cl_uint,
+    sync_point_wait_list: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    op: impl FnOnce(&CommandBuffer) -> CLResult<Op>,
+) -> cl_int {
+    status(|| {
+        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
+        let op = op(&cb)?;
+        still_recording(&cb)?;
+        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
+    })
+}
+
 pub extern "C" fn clCommandBarrierWithWaitListKHR(
     command_buffer: cl_command_buffer_khr,
     command_queue: cl_command_queue,
@@ -211,12 +232,17 @@ pub extern "C" fn clCommandBarrierWithWaitListKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        still_recording(&cb)?;
-        // Commands run in recording order: a barrier has nothing left to order.
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, Box::new(|| Ok(())))
-    })
+    // Commands run in recording order: a barrier has nothing left to order.
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |_| Ok(Box::new(|| Ok(()))),
+    )
 }
 
 pub extern "C" fn clCommandCopyBufferKHR(
@@ -233,12 +259,16 @@ pub extern "C" fn clCommandCopyBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = copy_buffer_op(cb.context(), src_buffer, dst_buffer, src_offset, dst_offset, size)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| copy_buffer_op(cb.context(), src_buffer, dst_buffer, src_offset, dst_offset, size),
+    )
 }
 
 pub extern "C" fn clCommandCopyBufferRectKHR(
@@ -259,23 +289,29 @@ pub extern "C" fn clCommandCopyBufferRectKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = copy_buffer_rect_op(
-            cb.context(),
-            src_buffer,
-            dst_buffer,
-            src_origin,
-            dst_origin,
-            region,
-            src_row_pitch,
-            src_slice_pitch,
-            dst_row_pitch,
-            dst_slice_pitch,
-        )?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| {
+            copy_buffer_rect_op(
+                cb.context(),
+                src_buffer,
+                dst_buffer,
+                src_origin,
+                dst_origin,
+                region,
+                src_row_pitch,
+                src_slice_pitch,
+                dst_row_pitch,
+                dst_slice_pitch,
+            )
+        },
+    )
 }
 
 pub extern "C" fn clCommandFillBufferKHR(
@@ -292,12 +328,16 @@ pub extern "C" fn clCommandFillBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = fill_buffer_op(cb.context(), buffer, pattern, pattern_size, offset, size)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| fill_buffer_op(cb.context(), buffer, pattern, pattern_size, offset, size),
+    )
 }
 
 pub extern "C" fn clCommandCopyImageKHR(
@@ -314,12 +354,16 @@ pub extern "C" fn clCommandCopyImageKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = copy_image_op(cb.context(), src_image, dst_image, src_origin, dst_origin, region)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| copy_image_op(cb.context(), src_image, dst_image, src_origin, dst_origin, region),
+    )
 }
 
 pub extern "C" fn clCommandCopyImageToBufferKHR(
@@ -336,12 +380,16 @@ pub extern "C" fn clCommandCopyImageToBufferKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = copy_image_to_buffer_op(cb.context(), src_image, dst_buffer, src_origin, region, dst_offset)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| copy_image_to_buffer_op(cb.context(), src_image, dst_buffer, src_origin, region, dst_offset),
+    )
 }
 
 pub extern "C" fn clCommandCopyBufferToImageKHR(
@@ -358,12 +406,16 @@ pub extern "C" fn clCommandCopyBufferToImageKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = copy_buffer_to_image_op(cb.context(), src_buffer, dst_image, src_offset, dst_origin, region)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| copy_buffer_to_image_op(cb.context(), src_buffer, dst_image, src_offset, dst_origin, region),
+    )
 }
 
 pub extern "C" fn clCommandFillImageKHR(
@@ -379,12 +431,16 @@ pub extern "C" fn clCommandFillImageKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = fill_image_op(cb.context(), image, fill_color, origin, region)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| fill_image_op(cb.context(), image, fill_color, origin, region),
+    )
 }
 
 pub extern "C" fn clCommandSVMMemcpyKHR(
@@ -399,12 +455,16 @@ pub extern "C" fn clCommandSVMMemcpyKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = super::svm::memcpy_op(cb.context(), dst_ptr, src_ptr, size)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| super::svm::memcpy_op(cb.context(), dst_ptr, src_ptr, size),
+    )
 }
 
 pub extern "C" fn clCommandSVMMemFillKHR(
@@ -420,12 +480,16 @@ pub extern "C" fn clCommandSVMMemFillKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let op = super::svm::memfill_op(cb.context(), svm_ptr, pattern, pattern_size, size)?;
-        still_recording(&cb)?;
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| super::svm::memfill_op(cb.context(), svm_ptr, pattern, pattern_size, size),
+    )
 }
 
 pub extern "C" fn clCommandNDRangeKernelKHR(
@@ -442,20 +506,26 @@ pub extern "C" fn clCommandNDRangeKernelKHR(
     sync_point: *mut cl_sync_point_khr,
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
-    status(|| {
-        let cb = recording(command_buffer, command_queue, properties, mutable_handle)?;
-        let checked =
-            checked_launch(&cb.queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size)?;
-        still_recording(&cb)?;
-        let op: Op = match checked {
-            Some((k, range, args, packed)) => {
-                let launch = Prepared::new(&cb.queue, k, range, args, packed);
-                Box::new(move || launch.run().map(|_| ()))
-            }
-            None => Box::new(|| Ok(())),
-        };
-        record(&cb, num_sync_points_in_wait_list, sync_point_wait_list, sync_point, op)
-    })
+    command(
+        command_buffer,
+        command_queue,
+        properties,
+        mutable_handle,
+        num_sync_points_in_wait_list,
+        sync_point_wait_list,
+        sync_point,
+        |cb| {
+            let checked =
+                checked_launch(&cb.queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size)?;
+            Ok(match checked {
+                Some((k, range, args, packed)) => {
+                    let launch = Prepared::new(&cb.queue, k, range, args, packed);
+                    Box::new(move || launch.run().map(|_| ()))
+                }
+                None => Box::new(|| Ok(())),
+            })
+        },
+    )
 }
 
 pub extern "C" fn clGetCommandBufferInfoKHR(

@@ -200,24 +200,17 @@ impl Region {
     /// lazily by the OS (zeroed pages), so a 256 MiB window costs only what is touched.
     pub fn zeroed(base: u32, size: u32) -> Region {
         let size = (size.max(4) + 3) & !3;
-        let storage = Words::zeroed((size / 4) as usize);
-        let words = std::ptr::NonNull::from(&*storage);
-        Region {
-            base,
-            size,
-            len: size,
-            written: None,
-            words,
-            _storage: storage,
-            reservation: false,
-            read_only: false,
-            redzone: 0,
-        }
+        Region::with_storage(base, size, Words::zeroed((size / 4) as usize), false)
     }
 
     /// Address space only, no storage ([`DeviceMemory::reserve`]).
     fn reservation(base: u32, size: u32) -> Region {
-        let storage = Words::Heap(Box::new([]));
+        Region::with_storage(base, size, Words::Heap(Box::new([])), true)
+    }
+
+    /// A region of `size` bytes (a multiple of 4) over `storage` (that many bytes, or none for a
+    /// reservation).
+    fn with_storage(base: u32, size: u32, storage: Words, reservation: bool) -> Region {
         let words = std::ptr::NonNull::from(&*storage);
         Region {
             base,
@@ -226,7 +219,7 @@ impl Region {
             written: None,
             words,
             _storage: storage,
-            reservation: true,
+            reservation,
             read_only: false,
             redzone: 0,
         }
@@ -607,13 +600,8 @@ impl DeviceMemory {
                 taken.push(Arc::new(Region::reservation(base, rounded as u32)));
                 continue;
             };
-            let storage = Words::Fixed(map);
-            let words = std::ptr::NonNull::from(&*storage);
-            let mut r = Region::reservation(base, rounded as u32);
+            let mut r = Region::with_storage(base, rounded as u32, Words::Fixed(map), false);
             r.len = size.max(1);
-            r.words = words;
-            r._storage = storage;
-            r.reservation = false;
             r.redzone = redzone;
             if self.track_writes {
                 r.track_writes();
