@@ -2,8 +2,6 @@
 //! `clGetExtensionFunctionAddressForPlatform`): create, record, finalize, enqueue, query.
 //!
 //! Contracts:
-//! * SVM copies and fills are recorded too (`clCommandSVMMemcpyKHR`/`MemFillKHR`: the device
-//!   has buffer SVM, `crate::api::svm`).
 //! * One queue per command buffer (no `cl_khr_command_buffer_multi_device`); the recording
 //!   functions take `command_queue` NULL (the buffer's queue), as the base extension requires.
 //! * Each recording function checks the same clauses as its `clEnqueue*` counterpart (the
@@ -14,6 +12,8 @@
 //!   ([`crate::core::command_buffer`]); a queue other than the buffer's may be given when it
 //!   has the same device and context ("compatible": in-order and out-of-order queues, with
 //!   or without profiling, substitute for each other).
+//! * SVM copies and fills are recorded too (`clCommandSVMMemcpyKHR`/`MemFillKHR`: the device
+//!   has buffer SVM, `crate::api::svm`).
 
 use super::image::{copy_buffer_to_image_op, copy_image_op, copy_image_to_buffer_op, fill_image_op};
 use super::launch::checked_launch;

@@ -142,7 +142,6 @@ fn check_args(k: &Kernel, args: &[ArgValue]) -> CLResult<launch::PackedArgs> {
     })
 }
 
-/// The common body of `clEnqueueNDRangeKernel` and `clEnqueueTask`.
 /// What [`checked_launch`] gives: the kernel, its NDRange, the argument values and their packing.
 pub(super) type CheckedLaunch = (Ref<Kernel>, NdRange, Vec<ArgValue>, launch::PackedArgs);
 
@@ -176,6 +175,7 @@ pub(super) fn checked_launch(
     Ok(range.map(|r| (k, r, args, packed)))
 }
 
+/// The common body of `clEnqueueNDRangeKernel` and `clEnqueueTask`.
 #[allow(clippy::too_many_arguments)]
 fn enqueue(
     command_queue: cl_command_queue,

@@ -71,7 +71,8 @@ fn create_buffer(
     // Spec: "CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR is set in flags and host_ptr is a
     // pointer returned by clSVMAlloc and size is greater than the size passed to clSVMAlloc"
     // (and, reading it for any pointer into an SVM allocation, past its end).
-    if flags & CL_MEM_USE_HOST_PTR != 0 && ctx.svm.find(host_ptr as usize).is_some() {
+    let over_svm = flags & CL_MEM_USE_HOST_PTR != 0 && ctx.svm.find(host_ptr as usize).is_some();
+    if over_svm {
         check(ctx.svm.contains(host_ptr as usize, size), CL_INVALID_BUFFER_SIZE)?;
     }
     let init = if wants_ptr {
@@ -88,7 +89,7 @@ fn create_buffer(
     });
     let mem = match host {
         // Over SVM memory: the allocation's own storage, no copy.
-        Some(h) if ctx.svm.find(h.addr()).is_some() => Mem::over_svm(ctx, flags, h, properties)?,
+        Some(h) if over_svm => Mem::over_svm(ctx, flags, h, properties)?,
         _ => Mem::buffer(ctx, flags, size, init, host, properties)?,
     };
     Ok(Obj::new(mem).handle())
@@ -239,8 +240,7 @@ pub extern "C" fn clGetMemObjectInfo(
             // CL_MEM_USE_HOST_PTR and the host_ptr specified when the buffer object was created
             // is a SVM pointer."
             CL_MEM_USES_SVM_POINTER => {
-                let svm = !host_ptr.is_null() && m.context.svm.find(host_ptr as usize).is_some();
-                info::write(&(if svm { CL_TRUE } else { CL_FALSE } as cl_bool), s, v, r)
+                info::write(&(if m.uses_svm() { CL_TRUE } else { CL_FALSE } as cl_bool), s, v, r)
             }
             CL_MEM_PROPERTIES => info::write(&m.properties, s, v, r),
             _ => Err(CL_INVALID_VALUE),

@@ -68,9 +68,10 @@ pub extern "C" fn clSVMFree(context: cl_context, svm_pointer: *mut c_void) {
 
 /// `[p, p + len)` is host memory or lies inside one SVM allocation of `ctx`.
 fn svm_range(ctx: &Context, p: usize, len: usize) -> CLResult<()> {
+    let end = p.checked_add(len).ok_or(CL_INVALID_VALUE)?;
     match ctx.svm.find(p) {
-        Some(_) => check(ctx.svm.contains(p, len.max(1)), CL_INVALID_VALUE),
-        None => check(p.checked_add(len).is_some(), CL_INVALID_VALUE),
+        Some((base, size)) => check(end <= base + size, CL_INVALID_VALUE),
+        None => Ok(()),
     }
 }
 

@@ -53,16 +53,16 @@ pub struct CommandBuffer {
     state: Mutex<State>,
 }
 
-#[derive(Default)]
-struct State {
-    /// The recorded commands; shared with running enqueues once finalized.
-    ops: Vec<Op>,
-    frozen: Option<Arc<Vec<Op>>>,
+/// A buffer's commands: still being recorded, or finalized (then shared with running
+/// enqueues).
+enum State {
+    Recording(Vec<Op>),
+    Executable(Arc<Vec<Op>>),
 }
 
 impl CommandBuffer {
     pub fn new(queue: Ref<Queue>, properties: Vec<cl_command_buffer_properties_khr>) -> CommandBuffer {
-        CommandBuffer { queue, properties, state: Mutex::new(State::default()) }
+        CommandBuffer { queue, properties, state: Mutex::new(State::Recording(Vec::new())) }
     }
 
     pub fn context(&self) -> &Ref<Context> {
@@ -71,36 +71,31 @@ impl CommandBuffer {
 
     /// Records `op`, which waits for the commands `wait` names; returns its sync point.
     pub fn record(&self, wait: &[cl_sync_point_khr], op: Op) -> Result<cl_sync_point_khr, CommandBufferError> {
-        let mut s = self.state.lock();
-        if s.frozen.is_some() {
-            return Err(CommandBufferError::State);
-        }
-        if wait.iter().any(|&p| p == 0 || p as usize > s.ops.len()) {
+        let State::Recording(ops) = &mut *self.state.lock() else { return Err(CommandBufferError::State) };
+        if wait.iter().any(|&p| p == 0 || p as usize > ops.len()) {
             return Err(CommandBufferError::SyncPoint);
         }
-        s.ops.push(op);
-        Ok(s.ops.len() as cl_sync_point_khr)
+        ops.push(op);
+        Ok(ops.len() as cl_sync_point_khr)
     }
 
     /// Ends recording (`clFinalizeCommandBufferKHR`).
     pub fn finalize(&self) -> Result<(), CommandBufferError> {
         let mut s = self.state.lock();
-        if s.frozen.is_some() {
-            return Err(CommandBufferError::State);
-        }
-        let ops = std::mem::take(&mut s.ops);
-        s.frozen = Some(Arc::new(ops));
+        let State::Recording(ops) = &mut *s else { return Err(CommandBufferError::State) };
+        *s = State::Executable(Arc::new(std::mem::take(ops)));
         Ok(())
     }
 
     pub fn is_finalized(&self) -> bool {
-        self.state.lock().frozen.is_some()
+        matches!(*self.state.lock(), State::Executable(_))
     }
 
     /// Enqueues the recorded commands on `queue` (the buffer's, or one compatible with it)
     /// after `deps`, as one command.
     pub fn enqueue(&self, queue: &Ref<Queue>, deps: Vec<Ref<Event>>) -> Result<Ref<Event>, CommandBufferError> {
-        let ops = self.state.lock().frozen.clone().ok_or(CommandBufferError::State)?;
+        let State::Executable(ops) = &*self.state.lock() else { return Err(CommandBufferError::State) };
+        let ops = ops.clone();
         let work = Box::new(move || ops.iter().try_for_each(|op| op()));
         Ok(Queue::enqueue(queue, CL_COMMAND_COMMAND_BUFFER_KHR, deps, Ordering::Command, work))
     }

@@ -199,9 +199,7 @@ impl Launch {
         }
         result
     }
-}
 
-impl Launch {
     /// Runs the launch and settles its outcome: buffers written back, statistics recorded
     /// (`VENTUS_STATS`), a failure reported to the context and turned into the event status
     /// `CL_OUT_OF_RESOURCES`.
@@ -236,12 +234,11 @@ pub fn enqueue(
     command_type: cl_command_type,
     deps: Vec<Ref<Event>>,
 ) -> Ref<Event> {
-    let context = queue.context.clone();
-    let launch = Launch { device: queue.device.clone(), kernel, range, args, packed };
+    let launch = Prepared::new(queue, kernel, range, args, packed);
     Queue::enqueue_with(queue, command_type, deps, Ordering::Command, |event| {
         let event = event.clone();
         Box::new(move || {
-            event.set_stats(launch.run_and_settle(&context)?);
+            event.set_stats(launch.run()?);
             Ok(())
         })
     })

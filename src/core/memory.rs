@@ -408,6 +408,12 @@ impl Mem {
         })
     }
 
+    /// Whether the object was created over SVM memory (`CL_MEM_USES_SVM_POINTER`; a
+    /// sub-buffer of such a buffer too).
+    pub fn uses_svm(&self) -> bool {
+        self.svm
+    }
+
     /// What a kernel argument naming this object receives: the device address of the first
     /// byte, or an image's descriptor address.
     pub fn kernel_address(&self) -> u32 {

@@ -61,23 +61,25 @@ impl SvmAllocations {
     /// The allocation containing the byte at `ptr`: its base and size. (A pointer one past
     /// the end is inside no allocation.)
     pub fn find(&self, ptr: usize) -> Option<(usize, usize)> {
-        let addr = u32::try_from(ptr).ok()?;
-        let map = self.map.lock();
-        let (&base, a) = map.range(..=addr).next_back()?;
-        (((addr - base) as usize) < a.size).then_some((base as usize, a.size))
+        containing(&self.map.lock(), ptr).map(|(base, a)| (base, a.size))
     }
 
     /// The device block of the allocation containing `ptr`, and its base.
     pub fn block(&self, ptr: usize) -> Option<(Buffer, usize)> {
-        let (base, _) = self.find(ptr)?;
-        let map = self.map.lock();
-        map.get(&(base as u32)).map(|a| (a.block.clone(), base))
+        containing(&self.map.lock(), ptr).map(|(base, a)| (a.block.clone(), base))
     }
 
     /// Whether `[ptr, ptr + len)` lies inside one allocation.
     pub fn contains(&self, ptr: usize, len: usize) -> bool {
         self.find(ptr).is_some_and(|(base, size)| ptr.checked_add(len).is_some_and(|end| end <= base + size))
     }
+}
+
+/// The allocation of `map` containing the byte at `ptr`, with its base.
+fn containing(map: &BTreeMap<u32, Allocation>, ptr: usize) -> Option<(usize, &Allocation)> {
+    let addr = u32::try_from(ptr).ok()?;
+    let (&base, a) = map.range(..=addr).next_back()?;
+    (((addr - base) as usize) < a.size).then_some((base as usize, a))
 }
 
 fn release(a: Allocation) {
