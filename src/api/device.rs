@@ -108,7 +108,6 @@ fn device_info(d: &Obj<Device>, param: cl_device_info) -> Option<Vec<u8>> {
         | CL_DEVICE_MAX_ON_DEVICE_EVENTS
         | CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE
         | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE
-        | CL_DEVICE_MAX_NUM_SUB_GROUPS
         | CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => b(&zero_u32),
@@ -211,10 +210,15 @@ fn device_info(d: &Obj<Device>, param: cl_device_info) -> Option<Vec<u8>> {
         // Root devices are not reference counted: always 1.
         CL_DEVICE_REFERENCE_COUNT => b(&if d.is_root() { 1 } else { d.api_ref_count() }),
         CL_DEVICE_SVM_CAPABILITIES => b(&super::svm::CAPABILITIES),
+        // A sub-group is a warp; the warps of a work-group take turns (round-robin), so each
+        // makes progress on its own.
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => {
+            b(&(d.max_work_group_size().div_ceil(d.threads_per_warp.max(1) as usize) as cl_uint))
+        }
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
-        | CL_DEVICE_PIPE_SUPPORT => b(&no),
+        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => b(&yes),
+        CL_DEVICE_PIPE_SUPPORT => b(&no),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => b(&yes),
         // Every order up to sequentially consistent, work-group and device scope: device-scope
         // atomics and fences are compiled between host-fenced `fence` instructions (the

@@ -423,11 +423,62 @@ pub extern "C" fn clSetKernelExecInfo(
     })
 }
 
-/// Both sub-group queries: "CL_INVALID_OPERATION if device does not support sub-groups".
-fn sub_group_info(kernel: cl_kernel, device: cl_device_id) -> CLResult<()> {
+/// Both sub-group queries (a sub-group is one warp of `threads_per_warp` lanes).
+#[allow(clippy::too_many_arguments)]
+fn sub_group_info(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    param_name: cl_kernel_sub_group_info,
+    input_value_size: size_t,
+    input_value: *const c_void,
+    param_value_size: size_t,
+    param_value: *mut c_void,
+    param_value_size_ret: *mut size_t,
+) -> CLResult<()> {
     let k = Obj::<Kernel>::get(kernel)?;
-    kernel_device(&k, device)?;
-    Err(CL_INVALID_OPERATION)
+    let d = kernel_device(&k, device)?;
+    let (s, v, r) = (param_value_size, param_value, param_value_size_ret);
+    let lanes = d.threads_per_warp.max(1) as usize;
+    let max_items = d.max_work_group_size();
+    let word = std::mem::size_of::<usize>();
+    // "CL_INVALID_VALUE if param_name is CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+    // CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE or CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT and the
+    // size in bytes specified by input_value_size is not valid or if input_value is NULL."
+    let input = |dims_ok: fn(usize) -> bool| -> CLResult<Vec<usize>> {
+        check(!input_value.is_null() && input_value_size % word == 0, CL_INVALID_VALUE)?;
+        let n = input_value_size / word;
+        check(dims_ok(n), CL_INVALID_VALUE)?;
+        // SAFETY: the application passes `input_value_size` readable bytes at `input_value`
+        // (checked non-NULL above).
+        Ok(unsafe { ptr::slice(input_value as *const usize, n, CL_INVALID_VALUE)? }.to_vec())
+    };
+    let items = |local: &[usize]| local.iter().try_fold(1usize, |a, &x| a.checked_mul(x)).unwrap_or(usize::MAX);
+    match param_name {
+        CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
+            let local = input(|n| (1..=3).contains(&n))?;
+            info::write(&items(&local).min(lanes), s, v, r)
+        }
+        CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => {
+            let local = input(|n| (1..=3).contains(&n))?;
+            info::write(&items(&local).div_ceil(lanes), s, v, r)
+        }
+        CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+            let count = input(|n| n == 1)?[0];
+            // The output's size chooses its dimensions (1 to 3 size_t values).
+            let dims = if param_value.is_null() { 1 } else { s / word };
+            check((1..=3).contains(&dims) && (param_value.is_null() || s % word == 0), CL_INVALID_VALUE)?;
+            let mut out = vec![1usize; dims];
+            let want = count.checked_mul(lanes).filter(|&n| count > 0 && n <= max_items);
+            out[0] = want.unwrap_or(0);
+            if want.is_none() {
+                out.iter_mut().for_each(|x| *x = 0);
+            }
+            info::write(&out, s, v, r)
+        }
+        CL_KERNEL_MAX_NUM_SUB_GROUPS => info::write(&max_items.div_ceil(lanes), s, v, r),
+        CL_KERNEL_COMPILE_NUM_SUB_GROUPS => info::write(&0usize, s, v, r),
+        _ => Err(CL_INVALID_VALUE),
+    }
 }
 
 pub extern "C" fn clGetKernelSubGroupInfoKHR(
@@ -440,8 +491,18 @@ pub extern "C" fn clGetKernelSubGroupInfoKHR(
     param_value: *mut c_void,
     param_value_size_ret: *mut size_t,
 ) -> cl_int {
-    let _ = (param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    status(|| sub_group_info(in_kernel, in_device))
+    status(|| {
+        sub_group_info(
+            in_kernel,
+            in_device,
+            param_name,
+            input_value_size,
+            input_value,
+            param_value_size,
+            param_value,
+            param_value_size_ret,
+        )
+    })
 }
 
 pub extern "C" fn clCloneKernel(source_kernel: cl_kernel, errcode_ret: *mut cl_int) -> cl_kernel {
@@ -461,6 +522,16 @@ pub extern "C" fn clGetKernelSubGroupInfo(
     param_value: *mut c_void,
     param_value_size_ret: *mut size_t,
 ) -> cl_int {
-    let _ = (param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-    status(|| sub_group_info(kernel, device))
+    status(|| {
+        sub_group_info(
+            kernel,
+            device,
+            param_name,
+            input_value_size,
+            input_value,
+            param_value_size,
+            param_value,
+            param_value_size_ret,
+        )
+    })
 }

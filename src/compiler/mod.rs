@@ -137,6 +137,7 @@ fn compile_spirv_modules_with(modules: &[Vec<u32>], source: Option<&str>) -> Res
 fn middle_end(f: &mut ir::Func) -> Result<(), CompileError> {
     pass::run(f)?;
     pass::legalize(f)?;
+    pass::resolve_generic(f)?;
     pass::split_edges::split_critical_edges(f);
     ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))
 }

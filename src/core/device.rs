@@ -63,6 +63,7 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_khr_3d_image_writes",
     "cl_khr_image2d_from_buffer",
     "cl_khr_command_buffer",
+    "cl_khr_subgroups",
     "cl_arm_printf",
 ];
 /// OpenCL C 3.0 optional features (`CL_DEVICE_OPENCL_C_FEATURES`; also what clang is told).
@@ -77,6 +78,9 @@ pub const OPENCL_C_FEATURES: &[&str] = &[
     "__opencl_c_images",
     "__opencl_c_read_write_images",
     "__opencl_c_3d_image_writes",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_work_group_collective_functions",
+    "__opencl_c_subgroups",
 ];
 /// Global memory reported (the heap is 0x9000_0000..0xffff_ffff: 1.75 GiB of address space).
 pub const GLOBAL_MEM_SIZE: u64 = 1 << 30;

@@ -72,7 +72,7 @@ macro_rules! elem {
         }
     )*};
 }
-elem!(i8, u8, i16, u16, i32, u32, i64, u64, f32);
+elem!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
 /// The bytes of `v`.
 pub fn bytes<T: Elem>(v: &[T]) -> Vec<u8> {

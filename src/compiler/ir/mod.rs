@@ -33,6 +33,9 @@ pub enum Space {
     Constant,
     Local,
     Private,
+    /// OpenCL C 2.0+ generic pointers: a global, local or private address (the memory map keeps
+    /// the three apart, see `pass::generic`), resolved before instruction selection.
+    Generic,
 }
 
 /// Scalar types. Integers narrower than 32 bits live zero-extended in 32-bit registers.

@@ -36,7 +36,7 @@
 //!            | "call" (global | "#" int) [ value { "," value } ]
 //!            | "callres" value "," int | "param" int | "return" [ value { "," value } ]
 //! type      := "i1" | "i8" | "i16" | "i32" | "i64" | "f32"
-//!            | "ptr.global" | "ptr.constant" | "ptr.local" | "ptr.private"
+//!            | "ptr.global" | "ptr.constant" | "ptr.local" | "ptr.private" | "ptr.generic"
 //! value     := "%" digits            label := "b" digits
 //! global    := "@" ident | "@" quoted-string
 //! offset    := [ "+" ] int

@@ -22,6 +22,7 @@ pub mod names {
         Ty::Ptr(Space::Constant),
         Ty::Ptr(Space::Local),
         Ty::Ptr(Space::Private),
+        Ty::Ptr(Space::Generic),
     ];
     pub const BINOPS: &[BinOp] = &[
         BinOp::Add,

@@ -5,6 +5,7 @@
 
 pub mod cfg;
 pub mod cse;
+pub mod generic;
 pub mod legalize64;
 pub mod mem2reg;
 pub mod reassoc;
@@ -60,5 +61,20 @@ pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
         simplify::dce(f);
     }
     super::ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
+    Ok(())
+}
+
+/// Resolves generic pointers ([`generic`]; after [`legalize`]: every access is 32-bit) and
+/// cleans up the result.
+pub fn resolve_generic(f: &mut Func) -> Result<(), CompileError> {
+    if generic::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+        if cse::run(f) {
+            simplify::fold(f);
+            simplify::dce(f);
+        }
+        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after generic: {}", e.0)))?;
+    }
     Ok(())
 }

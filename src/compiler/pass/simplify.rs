@@ -219,6 +219,7 @@ fn ty_key(t: Ty) -> u32 {
         Ty::Ptr(Space::Constant) => 8,
         Ty::Ptr(Space::Local) => 9,
         Ty::Ptr(Space::Private) => 10,
+        Ty::Ptr(Space::Generic) => 11,
     }
 }
 

@@ -58,19 +58,19 @@ pub(super) struct Lowerer<'m> {
     /// printf call sites found in this kernel; their ids follow `printf_first_id`.
     pub printf_sites: Vec<crate::abi::printf::PrintfSite>,
     pub printf_first_id: u32,
-    /// Results of `OpPtrCastToGeneric`: only `wait_group_events`'s event list may use them (it
-    /// ignores it); any other use is reported as unsupported.
-    generic_ids: std::collections::HashSet<u32>,
     /// Top of the private-memory stack: an inlined call's variables live above the caller's and
     /// their space is reused once the call returns (`f.private_bytes` keeps the high-water mark).
     private_top: u32,
+    /// Byte offset of the work-group/sub-group collectives' scratch in the static `__local`
+    /// data, once a collective needs it (`spirv::groups`).
+    pub(super) group_scratch: Option<u32>,
     /// Index in `all` of the soft-double library module (present when a module uses `double`),
     /// and its exported functions by name.
     lib: Option<usize>,
     lib_fns: HashMap<String, u32>,
     /// Call level of the function being built (0: kernel, 1 and 2: library subroutines, see
     /// `target::call`): library functions of a deeper level are called out of line.
-    level: u8,
+    pub(super) level: u8,
     /// The float built-in being lowered computes a `half` one (`spirv::fp16`): its operands are
     /// halves widened to float, which lets the exact remainders take fewer reduction steps.
     pub half_operands: bool,
@@ -241,8 +241,8 @@ impl<'m> Lowerer<'m> {
             call_loc: SrcLoc::NONE,
             printf_sites: Vec::new(),
             printf_first_id,
-            generic_ids: Default::default(),
             private_top: 0,
+            group_scratch: None,
             lib: None,
             lib_fns: HashMap::new(),
             level,
@@ -383,7 +383,8 @@ impl<'m> Lowerer<'m> {
     }
 
     pub fn alloc_private(&mut self, size: u32, align: u32) -> u32 {
-        let off = self.private_top.next_multiple_of(align.max(1));
+        let reserved = if self.m.generic_pointers { 4 } else { 0 };
+        let off = self.private_top.max(reserved).next_multiple_of(align.max(1));
         self.private_top = off + size;
         self.f.private_bytes = self.f.private_bytes.max(self.private_top);
         off
@@ -416,9 +417,6 @@ impl<'m> Lowerer<'m> {
 
     /// The lowered scalars of an id: frame values, constants or module-scope variables.
     pub(super) fn get(&mut self, fr: &Frame, id: u32) -> Result<Vec<Value>, CompileError> {
-        if self.generic_ids.contains(&id) {
-            return Err(self.err("generic address space pointers"));
-        }
         if let Some(v) = fr.vals.get(&id) {
             return Ok(v.clone());
         }
@@ -978,8 +976,16 @@ impl<'m> Lowerer<'m> {
             S::ControlBarrier => {
                 let sem = self.m.constant_u64(id_operand(i, 2)?).unwrap_or(0) as u32;
                 let exec = self.m.constant_u64(id_operand(i, 0)?).unwrap_or(2);
+                if exec == 3 {
+                    // `sub_group_barrier`: a warp's lanes run in lock-step (and its accesses
+                    // in program order); only a global fence has work to do.
+                    if sem & spirv::MemorySemantics::CROSS_WORKGROUP_MEMORY.bits() != 0 {
+                        self.f.push_void(*cur, Op::Fence);
+                    }
+                    return Ok(());
+                }
                 if exec != 2 {
-                    return Err(self.err("barriers of a scope other than the work-group"));
+                    return Err(self.err("barriers of a scope other than the work-group or sub-group"));
                 }
                 let global = sem & (spirv::MemorySemantics::CROSS_WORKGROUP_MEMORY.bits()) != 0;
                 self.f.push_void(*cur, Op::Barrier { global });
@@ -996,16 +1002,12 @@ impl<'m> Lowerer<'m> {
                 fr.vals.insert(r, vec![event]);
                 Ok(())
             }
-            S::PtrCastToGeneric => {
-                let (r, _) = self.result(i)?;
-                self.generic_ids.insert(r);
-                Ok(())
-            }
             S::GroupWaitEvents => {
                 self.f.push_void(*cur, Op::Barrier { global: true });
                 Ok(())
             }
             _ if super::image::is_image_op(op) => self.image_op(fr, cur, i),
+            _ if super::groups::is_group_op(op) => self.group_op(fr, cur, i),
             _ if self.wants_f16(i) => {
                 let (r, _) = self.result(i)?;
                 let args: Vec<Option<Vec<Value>>> =
@@ -1386,7 +1388,10 @@ impl<'m> Lowerer<'m> {
             B::WorkDim => WorkItem::WorkDim,
             B::LocalInvocationIndex => WorkItem::LocalLinearId,
             B::GlobalLinearId => WorkItem::GlobalLinearId,
-            other => return Err(self.err(&format!("built-in {other:?}"))),
+            other => match self.sub_group_builtin(other) {
+                Some(v) => return Ok(vec![v]),
+                None => return Err(self.err(&format!("built-in {other:?}"))),
+            },
         };
         let leaves = self.m.types.leaves(ty)?;
         if leaves.is_empty() || leaves.len() > 3 {

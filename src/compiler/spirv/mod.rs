@@ -17,6 +17,7 @@ mod convert;
 mod denormals;
 mod fp16;
 mod fp64;
+mod groups;
 mod half;
 mod image;
 mod integer;
@@ -63,6 +64,9 @@ pub struct Module {
     /// Result id → type id for every instruction with a result.
     pub id_types: HashMap<u32, u32>,
     pub opencl_std: Option<u32>,
+    /// The module declares `GenericPointer`: a private object never sits at address 0, so that
+    /// NULL stays distinct from every private address a generic pointer can hold.
+    pub generic_pointers: bool,
     pub entry_points: Vec<(u32, String, Vec<u32>)>,
     pub execution_modes: Vec<(u32, spirv::ExecutionMode, Vec<u32>)>,
 }
@@ -138,7 +142,7 @@ fn space_of(sc: StorageClass) -> Result<Space, CompileError> {
         StorageClass::Workgroup => Space::Local,
         StorageClass::Function | StorageClass::Private => Space::Private,
         StorageClass::Input => Space::Private,
-        StorageClass::Generic => return Err(CompileError::unsupported("generic address space pointers")),
+        StorageClass::Generic => Space::Generic,
         other => return Err(invalid(format!("storage class {other:?} in an OpenCL kernel"))),
     })
 }
@@ -280,6 +284,7 @@ impl Module {
             string_ids: HashMap::new(),
             id_types: HashMap::new(),
             opencl_std: None,
+            generic_pointers: false,
             entry_points: Vec::new(),
             execution_modes: Vec::new(),
         };
@@ -290,7 +295,8 @@ impl Module {
                     C::Addresses | C::Linkage | C::Kernel | C::Int8 | C::Int16 | C::Int64 | C::Vector16 => {}
                     C::Float64 => {} // reported where a double is used
                     C::Float16 | C::Float16Buffer => {}
-                    C::GenericPointer => {}
+                    C::GenericPointer => m.generic_pointers = true,
+                    C::Groups => {}       // spirv/groups.rs
                     C::Int64Atomics => {} // compare-and-swap loops (pass::legalize64)
                     // SPV_KHR_float_controls: single-precision `DenormFlushToZero` is honoured
                     // (spirv/denormals.rs; other widths keep denormals, as OpenCL allows);
@@ -906,6 +912,8 @@ impl Module {
                             Space::Constant => AddressSpace::Constant,
                             Space::Local => AddressSpace::Local,
                             Space::Private => AddressSpace::Private,
+                            // Not a valid kernel argument type (clang rejects it).
+                            Space::Generic => AddressSpace::Global,
                         };
                         (s, 4)
                     }

@@ -246,6 +246,31 @@ impl Lowerer<'_> {
             | S::PtrCastToGeneric
             | S::GenericCastToPtr
             | S::GenericCastToPtrExplicit => self.lower_convert(b, i, ty, a),
+            // `get_fence`: the memory-semantics bit of the pointer's address space (llvm-spirv
+            // turns it into `CLK_LOCAL_MEM_FENCE`/`CLK_GLOBAL_MEM_FENCE` by `>> 8`).
+            S::GenericPtrMemSemantics => {
+                let p = arg(0)?.first().copied().ok_or_else(|| invalid("OpGenericPtrMemSemantics: no pointer"))?;
+                let sem = |s: Space| match s {
+                    Space::Local => spirv::MemorySemantics::WORKGROUP_MEMORY.bits() as u64,
+                    Space::Global | Space::Constant => spirv::MemorySemantics::CROSS_WORKGROUP_MEMORY.bits() as u64,
+                    Space::Private | Space::Generic => 0,
+                };
+                match self.f.ty(p) {
+                    Ty::Ptr(Space::Generic) => {
+                        let local = super::super::pass::generic::in_space(&mut self.f, b, p, Space::Local);
+                        let global = super::super::pass::generic::in_space(&mut self.f, b, p, Space::Global);
+                        let (l, g, z) = (
+                            self.const_val(Ty::I32, sem(Space::Local)),
+                            self.const_val(Ty::I32, sem(Space::Global)),
+                            self.const_val(Ty::I32, 0),
+                        );
+                        let other = self.f.push(b, Ty::I32, Op::Select(global, g, z));
+                        Ok(vec![self.f.push(b, Ty::I32, Op::Select(local, l, other))])
+                    }
+                    Ty::Ptr(s) => Ok(vec![self.const_val(Ty::I32, sem(s))]),
+                    _ => Err(invalid("OpGenericPtrMemSemantics of a non-pointer")),
+                }
+            }
             S::CopyObject => Ok(arg(0)?.clone()),
             S::Undef => {
                 let tys = self.leaf_types(ty)?;
@@ -359,8 +384,33 @@ impl Lowerer<'_> {
                     .collect())
             }
             S::Bitcast => self.bitcast(b, ty, arg(0)?.clone()),
-            S::PtrCastToGeneric | S::GenericCastToPtr | S::GenericCastToPtrExplicit => {
-                Err(self.err("generic address space pointers"))
+            // The generic address space (see `pass::generic`): a cast keeps the address.
+            S::PtrCastToGeneric | S::GenericCastToPtr => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                Ok(tys.iter().zip(&x).map(|(t, v)| self.f.push(b, *t, Op::Copy(*v))).collect())
+            }
+            // `to_global`/`to_local`/`to_private`: the address when it lies in that space, else
+            // NULL.
+            S::GenericCastToPtrExplicit => {
+                let tys = self.leaf_types(ty)?;
+                let x = arg(0)?.clone();
+                let (&[t], &[p]) = (&tys[..], &x[..]) else {
+                    return Err(invalid("OpGenericCastToPtrExplicit of a non-pointer"));
+                };
+                let Ty::Ptr(want) = t else {
+                    return Err(invalid("OpGenericCastToPtrExplicit to a non-pointer"));
+                };
+                match self.f.ty(p) {
+                    Ty::Ptr(s) if s == want => Ok(vec![self.f.push(b, t, Op::Copy(p))]),
+                    Ty::Ptr(Space::Generic) => {
+                        let inside = super::super::pass::generic::in_space(&mut self.f, b, p, want);
+                        let null = self.f.push(b, t, Op::Const(0));
+                        let q = self.f.push(b, t, Op::Copy(p));
+                        Ok(vec![self.f.push(b, t, Op::Select(inside, q, null))])
+                    }
+                    _ => Ok(vec![self.f.push(b, t, Op::Const(0))]),
+                }
             }
             other => Err(self.err(&format!("SPIR-V instruction {other:?}"))),
         }
