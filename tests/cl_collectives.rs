@@ -397,3 +397,111 @@ fn listed_features_are_defined_and_work() {
         assert_eq!(got[g], 2 * g as i32 + 64_000 + (sg.min(64 - g / sg * sg) as i32) * 1_000_000, "work-item {g}");
     }
 }
+
+/// The `cl_khr_subgroup_*` extensions over divergent lanes: votes, ballots and lane masks,
+/// shuffles, non-uniform and clustered reductions and scans, 8/16-bit and vector types. Odd
+/// and even lanes take different branches with the same calls in each (the optimizer must not
+/// merge them), and the last warp is partial.
+#[test]
+fn non_uniform_sub_group_functions_over_divergent_lanes() {
+    let src = "kernel void k(global const int *in, global int *out, global char *c, global int4 *v) {
+        int g = get_global_id(0), i = 16 * g;
+        int x = in[g];
+        uint sl = get_sub_group_local_id();
+        if (sl & 1) {
+            out[i] = sub_group_elect() | sub_group_non_uniform_all(x > -1000) << 1
+                   | sub_group_non_uniform_any(x == 7) << 2 | sub_group_non_uniform_all_equal(x & 0) << 3;
+            out[i + 1] = sub_group_broadcast_first(x);
+            out[i + 2] = sub_group_non_uniform_reduce_add(x);
+            out[i + 3] = sub_group_non_uniform_scan_inclusive_max(x);
+            out[i + 4] = sub_group_non_uniform_scan_exclusive_add(x);
+        } else {
+            out[i] = sub_group_elect() | sub_group_non_uniform_all(x > -1000) << 1
+                   | sub_group_non_uniform_any(x == 7) << 2 | sub_group_non_uniform_all_equal(x & 0) << 3;
+            out[i + 1] = sub_group_broadcast_first(x);
+            out[i + 2] = sub_group_non_uniform_reduce_add(x);
+            out[i + 3] = sub_group_non_uniform_scan_inclusive_max(x);
+            out[i + 4] = sub_group_non_uniform_scan_exclusive_add(x);
+        }
+        uint4 b = sub_group_ballot(x > 0);
+        out[i + 5] = b.x;
+        out[i + 6] = sub_group_inverse_ballot(b) | sub_group_ballot_bit_extract(b, 2) << 1;
+        out[i + 7] = sub_group_ballot_bit_count(b) | sub_group_ballot_inclusive_scan(b) << 8
+                   | sub_group_ballot_exclusive_scan(b) << 16;
+        out[i + 8] = b.x ? (sub_group_ballot_find_lsb(b) | sub_group_ballot_find_msb(b) << 8) : -1;
+        out[i + 9] = get_sub_group_eq_mask().x ^ get_sub_group_gt_mask().x;
+        out[i + 10] = sub_group_shuffle(x, (sl * 7) % get_sub_group_size());
+        out[i + 11] = sub_group_shuffle_xor(x, 1);
+        out[i + 12] = sl >= 2 ? sub_group_shuffle_up(x, 2) : 0;
+        out[i + 13] = sl + 3 < get_sub_group_size() ? sub_group_shuffle_down(x, 3) : 0;
+        out[i + 14] = sub_group_clustered_reduce_add(x, 4);
+        out[i + 15] = sub_group_clustered_reduce_max(x, 8);
+        c[g] = sub_group_reduce_min(c[g]) + sub_group_broadcast(c[g], 1);
+        v[g] = sub_group_broadcast(v[g], 2) + (int4)(sub_group_non_uniform_reduce_mul((short)(1 + (g & 1))));
+    }";
+    let (n, local) = (80usize, 40usize);
+    let x = Rng(91).i32s(n, -20, 21);
+    let c: Vec<i8> = Rng(92).i32s(n, -100, 100).into_iter().map(|v| v as i8).collect();
+    let v: Vec<i32> = (0..4 * n as i32).map(|k| k * 3 - 50).collect();
+    let args = [buf(&x), zeros(64 * n), buf(&c), buf(&v)];
+    let out = run_source(src, "-cl-std=CL3.0", "k", &[n], Some(&[local]), None, &args);
+    let (got, gc, gv): (Vec<i32>, Vec<i8>, Vec<i32>) = (read(&out[1]), read(&out[2]), read(&out[3]));
+    let sg = run_source(
+        "kernel void k(global int *o) { o[0] = get_max_sub_group_size(); }",
+        "-cl-std=CL3.0",
+        "k",
+        &[1],
+        Some(&[1]),
+        None,
+        &[zeros(4)],
+    );
+    let sg = read::<i32>(&sg[0])[0] as usize;
+    for g in 0..n {
+        let lid = g % local;
+        let first = g - lid % sg;
+        let size = sg.min(local - (lid - lid % sg));
+        let sl = g - first;
+        let lanes: Vec<usize> = (first..first + size).collect();
+        // The lanes on this work-item's side of the branch.
+        let side: Vec<usize> = lanes.iter().copied().filter(|l| (l - first) % 2 == sl % 2).collect();
+        let xs: Vec<i32> = side.iter().map(|&l| x[l]).collect();
+        let me = side.iter().position(|&l| l == g).unwrap();
+        let r = &got[16 * g..16 * g + 16];
+        let vote = (me == 0) as i32 | 1 << 1 | (xs.contains(&7) as i32) << 2 | 1 << 3;
+        assert_eq!(r[0], vote, "elect/all/any/all_equal at {g}");
+        assert_eq!(r[1], xs[0], "broadcast_first at {g}");
+        assert_eq!(r[2], xs.iter().sum::<i32>(), "non-uniform reduce_add at {g}");
+        assert_eq!(r[3], *xs[..=me].iter().max().unwrap(), "non-uniform scan_inclusive_max at {g}");
+        assert_eq!(r[4], xs[..me].iter().sum::<i32>(), "non-uniform scan_exclusive_add at {g}");
+        let ballot: u32 = lanes.iter().filter(|&&l| x[l] > 0).map(|&l| 1u32 << (l - first)).sum();
+        assert_eq!(r[5] as u32, ballot, "ballot at {g}");
+        assert_eq!(
+            r[6],
+            (ballot >> sl & 1) as i32 | ((ballot >> 2 & 1) as i32) << 1,
+            "inverse ballot, bit extract at {g}"
+        );
+        let below = |k: usize| (ballot & ((1u64 << k) - 1) as u32).count_ones() as i32;
+        assert_eq!(r[7], ballot.count_ones() as i32 | below(sl + 1) << 8 | below(sl) << 16, "ballot counts at {g}");
+        let lsb_msb =
+            if ballot == 0 { -1 } else { ballot.trailing_zeros() as i32 | (31 - ballot.leading_zeros() as i32) << 8 };
+        assert_eq!(r[8], lsb_msb, "find lsb/msb at {g}");
+        let all = if sg >= 32 { u32::MAX } else { (1u32 << sg) - 1 };
+        assert_eq!(r[9] as u32, (1u32 << sl) | (all & !((2u64 << sl) - 1) as u32), "eq ^ gt masks at {g}");
+        assert_eq!(r[10], x[first + (sl * 7) % size], "shuffle at {g}");
+        if sl ^ 1 < size {
+            assert_eq!(r[11], x[first + (sl ^ 1)], "shuffle_xor at {g}");
+        }
+        assert_eq!(r[12], if sl >= 2 { x[g - 2] } else { 0 }, "shuffle_up at {g}");
+        assert_eq!(r[13], if sl + 3 < size { x[g + 3] } else { 0 }, "shuffle_down at {g}");
+        let cluster = |k: usize| (first + sl / k * k..(first + sl / k * k + k).min(first + size)).map(|l| x[l]);
+        assert_eq!(r[14], cluster(4).sum::<i32>(), "clustered reduce_add at {g}");
+        assert_eq!(r[15], cluster(8).max().unwrap(), "clustered reduce_max at {g}");
+        let cs = &c[first..first + size];
+        let want_c = (*cs.iter().min().unwrap() as i32 + cs[1.min(size - 1)] as i32) as i8;
+        assert_eq!(gc[g], want_c, "char reduce_min + broadcast at {g}");
+        let prod: i32 = lanes.iter().map(|&l| 1 + (l & 1) as i32).product::<i32>() as i16 as i32;
+        for k in 0..4 {
+            assert_eq!(gv[4 * g + k], v[4 * (first + 2) + k] + prod, "int4 broadcast, short mul at {g}.{k}");
+        }
+    }
+}

@@ -493,8 +493,14 @@ fn abnormal_end(status: &std::process::ExitStatus) -> Option<String> {
     status.code().filter(|&c| c > 1).map(|c| format!("exited with status {c} (a crash or an internal failure)"))
 }
 
+/// Whether OpenCL C `source` calls sub-group functions (`sub_group_*`), whose calls the
+/// optimizer must not move between branches (see `Toolchain::compile_with_depfile`).
+fn uses_sub_group_functions(source: &str) -> bool {
+    source.contains("sub_group_")
+}
+
 /// The OpenCL extensions we expose to clang (everything else is off).
-const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16,+cl_khr_3d_image_writes,+cl_khr_subgroups";
+const CL_EXT: &str = "-all,+cl_khr_byte_addressable_store,+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,+cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,+cl_khr_fp64,+cl_khr_fp16,+cl_khr_3d_image_writes,+cl_khr_subgroups,+cl_khr_subgroup_extended_types,+cl_khr_subgroup_non_uniform_vote,+cl_khr_subgroup_ballot,+cl_khr_subgroup_non_uniform_arithmetic,+cl_khr_subgroup_shuffle,+cl_khr_subgroup_shuffle_relative,+cl_khr_subgroup_clustered_reduce";
 
 impl Toolchain {
     fn clang_command(&self, opts: &FrontOptions, opt_level: &str, headers: Option<&Path>, deps: &Path) -> Command {
@@ -576,6 +582,13 @@ impl Toolchain {
         let mut log = String::new();
         let clang = |extra: &[String], level: &str| {
             let mut c = self.clang_command(opts, level, headers, depfile);
+            if uses_sub_group_functions(source) {
+                // LLVM's convergent semantics let SimplifyCFG hoist identical calls out of both
+                // arms of a branch (or sink them below it); for the non-uniform sub-group
+                // functions that changes which lanes take part, so a source that calls
+                // sub-group functions keeps its calls where it wrote them.
+                c.args(["-mllvm", "-simplifycfg-hoist-common=false", "-mllvm", "-simplifycfg-sink-common=false"]);
+            }
             c.args(extra);
             run_piped(&mut c, "clang", source.as_bytes())
         };

@@ -38,17 +38,18 @@ use rspirv::dr::{Instruction, Operand};
 use spirv::Op as S;
 
 /// Lanes in one warp's slot row (`NUM_THREAD` ≤ 32).
-const LANES: u32 = 32;
+pub(super) const LANES: u32 = 32;
 /// Warps in a work-group (`NUM_WARP` ≤ 32).
 const WARPS: u32 = 32;
 /// Bytes per slot (the widest value: 64 bits).
-const SLOT: u32 = 8;
+pub(super) const SLOT: u32 = 8;
 /// Scratch layout (byte offsets from its base in the static `__local` data).
 const ROWS: u32 = 0;
 const PARTIALS: u32 = ROWS + WARPS * LANES * SLOT;
-/// Per warp: the highest lane with a work-item and the number of such lanes (two words).
-const HIGH: u32 = PARTIALS + WARPS * SLOT;
-const BCAST: u32 = HIGH + WARPS * 8;
+/// Per warp, four words: the highest lane with a work-item, the number of such lanes, the
+/// lowest such lane, a ballot.
+pub(super) const HIGH: u32 = PARTIALS + WARPS * SLOT;
+const BCAST: u32 = HIGH + WARPS * 16;
 /// Scratch bytes a kernel with collectives reserves.
 pub const SCRATCH_BYTES: u32 = BCAST + SLOT;
 
@@ -72,8 +73,11 @@ pub(super) fn is_group_op(op: S) -> bool {
 
 /// The kind of value combined.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Kind {
+pub(super) enum Kind {
     I32,
+    /// An 8- or 16-bit integer, combined in 32 bits (extended as the operation's signedness
+    /// says, truncated after).
+    Narrow(u32),
     I64,
     F32,
     F64,
@@ -81,9 +85,9 @@ enum Kind {
 }
 
 impl Kind {
-    fn ty(self) -> Ty {
+    pub(super) fn ty(self) -> Ty {
         match self {
-            Kind::I32 => Ty::I32,
+            Kind::I32 | Kind::Narrow(_) => Ty::I32,
             Kind::I64 | Kind::F64 => Ty::I64,
             Kind::F32 => Ty::F32,
             Kind::F16 => Ty::I16,
@@ -93,8 +97,10 @@ impl Kind {
 
 /// The combining operation.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Combine {
+pub(super) enum Combine {
     Add,
+    Mul,
+    Xor,
     Min { signed: bool },
     Max { signed: bool },
     And,
@@ -103,23 +109,32 @@ enum Combine {
 
 /// Scope of a collective.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Scope {
+pub(super) enum Scope {
     WorkGroup,
     SubGroup,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Operation {
+pub(super) enum Operation {
     Reduce,
     Inclusive,
     Exclusive,
 }
 
 /// The identity element of `c` over `k` (bits).
-fn identity(k: Kind, c: Combine) -> u64 {
+pub(super) fn identity(k: Kind, c: Combine) -> u64 {
     match (c, k) {
-        (Combine::Add | Combine::Or, _) => 0,
-        (Combine::And, _) => 1,
+        (Combine::Add | Combine::Or | Combine::Xor, _) => 0,
+        (Combine::And, Kind::I64) => u64::MAX,
+        (Combine::And, _) => u32::MAX as u64,
+        (Combine::Mul, Kind::F32) => 1f32.to_bits() as u64,
+        (Combine::Mul, Kind::F64) => 1f64.to_bits(),
+        (Combine::Mul, Kind::F16) => 0x3c00,
+        (Combine::Mul, _) => 1,
+        (Combine::Min { signed: true }, Kind::Narrow(b)) => (1u64 << (b - 1)) - 1,
+        (Combine::Min { signed: false }, Kind::Narrow(b)) => (1u64 << b) - 1,
+        (Combine::Max { signed: true }, Kind::Narrow(b)) => (-(1i32 << (b - 1))) as u32 as u64,
+        (Combine::Max { signed: false }, Kind::Narrow(_)) => 0,
         (Combine::Min { signed: true }, Kind::I32) => i32::MAX as u32 as u64,
         (Combine::Min { signed: false }, Kind::I32) => u32::MAX as u64,
         (Combine::Min { signed: true }, Kind::I64) => i64::MAX as u64,
@@ -138,14 +153,15 @@ fn identity(k: Kind, c: Combine) -> u64 {
 
 impl Lowerer<'_> {
     /// The kind of the scalar type `ty`.
-    fn group_kind(&self, ty: u32) -> Result<Kind, CompileError> {
+    pub(super) fn group_kind(&self, ty: u32) -> Result<Kind, CompileError> {
         Ok(match self.m.types.get(ty)? {
             SType::Int { width: 64, .. } => Kind::I64,
             SType::Int { width: 32, .. } | SType::Bool => Kind::I32,
+            SType::Int { width: w @ (8 | 16), .. } => Kind::Narrow(*w),
             SType::Float { width: 32 } => Kind::F32,
             SType::Float { width: 64 } => Kind::F64,
             SType::Float { width: 16 } => Kind::F16,
-            _ => return Err(self.err("work-group/sub-group functions on this type (8/16-bit integers, vectors)")),
+            _ => return Err(self.err("work-group/sub-group functions on vectors or aggregates")),
         })
     }
 
@@ -160,12 +176,12 @@ impl Lowerer<'_> {
         off
     }
 
-    fn ci32(&mut self, v: u32) -> Value {
+    pub(super) fn ci32(&mut self, v: u32) -> Value {
         self.const_val(Ty::I32, v as u64)
     }
 
     /// `__local` address `scratch + at + index·scale` (`index` may be `None`).
-    fn scratch_at(&mut self, b: BlockId, at: u32, index: Option<Value>, scale: u32) -> Value {
+    pub(super) fn scratch_at(&mut self, b: BlockId, at: u32, index: Option<Value>, scale: u32) -> Value {
         let base = self.group_scratch() + at;
         let p = self.f.push(b, Ty::Ptr(Space::Local), Op::LocalAddr { offset: base });
         match index {
@@ -179,12 +195,21 @@ impl Lowerer<'_> {
     }
 
     /// `x ∘ y` at the end of `*cur` (library calls for double may add blocks).
-    fn combine(&mut self, cur: &mut BlockId, k: Kind, c: Combine, x: Value, y: Value) -> Result<Value, CompileError> {
+    pub(super) fn combine(
+        &mut self,
+        cur: &mut BlockId,
+        k: Kind,
+        c: Combine,
+        x: Value,
+        y: Value,
+    ) -> Result<Value, CompileError> {
         let b = *cur;
         Ok(match k {
-            Kind::I32 | Kind::I64 => {
+            Kind::I32 | Kind::I64 | Kind::Narrow(_) => {
                 let op = match c {
                     Combine::Add => BinOp::Add,
+                    Combine::Mul => BinOp::Mul,
+                    Combine::Xor => BinOp::Xor,
                     Combine::Min { signed: true } => BinOp::MinS,
                     Combine::Min { signed: false } => BinOp::MinU,
                     Combine::Max { signed: true } => BinOp::MaxS,
@@ -203,6 +228,7 @@ impl Lowerer<'_> {
             Kind::F64 => {
                 let name = match c {
                     Combine::Add => F64Primitive::Add.name(),
+                    Combine::Mul => F64Primitive::Mul.name(),
                     Combine::Min { .. } => "__vt_f64_fmin",
                     Combine::Max { .. } => "__vt_f64_fmax",
                     _ => return Err(invalid("a logical group operation on double")),
@@ -234,16 +260,16 @@ impl Lowerer<'_> {
                 self.f.push(*cur, Ty::I1, Op::Cmp(CmpOp::Ne, v, z))
             }
             S::GroupBroadcast => {
-                let x = self.get1(fr, id_operand(i, 1)?)?;
+                // Any type: each scalar leaf (vector components) separately.
+                let xs = self.get(fr, id_operand(i, 1)?)?;
                 let ids = self.get(fr, id_operand(i, 2)?)?;
-                let ids: Vec<Value> = ids
-                    .into_iter()
-                    .map(|v| match self.f.ty(v) {
-                        Ty::I64 => self.f.push(*cur, Ty::I32, Op::Conv(ConvOp::Trunc, v)),
-                        _ => v,
-                    })
-                    .collect();
-                self.broadcast(cur, scope, x, &ids)?
+                let ids: Vec<Value> = ids.into_iter().map(|v| self.index32(*cur, v)).collect();
+                let mut out = Vec::new();
+                for x in xs {
+                    out.push(self.broadcast(cur, scope, x, &ids)?);
+                }
+                fr.vals.insert(r, out);
+                return Ok(());
             }
             _ => {
                 let g = match i.operands.get(1) {
@@ -265,15 +291,45 @@ impl Lowerer<'_> {
                     _ => Combine::Max { signed: false },
                 };
                 let x = self.get1(fr, id_operand(i, 2)?)?;
-                self.collective(cur, scope, k, c, operation, x)?
+                self.typed_collective(cur, scope, k, c, operation, x)?
             }
         };
         fr.vals.insert(r, vec![out]);
         Ok(())
     }
 
+    /// An index operand as 32 bits.
+    pub(super) fn index32(&mut self, b: BlockId, v: Value) -> Value {
+        match self.f.ty(v) {
+            Ty::I64 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, v)),
+            Ty::I8 | Ty::I16 => self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, v)),
+            _ => v,
+        }
+    }
+
+    /// [`Self::collective`] on a value of kind `k` (8/16-bit integers widened as `c`'s
+    /// signedness says and the result narrowed back).
+    pub(super) fn typed_collective(
+        &mut self,
+        cur: &mut BlockId,
+        scope: Scope,
+        k: Kind,
+        c: Combine,
+        op: Operation,
+        x: Value,
+    ) -> Result<Value, CompileError> {
+        let Kind::Narrow(_) = k else {
+            return self.collective(cur, scope, k, c, op, x);
+        };
+        let t = self.f.ty(x);
+        let signed = matches!(c, Combine::Min { signed: true } | Combine::Max { signed: true });
+        let wide = self.f.push(*cur, Ty::I32, Op::Conv(if signed { ConvOp::SExt } else { ConvOp::ZExt }, x));
+        let r = self.collective(cur, scope, k, c, op, wide)?;
+        Ok(self.f.push(*cur, t, Op::Conv(ConvOp::Trunc, r)))
+    }
+
     /// The warp's lane, its slot and its sub-group local id.
-    fn lane_slot(&mut self, b: BlockId) -> (Value, Value) {
+    pub(super) fn lane_slot(&mut self, b: BlockId) -> (Value, Value) {
         let lane = self.f.push(b, Ty::I32, Op::LaneId);
         let tid = self.f.push(b, Ty::I32, Op::Csr(csr::TID));
         let sgl = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, lane, tid));
@@ -285,14 +341,14 @@ impl Lowerer<'_> {
     }
 
     /// The first slot of this warp's row (uniform).
-    fn warp_row(&mut self, b: BlockId) -> Value {
+    pub(super) fn warp_row(&mut self, b: BlockId) -> Value {
         let wid = self.f.push(b, Ty::I32, Op::Csr(csr::WID));
         self.scratch_at(b, ROWS, Some(wid), LANES * SLOT)
     }
 
     /// A sub-group reduction or scan of `x` (see the module doc): Hillis–Steele when the
     /// warp's work-items are its first lanes, else a uniform sequential pass over its slots.
-    fn sub_group_scan(
+    pub(super) fn sub_group_scan(
         &mut self,
         cur: &mut BlockId,
         k: Kind,
@@ -313,7 +369,7 @@ impl Lowerer<'_> {
         self.f.push_void(*cur, Op::Store { ptr: slot, value: x });
         // The highest lane with a work-item and their count: contiguous lanes when count = hi + 1.
         let wid = self.f.push(*cur, Ty::I32, Op::Csr(csr::WID));
-        let hp = self.scratch_at(*cur, HIGH, Some(wid), 8);
+        let hp = self.scratch_at(*cur, HIGH, Some(wid), 16);
         let four = self.ci32(4);
         let np = self.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, hp, four));
         let (z, one) = (self.ci32(0), self.ci32(1));
@@ -425,7 +481,7 @@ impl Lowerer<'_> {
     }
 
     /// A reduction or scan of `x` over the sub-group or the work-group.
-    fn collective(
+    pub(super) fn collective(
         &mut self,
         cur: &mut BlockId,
         scope: Scope,
@@ -597,6 +653,7 @@ impl Lowerer<'_> {
 fn float_op(c: Combine) -> Result<BinOp, CompileError> {
     Ok(match c {
         Combine::Add => BinOp::FAdd,
+        Combine::Mul => BinOp::FMul,
         Combine::Min { .. } => BinOp::FMin,
         Combine::Max { .. } => BinOp::FMax,
         _ => return Err(invalid("a logical group operation on floating-point values")),

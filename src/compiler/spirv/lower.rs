@@ -1008,6 +1008,7 @@ impl<'m> Lowerer<'m> {
             }
             _ if super::image::is_image_op(op) => self.image_op(fr, cur, i),
             _ if super::groups::is_group_op(op) => self.group_op(fr, cur, i),
+            _ if super::subgroup_ext::is_non_uniform_op(op) => self.non_uniform_op(fr, cur, i),
             _ if self.wants_f16(i) => {
                 let (r, _) = self.result(i)?;
                 let args: Vec<Option<Vec<Value>>> =
@@ -1388,10 +1389,12 @@ impl<'m> Lowerer<'m> {
             B::WorkDim => WorkItem::WorkDim,
             B::LocalInvocationIndex => WorkItem::LocalLinearId,
             B::GlobalLinearId => WorkItem::GlobalLinearId,
-            other => match self.sub_group_builtin(other) {
-                Some(v) => return Ok(vec![v]),
-                None => return Err(self.err(&format!("built-in {other:?}"))),
-            },
+            other => {
+                if let Some(v) = self.sub_group_builtin(other) {
+                    return Ok(vec![v]);
+                }
+                return self.lane_mask(other).ok_or_else(|| self.err(&format!("built-in {other:?}")));
+            }
         };
         let leaves = self.m.types.leaves(ty)?;
         if leaves.is_empty() || leaves.len() > 3 {

@@ -25,6 +25,7 @@ mod lower;
 mod math;
 mod ops;
 mod printf;
+mod subgroup_ext;
 pub mod types;
 
 use super::ir::{Func, Space};
@@ -296,7 +297,15 @@ impl Module {
                     C::Float64 => {} // reported where a double is used
                     C::Float16 | C::Float16Buffer => {}
                     C::GenericPointer => m.generic_pointers = true,
-                    C::Groups => {}       // spirv/groups.rs
+                    C::Groups => {} // spirv/groups.rs
+                    // spirv/subgroup_ext.rs
+                    C::GroupNonUniform
+                    | C::GroupNonUniformVote
+                    | C::GroupNonUniformArithmetic
+                    | C::GroupNonUniformBallot
+                    | C::GroupNonUniformShuffle
+                    | C::GroupNonUniformShuffleRelative
+                    | C::GroupNonUniformClustered => {}
                     C::Int64Atomics => {} // compare-and-swap loops (pass::legalize64)
                     // SPV_KHR_float_controls: single-precision `DenormFlushToZero` is honoured
                     // (spirv/denormals.rs; other widths keep denormals, as OpenCL allows);
