@@ -314,10 +314,10 @@ fn kernel_sub_group_info() {
         "kernel void k(global int *o) { o[get_global_id(0)] = get_max_sub_group_size(); }",
         "-cl-std=CL3.0",
         "k",
-        &[1],
-        Some(&[1]),
+        &[64],
+        Some(&[64]),
         None,
-        &[zeros(4)],
+        &[zeros(256)],
     )
     .first()
     .map(|b| read::<i32>(b)[0] as usize)
@@ -450,8 +450,8 @@ fn non_uniform_sub_group_functions_over_divergent_lanes() {
         "kernel void k(global int *o) { o[0] = get_max_sub_group_size(); }",
         "-cl-std=CL3.0",
         "k",
-        &[1],
-        Some(&[1]),
+        &[64],
+        Some(&[64]),
         None,
         &[zeros(4)],
     );

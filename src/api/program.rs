@@ -59,6 +59,20 @@ fn options(p: *const c_char) -> CLResult<String> {
     }
 }
 
+/// Compiler options of `clBuildProgram`/`clCompileProgram`: the application's, then
+/// `VENTUS_BUILD_OPTIONS` (e.g. `-cl-std=CL3.0` for a program that expects a newer default
+/// than the spec's OpenCL C 1.x).
+fn compiler_options(p: *const c_char) -> CLResult<String> {
+    let mut opts = options(p)?;
+    if let Some(extra) = crate::util::env::var::<String>(&["VENTUS_BUILD_OPTIONS"]).filter(|e| !e.trim().is_empty()) {
+        if !opts.is_empty() {
+            opts.push(' ');
+        }
+        opts.push_str(&extra);
+    }
+    Ok(opts)
+}
+
 pub extern "C" fn clCreateProgramWithSource(
     context: cl_context,
     count: cl_uint,
@@ -182,7 +196,7 @@ pub extern "C" fn clBuildProgram(
         // "CL_INVALID_OPERATION if program was not created with clCreateProgramWithSource,
         // clCreateProgramWithIL or clCreateProgramWithBinary."
         check(p.origin != Origin::Linked, CL_INVALID_OPERATION)?;
-        let opts = options(options_str)?;
+        let opts = compiler_options(options_str)?;
         // "CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid."
         let parsed = BuildOptions::parse(&opts, OptionsFor::Build).map_err(|e| {
             p.note_refused_options(&opts, &e);
@@ -230,7 +244,7 @@ pub extern "C" fn clCompileProgram(
         }
         // "CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL."
         check(pfn_notify.is_some() || user_data.is_null(), CL_INVALID_VALUE)?;
-        let opts = options(options_str)?;
+        let opts = compiler_options(options_str)?;
         // "CL_INVALID_COMPILER_OPTIONS if the compiler options specified by options are invalid."
         let parsed = BuildOptions::parse(&opts, OptionsFor::Compile).map_err(|e| {
             p.note_refused_options(&opts, &e);

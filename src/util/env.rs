@@ -46,6 +46,8 @@ pub enum Accepts {
     Choice(&'static [&'static str]),
     /// A path or a command (checked where it is used).
     Path,
+    /// Any text, empty included.
+    Text,
 }
 
 /// Every variable the driver reads (the README's configuration table), with what it accepts.
@@ -72,6 +74,7 @@ pub const VARIABLES: &[(&str, Accepts)] = &[
     ("VENTUS_CACHE", Accepts::Switch),
     ("VENTUS_CACHE_DIR", Accepts::Path),
     ("VENTUS_CLANG", Accepts::Path),
+    ("VENTUS_BUILD_OPTIONS", Accepts::Text),
     ("VENTUS_LLVM_SPIRV", Accepts::Path),
     ("VENTUS_TOOL_TIMEOUT", Accepts::Number(1, 3600)),
     ("VENTUS_TOOL_MEMORY", Accepts::Number(0, 65536)),
@@ -106,6 +109,7 @@ pub fn problems(vars: impl IntoIterator<Item = (String, String)>) -> Vec<String>
             Accepts::Switch => "0 or 1".to_string(),
             Accepts::Choice(words) if words.contains(&v) => continue,
             Accepts::Choice(words) => format!("one of {}", words.join(", ")),
+            Accepts::Text => continue,
             Accepts::Flag | Accepts::Path if !v.is_empty() => continue,
             Accepts::Flag | Accepts::Path => "a non-empty value".to_string(),
         };

@@ -619,7 +619,13 @@ impl Lowerer<'_> {
                 self.f.push(p, Ty::I32, Op::Bin(BinOp::Sub, lane, tid))
             }
             B::SubgroupId => self.f.push(p, Ty::I32, Op::Csr(csr::WID)),
-            B::SubgroupMaxSize => self.f.push(p, Ty::I32, numt()),
+            // The largest sub-group of the dispatch: a warp, or the whole (enqueued)
+            // work-group when it is smaller (as `CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE`).
+            B::SubgroupMaxSize => {
+                let items = self.group_items(true);
+                let n = self.f.push(p, Ty::I32, numt());
+                self.f.push(p, Ty::I32, Op::Bin(BinOp::MinU, items, n))
+            }
             B::SubgroupSize => {
                 // min(NUM_THREAD, work-items from this warp's first lane on).
                 let items = self.group_items(false);
