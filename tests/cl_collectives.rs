@@ -296,6 +296,20 @@ fn sub_group_queries_votes_and_broadcast() {
     }
 }
 
+/// `get_max_sub_group_size()` in a work-group of 64: the device's sub-group (warp) size.
+fn max_sub_group_size() -> usize {
+    let out = run_source(
+        "kernel void k(global int *o) { o[get_global_id(0)] = get_max_sub_group_size(); }",
+        "-cl-std=CL3.0",
+        "k",
+        &[64],
+        Some(&[64]),
+        None,
+        &[zeros(256)],
+    );
+    read::<i32>(&out[0])[0] as usize
+}
+
 /// `clGetKernelSubGroupInfo` and `CL_DEVICE_MAX_NUM_SUB_GROUPS` agree with what kernels see.
 #[test]
 fn kernel_sub_group_info() {
@@ -310,18 +324,7 @@ fn kernel_sub_group_info() {
     let name = CString::new("k").unwrap();
     let k = api!(clCreateKernel(p, name.as_ptr(), &mut err));
     check(err, "clCreateKernel");
-    let lanes: usize = run_source(
-        "kernel void k(global int *o) { o[get_global_id(0)] = get_max_sub_group_size(); }",
-        "-cl-std=CL3.0",
-        "k",
-        &[64],
-        Some(&[64]),
-        None,
-        &[zeros(256)],
-    )
-    .first()
-    .map(|b| read::<i32>(b)[0] as usize)
-    .unwrap();
+    let lanes = max_sub_group_size();
     let query = |param: cl_uint, input: &[usize], out: &mut [usize]| -> cl_int {
         let (ip, isz) =
             if input.is_empty() { (null(), 0) } else { (input.as_ptr().cast(), std::mem::size_of_val(input)) };
@@ -446,16 +449,7 @@ fn non_uniform_sub_group_functions_over_divergent_lanes() {
     let args = [buf(&x), zeros(64 * n), buf(&c), buf(&v)];
     let out = run_source(src, "-cl-std=CL3.0", "k", &[n], Some(&[local]), None, &args);
     let (got, gc, gv): (Vec<i32>, Vec<i8>, Vec<i32>) = (read(&out[1]), read(&out[2]), read(&out[3]));
-    let sg = run_source(
-        "kernel void k(global int *o) { o[0] = get_max_sub_group_size(); }",
-        "-cl-std=CL3.0",
-        "k",
-        &[64],
-        Some(&[64]),
-        None,
-        &[zeros(4)],
-    );
-    let sg = read::<i32>(&sg[0])[0] as usize;
+    let sg = max_sub_group_size();
     for g in 0..n {
         let lid = g % local;
         let first = g - lid % sg;
@@ -504,4 +498,25 @@ fn non_uniform_sub_group_functions_over_divergent_lanes() {
             assert_eq!(gv[4 * g + k], v[4 * (first + 2) + k] + prod, "int4 broadcast, short mul at {g}.{k}");
         }
     }
+}
+
+/// `VENTUS_BUILD_OPTIONS` is appended to a program's build options: a kernel calling OpenCL C
+/// 2.0 functions, built with no options (OpenCL C 1.2 by the spec's default), builds and runs
+/// with `-cl-std=CL3.0` there (checked in a child process: the variable is read at every build).
+#[test]
+fn build_options_from_the_environment() {
+    let src =
+        "kernel void k(global int *o) { o[get_global_id(0)] = get_local_linear_id() + work_group_reduce_add(1); }";
+    if std::env::var_os("VENTUS_BUILD_OPTIONS").is_some() {
+        let out = run_source(src, "", "k", &[8], Some(&[8]), None, &[zeros(32)]);
+        assert_eq!(read::<i32>(&out[0]), (8..16).collect::<Vec<i32>>());
+        return;
+    }
+    assert!(std::panic::catch_unwind(|| build_only(src, "")).is_err(), "OpenCL C 1.2 has no work_group_reduce_add");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "build_options_from_the_environment", "--test-threads=1"])
+        .env("VENTUS_BUILD_OPTIONS", "-cl-std=CL3.0")
+        .status()
+        .unwrap();
+    assert!(status.success(), "the child run with VENTUS_BUILD_OPTIONS=-cl-std=CL3.0 failed");
 }

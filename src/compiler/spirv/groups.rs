@@ -318,14 +318,84 @@ impl Lowerer<'_> {
         op: Operation,
         x: Value,
     ) -> Result<Value, CompileError> {
+        self.widened(cur, k, c, x, |me, cur, x| me.collective(cur, scope, k, c, op, x))
+    }
+
+    /// `f(x)`, with an 8/16-bit integer `x` (kind `k`) extended to 32 bits as `c`'s signedness
+    /// says and the result truncated back.
+    pub(super) fn widened(
+        &mut self,
+        cur: &mut BlockId,
+        k: Kind,
+        c: Combine,
+        x: Value,
+        f: impl FnOnce(&mut Self, &mut BlockId, Value) -> Result<Value, CompileError>,
+    ) -> Result<Value, CompileError> {
         let Kind::Narrow(_) = k else {
-            return self.collective(cur, scope, k, c, op, x);
+            return f(self, cur, x);
         };
         let t = self.f.ty(x);
         let signed = matches!(c, Combine::Min { signed: true } | Combine::Max { signed: true });
         let wide = self.f.push(*cur, Ty::I32, Op::Conv(if signed { ConvOp::SExt } else { ConvOp::ZExt }, x));
-        let r = self.collective(cur, scope, k, c, op, wide)?;
+        let r = f(self, cur, wide)?;
         Ok(self.f.push(*cur, t, Op::Conv(ConvOp::Trunc, r)))
+    }
+
+    /// Fills this warp's slots with the identity of `c` over `k` and stores every active lane's
+    /// `x` in its slot; (identity, the row, the lane's sub-group local id, its slot).
+    pub(super) fn publish(&mut self, b: BlockId, k: Kind, c: Combine, x: Value) -> (Value, Value, Value, Value) {
+        let id = self.const_val(k.ty(), identity(k, c));
+        let row = self.warp_row(b);
+        for l in 0..LANES {
+            let o = self.ci32(l * SLOT);
+            let p = self.f.push(b, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, row, o));
+            self.f.push_void(b, Op::Store { ptr: p, value: id });
+        }
+        let (sgl, slot) = self.lane_slot(b);
+        self.f.push_void(b, Op::Store { ptr: slot, value: x });
+        (id, row, sgl, slot)
+    }
+
+    /// `acc ∘ slot[0] ∘ … ∘ slot[n−1]` over the 8-byte slots from `base`, in a uniform loop;
+    /// `write_back` stores each running value over its slot (the slots' inclusive scan).
+    #[allow(clippy::too_many_arguments)]
+    fn fold_slots(
+        &mut self,
+        cur: &mut BlockId,
+        k: Kind,
+        c: Combine,
+        acc0: Value,
+        base: Value,
+        n: Value,
+        write_back: bool,
+    ) -> Result<Value, CompileError> {
+        let t = k.ty();
+        let entry = *cur;
+        let (zero, one, s) = (self.ci32(0), self.ci32(1), self.ci32(SLOT));
+        let (header, body, exit) = (self.f.new_block(), self.f.new_block(), self.f.new_block());
+        self.f.block_mut(entry).term = Term::Br(header);
+        let (j, acc) = (self.f.new_value(Ty::I32), self.f.new_value(t));
+        let (j_next, acc_next) = (self.f.new_value(Ty::I32), self.f.new_value(t));
+        let more = self.f.push(header, Ty::I1, Op::Cmp(CmpOp::LtU, j, n));
+        self.f.block_mut(header).term = Term::CondBr { cond: more, then_: body, else_: exit };
+        let off = self.f.push(body, Ty::I32, Op::Bin(BinOp::Mul, j, s));
+        let p = self.f.push(body, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, base, off));
+        let y = self.f.push(body, t, Op::Load(p));
+        let mut end = body;
+        let r = self.combine(&mut end, k, c, acc, y)?;
+        self.f.push_def(end, acc_next, Op::Copy(r));
+        if write_back {
+            self.f.push_void(end, Op::Store { ptr: p, value: acc_next });
+        }
+        self.f.push_def(end, j_next, Op::Bin(BinOp::Add, j, one));
+        self.f.block_mut(end).term = Term::Br(header);
+        let phis = [
+            Inst::new(Some(j), Op::Phi(vec![(entry, zero), (end, j_next)])),
+            Inst::new(Some(acc), Op::Phi(vec![(entry, acc0), (end, acc_next)])),
+        ];
+        self.f.block_mut(header).insts.splice(0..0, phis);
+        *cur = exit;
+        Ok(acc)
     }
 
     /// The warp's lane, its slot and its sub-group local id.
@@ -357,16 +427,8 @@ impl Lowerer<'_> {
         want: Operation,
     ) -> Result<Value, CompileError> {
         let t = k.ty();
-        let id = self.const_val(t, identity(k, c));
         // Lanes without a work-item hold the identity.
-        let row = self.warp_row(*cur);
-        for l in 0..LANES {
-            let o = self.ci32(l * SLOT);
-            let p = self.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, row, o));
-            self.f.push_void(*cur, Op::Store { ptr: p, value: id });
-        }
-        let (sgl, slot) = self.lane_slot(*cur);
-        self.f.push_void(*cur, Op::Store { ptr: slot, value: x });
+        let (id, row, sgl, slot) = self.publish(*cur, k, c, x);
         // The highest lane with a work-item and their count: contiguous lanes when count = hi + 1.
         let wid = self.f.push(*cur, Ty::I32, Op::Csr(csr::WID));
         let hp = self.scratch_at(*cur, HIGH, Some(wid), 16);
@@ -412,29 +474,8 @@ impl Lowerer<'_> {
 
         // Any lanes: one uniform pass turns the slots into their inclusive scan.
         let mut b = slow;
-        let (header, body, exit) = (self.f.new_block(), self.f.new_block(), self.f.new_block());
-        self.f.block_mut(b).term = Term::Br(header);
-        let (j, acc) = (self.f.new_value(Ty::I32), self.f.new_value(t));
-        let (j_next, acc_next) = (self.f.new_value(Ty::I32), self.f.new_value(t));
         let lanes = self.ci32(LANES);
-        let more = self.f.push(header, Ty::I1, Op::Cmp(CmpOp::LtU, j, lanes));
-        self.f.block_mut(header).term = Term::CondBr { cond: more, then_: body, else_: exit };
-        let s = self.ci32(SLOT);
-        let off = self.f.push(body, Ty::I32, Op::Bin(BinOp::Mul, j, s));
-        let p = self.f.push(body, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, row, off));
-        let y = self.f.push(body, t, Op::Load(p));
-        let mut end = body;
-        let r = self.combine(&mut end, k, c, acc, y)?;
-        self.f.push_def(end, acc_next, Op::Copy(r));
-        self.f.push_void(end, Op::Store { ptr: p, value: acc_next });
-        self.f.push_def(end, j_next, Op::Bin(BinOp::Add, j, one));
-        self.f.block_mut(end).term = Term::Br(header);
-        let phis = [
-            Inst::new(Some(j), Op::Phi(vec![(b, z), (end, j_next)])),
-            Inst::new(Some(acc), Op::Phi(vec![(b, id), (end, acc_next)])),
-        ];
-        self.f.block_mut(header).insts.splice(0..0, phis);
-        b = exit;
+        let acc = self.fold_slots(&mut b, k, c, id, row, lanes, true)?;
         let slow_v = match want {
             Operation::Reduce => acc,
             _ => self.scan_result(b, t, want, id, row, slot, sgl, hi)?,
@@ -534,30 +575,8 @@ impl Lowerer<'_> {
         id: Value,
         n: Value,
     ) -> Result<Value, CompileError> {
-        let t = k.ty();
-        let entry = *cur;
-        let zero = self.ci32(0);
-        let one = self.ci32(1);
-        let (header, body, exit) = (self.f.new_block(), self.f.new_block(), self.f.new_block());
-        self.f.block_mut(entry).term = Term::Br(header);
-        let (w, acc) = (self.f.new_value(Ty::I32), self.f.new_value(t));
-        let (w_next, acc_next) = (self.f.new_value(Ty::I32), self.f.new_value(t));
-        let more = self.f.push(header, Ty::I1, Op::Cmp(CmpOp::LtU, w, n));
-        self.f.block_mut(header).term = Term::CondBr { cond: more, then_: body, else_: exit };
-        let p = self.scratch_at(body, PARTIALS, Some(w), SLOT);
-        let y = self.f.push(body, t, Op::Load(p));
-        let mut end = body;
-        let r = self.combine(&mut end, k, c, acc, y)?;
-        self.f.push_def(end, acc_next, Op::Copy(r));
-        self.f.push_def(end, w_next, Op::Bin(BinOp::Add, w, one));
-        self.f.block_mut(end).term = Term::Br(header);
-        let phis = [
-            Inst::new(Some(w), Op::Phi(vec![(entry, zero), (end, w_next)])),
-            Inst::new(Some(acc), Op::Phi(vec![(entry, id), (end, acc_next)])),
-        ];
-        self.f.block_mut(header).insts.splice(0..0, phis);
-        *cur = exit;
-        Ok(acc)
+        let base = self.scratch_at(*cur, PARTIALS, None, 0);
+        self.fold_slots(cur, k, c, id, base, n, false)
     }
 
     /// `sub_group_broadcast(x, lane)` / `work_group_broadcast(x, ids…)`.

@@ -13,7 +13,7 @@
 
 use super::super::ir::*;
 use super::super::CompileError;
-use super::groups::{identity, Combine, Kind, Operation, Scope, HIGH, LANES, SLOT};
+use super::groups::{Combine, Kind, Operation, Scope, HIGH, LANES, SLOT};
 use super::lower::{Frame, Lowerer};
 use super::{id_operand, invalid};
 use crate::isa::regs::csr;
@@ -382,47 +382,23 @@ impl Lowerer<'_> {
         x: Value,
         size: u32,
     ) -> Result<Value, CompileError> {
-        let Kind::Narrow(_) = k else {
-            return self.clustered_wide(cur, k, c, x, size);
-        };
-        let t = self.f.ty(x);
-        let signed = matches!(c, Combine::Min { signed: true } | Combine::Max { signed: true });
-        let wide = self.f.push(*cur, Ty::I32, Op::Conv(if signed { ConvOp::SExt } else { ConvOp::ZExt }, x));
-        let r = self.clustered_wide(cur, k, c, wide, size)?;
-        Ok(self.f.push(*cur, t, Op::Conv(ConvOp::Trunc, r)))
-    }
-
-    fn clustered_wide(
-        &mut self,
-        cur: &mut BlockId,
-        k: Kind,
-        c: Combine,
-        x: Value,
-        size: u32,
-    ) -> Result<Value, CompileError> {
-        let t = k.ty();
-        let id = self.const_val(t, identity(k, c));
-        let row = self.warp_row(*cur);
-        for l in 0..LANES {
-            let o = self.ci32(l * SLOT);
-            let p = self.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, row, o));
-            self.f.push_void(*cur, Op::Store { ptr: p, value: id });
-        }
-        let (sgl, slot) = self.lane_slot(*cur);
-        self.f.push_void(*cur, Op::Store { ptr: slot, value: x });
-        let m = self.ci32(!(size - 1));
-        let first = self.f.push(*cur, Ty::I32, Op::Bin(BinOp::And, sgl, m));
-        let s = self.ci32(SLOT);
-        let off = self.f.push(*cur, Ty::I32, Op::Bin(BinOp::Mul, first, s));
-        let base = self.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, row, off));
-        let mut acc = self.f.push(*cur, t, Op::Load(base));
-        for j in 1..size {
-            let o = self.ci32(j * SLOT);
-            let p = self.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, base, o));
-            let y = self.f.push(*cur, t, Op::Load(p));
-            acc = self.combine(cur, k, c, acc, y)?;
-        }
-        Ok(acc)
+        self.widened(cur, k, c, x, |me, cur, x| {
+            let t = k.ty();
+            let (_, row, sgl, _) = me.publish(*cur, k, c, x);
+            let m = me.ci32(!(size - 1));
+            let first = me.f.push(*cur, Ty::I32, Op::Bin(BinOp::And, sgl, m));
+            let s = me.ci32(SLOT);
+            let off = me.f.push(*cur, Ty::I32, Op::Bin(BinOp::Mul, first, s));
+            let base = me.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, row, off));
+            let mut acc = me.f.push(*cur, t, Op::Load(base));
+            for j in 1..size {
+                let o = me.ci32(j * SLOT);
+                let p = me.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, base, o));
+                let y = me.f.push(*cur, t, Op::Load(p));
+                acc = me.combine(cur, k, c, acc, y)?;
+            }
+            Ok(acc)
+        })
     }
 }
 
