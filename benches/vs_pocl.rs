@@ -10,6 +10,8 @@
 //! * the same 1,000 launches recorded once in a command buffer (`cl_khr_command_buffer`) and
 //!   replayed by one `clEnqueueCommandBufferKHR` + `clFinish` (wall time, recording excluded;
 //!   ours only: the installed pocl's command buffers predate the 0.9.8 signatures);
+//! * work-group sums of 1 M ints in groups of 256, written with `__local` memory and barriers
+//!   (both drivers) and with `work_group_reduce_add` (ours only: pocl 3.1 cannot build it);
 //! * a cold build of a small kernel (a source no cache has seen; wall time, see [`cold_build`]);
 //! * emulated lane-instructions per second of the ALU loop, from our launch statistics
 //!   (`CL_EVENT_STATISTICS_VENTUS`), per emulator thread.
@@ -35,6 +37,16 @@ fn runs() -> usize {
 }
 
 const SOURCE: &str = r#"
+kernel void wg_sum_local(global const int *in, global int *out, local int *s) {
+    int l = get_local_id(0), n = get_local_size(0);
+    s[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int stride = n / 2; stride > 0; stride >>= 1) {
+        if (l < stride) s[l] += s[l + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) out[get_group_id(0)] = s[0];
+}
 kernel void alu(global float *out, int iters) {
     int i = get_global_id(0);
     float a = (float)i * 0.001f, b = 1.0f, c = 0.5f;
@@ -418,6 +430,63 @@ fn empty_launch(t: &Target) -> (Duration, Option<(u64, u64)>) {
     (times[times.len() / 2], None)
 }
 
+/// The work-group reduction of [`wg_sum`] with the built-in (OpenCL C 3.0; ours only).
+const WG_SUM_BUILTIN: &str = "kernel void wg_sum_builtin(global const int *in, global int *out) {
+    int s = work_group_reduce_add(in[get_global_id(0)]);
+    if (get_local_id(0) == 0) out[get_group_id(0)] = s;
+}";
+const WG_N: usize = 1 << 20;
+const WG_LOCAL: usize = 256;
+
+/// A sum per work-group of 256 over 1 M ints, written with `work_group_reduce_add`.
+fn wg_sum_builtin(t: &Target) -> (Duration, Option<(u64, u64)>) {
+    let cl = cl_api();
+    let (mut err, mut dev) = (0, null_mut());
+    // SAFETY: room for one device.
+    check(unsafe { (cl.clGetDeviceIDs)(t.platform, CL_DEVICE_TYPE_ALL, 1, &mut dev, null_mut()) }, "clGetDeviceIDs");
+    let mut src = WG_SUM_BUILTIN.as_ptr() as *const i8;
+    let len = WG_SUM_BUILTIN.len();
+    // SAFETY: one source string with its length.
+    let program = unsafe { (cl.clCreateProgramWithSource)(t.ctx, 1, &mut src, &len, &mut err) };
+    check(err, "clCreateProgramWithSource");
+    // SAFETY: a valid program, NUL-terminated options.
+    check(unsafe { (cl.clBuildProgram)(program, 1, &dev, c"-cl-std=CL3.0".as_ptr(), None, null_mut()) }, "build");
+    // SAFETY: a built program and a NUL-terminated name.
+    let k = unsafe { (cl.clCreateKernel)(program, c"wg_sum_builtin".as_ptr(), &mut err) };
+    check(err, "clCreateKernel");
+    let r = wg_sum(t, k, false);
+    // SAFETY: our program.
+    unsafe { (cl.clReleaseProgram)(program) };
+    r
+}
+
+/// The same sums with `__local` memory and barriers (a tree reduction).
+fn wg_sum_local(t: &Target) -> (Duration, Option<(u64, u64)>) {
+    wg_sum(t, t.kernel("wg_sum_local"), true)
+}
+
+fn wg_sum(t: &Target, k: cl_kernel, local: bool) -> (Duration, Option<(u64, u64)>) {
+    let x: Vec<i32> = (0..WG_N as i32).map(|i| (i * 7919) % 1001 - 500).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let groups = WG_N / WG_LOCAL;
+    let (bx, bo) = (t.buffer(&bytes), t.buffer(&vec![0u8; 4 * groups]));
+    set_arg(k, 0, &bx);
+    set_arg(k, 1, &bo);
+    if local {
+        // SAFETY: a __local argument of 256 ints (no value).
+        check(unsafe { (cl_api().clSetKernelArg)(k, 2, 4 * WG_LOCAL, null()) }, "clSetKernelArg");
+    }
+    let ev = t.launch(k, &[WG_N], Some(&[WG_LOCAL]));
+    let r = (kernel_time(ev), lane_instructions(ev));
+    let got = t.read(bo, 4 * groups);
+    for (g, c) in got.chunks_exact(4).enumerate() {
+        let want: i32 = x[g * WG_LOCAL..(g + 1) * WG_LOCAL].iter().sum();
+        assert_eq!(i32::from_le_bytes(c.try_into().unwrap()), want, "work-group sum {g}");
+    }
+    release(&[bx, bo], &[k], ev);
+    r
+}
+
 /// 1,000 launches of a 256-work-item kernel, then one clFinish (wall time).
 fn launch_loop(t: &Target) -> (Duration, Option<(u64, u64)>) {
     let k = t.kernel("small");
@@ -611,7 +680,7 @@ fn main() {
     if pocl.is_none() {
         println!("(pocl is not installed: only our figures)");
     }
-    let workloads: [(&str, &str, Workload, f64); 9] = [
+    let workloads: [(&str, &str, Workload, f64); 11] = [
         ("alu", "compute: ALU loop, 8192 items × 2000 iterations", alu, 10.0),
         ("matmul", "compute: matmul 256², __local 16×16 tiles", matmul, 10.0),
         ("nbody", "compute: n-body, 2048 bodies", nbody, 10.0),
@@ -620,6 +689,8 @@ fn main() {
         ("empty", "latency: empty 1-group launch (wall, enqueue→complete)", empty_launch, 2.0),
         ("loop", "latency: 1,000 small launches + clFinish (wall)", launch_loop, 3.0),
         ("replay", "latency: the same 1,000, replayed from a command buffer", replay_loop, 1.0),
+        ("wgsum_local", "work-group sums (1 M ints, groups of 256): __local tree", wg_sum_local, 10.0),
+        ("wgsum_builtin", "the same with work_group_reduce_add (OpenCL C 3.0)", wg_sum_builtin, 1.0),
         ("build", "front end: cold build of a small kernel (wall)", cold_build, 1.0),
     ];
     println!("{:<58} {:>10} {:>10} {:>8} {:>7} {:>12}", "workload", "ours", "pocl", "ratio", "target", "warp instr.");
@@ -633,7 +704,7 @@ fn main() {
             a.push(d);
             lanes = lanes.or(l);
             // Ours only (see the module documentation).
-            if let Some(p) = pocl.as_ref().filter(|_| key != "replay") {
+            if let Some(p) = pocl.as_ref().filter(|_| key != "replay" && key != "wgsum_builtin") {
                 b.push(f(p).0);
             }
         }

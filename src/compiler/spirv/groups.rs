@@ -7,15 +7,16 @@
 //! static `__local` data (lanes of one warp are in lock-step, so a store by every lane followed
 //! by loads needs no barrier):
 //!
-//! * **Sub-group scan**: the warp's 32 lane slots are first set to the operation's identity
-//!   (uniform stores, so lanes without a work-item contribute nothing) and every lane stores its
-//!   value. Atomics over the lanes give the highest lane with a work-item and their count: when
-//!   the work-items are the warp's first lanes (always, except in the non-uniform edge groups
-//!   of 2D/3D ranges), Hillis–Steele — for d = 1, 2, 4, 8, 16 every lane loads the value d lanes
-//!   below and combines; otherwise one uniform pass over the 32 slots replaces each with its
-//!   inclusive scan. The exclusive scan reads the inclusive result one lane below.
-//! * **Sub-group reduce / broadcast**: the highest lane holding a work-item holds the inclusive
-//!   scan's total; a broadcast reads the slot of the given lane. Both are uniform loads.
+//! * **Sub-group scan** of the core functions (every work-item of the sub-group calls them):
+//!   the active lanes follow from the work-group's shape — the warp's first lanes, except in the
+//!   non-uniform edge groups of 2D/3D ranges. Then Hillis–Steele: for d = 1, 2, 4, 8, 16 every
+//!   lane stores its value, loads the one d lanes below and combines; a reduction is the last
+//!   lane's value (a uniform load; the identity for a warp without work-items), an exclusive
+//!   scan the value one lane below. Otherwise — and for the non-uniform functions of
+//!   `spirv::subgroup_ext`, over whichever lanes are active — the warp's 32 slots are set to the
+//!   identity, every active lane stores its value, and one uniform pass folds the slots (and,
+//!   for a scan, stores each running value back).
+//! * **Sub-group broadcast**: every lane stores, a uniform load reads the given lane's slot.
 //! * **Work-group reduce / scan**: each warp's reduction goes to its partial slot; after a
 //!   barrier every warp folds the partials of all warps (reduce) or of the warps below it
 //!   (scan, then combined with its sub-group scan) in a uniform loop; a closing barrier lets
@@ -111,7 +112,10 @@ pub(super) enum Combine {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Scope {
     WorkGroup,
+    /// Every work-item of the sub-group takes part (the core functions).
     SubGroup,
+    /// Whichever lanes are active (the `cl_khr_subgroup_non_uniform_*` functions).
+    NonUniform,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -416,8 +420,11 @@ impl Lowerer<'_> {
         self.scratch_at(b, ROWS, Some(wid), LANES * SLOT)
     }
 
-    /// A sub-group reduction or scan of `x` (see the module doc): Hillis–Steele when the
-    /// warp's work-items are its first lanes, else a uniform sequential pass over its slots.
+    /// A sub-group reduction or scan of `x` (see the module doc). `uniform`: every work-item of
+    /// the sub-group makes the call (the core functions), so the active lanes are known from the
+    /// work-group's shape — Hillis–Steele when they are the warp's first lanes; otherwise (and
+    /// for the non-uniform functions, over whichever lanes are active) a uniform pass over the
+    /// slots, those of inactive lanes holding the identity.
     pub(super) fn sub_group_scan(
         &mut self,
         cur: &mut BlockId,
@@ -425,35 +432,25 @@ impl Lowerer<'_> {
         c: Combine,
         x: Value,
         want: Operation,
+        uniform: bool,
     ) -> Result<Value, CompileError> {
+        if !uniform {
+            return self.sequential_scan(cur, k, c, x, want);
+        }
         let t = k.ty();
-        // Lanes without a work-item hold the identity.
-        let (id, row, sgl, slot) = self.publish(*cur, k, c, x);
-        // The highest lane with a work-item and their count: contiguous lanes when count = hi + 1.
-        let wid = self.f.push(*cur, Ty::I32, Op::Csr(csr::WID));
-        let hp = self.scratch_at(*cur, HIGH, Some(wid), 16);
-        let four = self.ci32(4);
-        let np = self.f.push(*cur, Ty::Ptr(Space::Local), Op::Bin(BinOp::Add, hp, four));
-        let (z, one) = (self.ci32(0), self.ci32(1));
-        self.f.push_void(*cur, Op::Store { ptr: hp, value: z });
-        self.f.push_void(*cur, Op::Store { ptr: np, value: z });
-        self.f.push(*cur, Ty::I32, Op::Atomic { op: AtomicOp::MaxU, ptr: hp, value: sgl });
-        self.f.push(*cur, Ty::I32, Op::Atomic { op: AtomicOp::Add, ptr: np, value: one });
-        let hi = self.f.push(*cur, Ty::I32, Op::Load(hp));
-        let count = self.f.push(*cur, Ty::I32, Op::Load(np));
-        let hi1 = self.f.push(*cur, Ty::I32, Op::Bin(BinOp::Add, hi, one));
-        let contiguous = self.f.push(*cur, Ty::I1, Op::Cmp(CmpOp::Eq, count, hi1));
+        let (contiguous, count) = self.warp_shape(*cur);
         let (fast, slow, join) = (self.f.new_block(), self.f.new_block(), self.f.new_block());
         self.f.block_mut(*cur).term = Term::CondBr { cond: contiguous, then_: fast, else_: slow };
 
-        // Contiguous lanes: for d = 1, 2, 4, … every lane adds the value d lanes below.
+        // Lanes 0..=hi: for d = 1, 2, 4, … every lane adds the value d lanes below.
         let mut b = fast;
+        let (sgl, slot) = self.lane_slot(b);
+        let row = self.warp_row(b);
+        let id = self.const_val(t, identity(k, c));
         let mut v = x;
         let mut d = 1;
         while d < LANES {
-            if d > 1 {
-                self.f.push_void(b, Op::Store { ptr: slot, value: v });
-            }
+            self.f.push_void(b, Op::Store { ptr: slot, value: v });
             let dd = self.ci32(d);
             let ok = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::GeU, sgl, dd));
             let back = self.ci32((d * SLOT).wrapping_neg());
@@ -464,27 +461,85 @@ impl Lowerer<'_> {
             v = self.f.push(b, t, Op::Select(ok, cmb, v));
             d *= 2;
         }
-        self.f.push_void(b, Op::Store { ptr: slot, value: v });
         let fast_v = match want {
             Operation::Inclusive => v,
-            _ => self.scan_result(b, t, want, id, row, slot, sgl, hi)?,
+            Operation::Exclusive => {
+                self.f.push_void(b, Op::Store { ptr: slot, value: v });
+                self.scan_result(b, t, want, id, row, slot, sgl, sgl)?
+            }
+            Operation::Reduce => {
+                // The last lane's scan; the identity for a warp without work-items.
+                self.f.push_void(b, Op::Store { ptr: slot, value: v });
+                let one = self.ci32(1);
+                let last = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, count, one));
+                let mask = self.ci32(LANES - 1);
+                let hi = self.f.push(b, Ty::I32, Op::Bin(BinOp::And, last, mask));
+                let total = self.scan_result(b, t, want, id, row, slot, sgl, hi)?;
+                let z = self.ci32(0);
+                let any = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Ne, count, z));
+                self.f.push(b, t, Op::Select(any, total, id))
+            }
         };
         self.f.block_mut(b).term = Term::Br(join);
         let fast_end = b;
 
-        // Any lanes: one uniform pass turns the slots into their inclusive scan.
         let mut b = slow;
-        let lanes = self.ci32(LANES);
-        let acc = self.fold_slots(&mut b, k, c, id, row, lanes, true)?;
-        let slow_v = match want {
-            Operation::Reduce => acc,
-            _ => self.scan_result(b, t, want, id, row, slot, sgl, hi)?,
-        };
+        let slow_v = self.sequential_scan(&mut b, k, c, x, want)?;
         self.f.block_mut(b).term = Term::Br(join);
         let out = self.f.new_value(t);
         self.f.push_def(join, out, Op::Phi(vec![(fast_end, fast_v), (b, slow_v)]));
         *cur = join;
         Ok(out)
+    }
+
+    /// Whether this warp's work-items are its first lanes (uniform), and how many it has: the
+    /// lanes follow the enqueued local sizes, so only a work-group smaller than enqueued in a
+    /// dimension that is not the last of more than one leaves gaps.
+    fn warp_shape(&mut self, b: BlockId) -> (Value, Value) {
+        let actual: Vec<Value> = (0..3).map(|d| self.work_item(WorkItem::LocalSize, d)).collect();
+        let enq: Vec<Value> = (0..3).map(|d| self.work_item(WorkItem::EnqueuedLocalSize, d)).collect();
+        let one = self.ci32(1);
+        let full = |me: &mut Self, d: usize| me.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, actual[d], enq[d]));
+        let is_one = |me: &mut Self, v: Value| me.f.push(b, Ty::I1, Op::Cmp(CmpOp::Eq, v, one));
+        let as_i32 = |me: &mut Self, v: Value| me.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, v));
+        // (x full or y, z single) and (y full or z single).
+        let (fx, fy) = (full(self, 0), full(self, 1));
+        let (y1, z1) = (is_one(self, enq[1]), is_one(self, enq[2]));
+        let [fx, fy, y1, z1] = [fx, fy, y1, z1].map(|v| as_i32(self, v));
+        let yz1 = self.f.push(b, Ty::I32, Op::Bin(BinOp::And, y1, z1));
+        let x_ok = self.f.push(b, Ty::I32, Op::Bin(BinOp::Or, fx, yz1));
+        let y_ok = self.f.push(b, Ty::I32, Op::Bin(BinOp::Or, fy, z1));
+        let ok = self.f.push(b, Ty::I32, Op::Bin(BinOp::And, x_ok, y_ok));
+        let z = self.ci32(0);
+        let contiguous = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Ne, ok, z));
+        // min(NUM_THREAD, work-items from this warp's first lane on), 0 past the last one.
+        let items = self.group_items(false);
+        let tid = self.f.push(b, Ty::I32, Op::Csr(csr::TID));
+        let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, items, tid));
+        let past = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::GeU, tid, items));
+        let rest = self.f.push(b, Ty::I32, Op::Select(past, z, rest));
+        let n = self.f.push(b, Ty::I32, Op::Csr(csr::NUMT));
+        let count = self.f.push(b, Ty::I32, Op::Bin(BinOp::MinU, rest, n));
+        (contiguous, count)
+    }
+
+    /// The scan over any active lanes: the slots of the others hold the identity, one uniform
+    /// pass folds all 32 (and, for a scan, stores each running value back).
+    fn sequential_scan(
+        &mut self,
+        cur: &mut BlockId,
+        k: Kind,
+        c: Combine,
+        x: Value,
+        want: Operation,
+    ) -> Result<Value, CompileError> {
+        let (id, row, sgl, slot) = self.publish(*cur, k, c, x);
+        let lanes = self.ci32(LANES);
+        let acc = self.fold_slots(cur, k, c, id, row, lanes, want != Operation::Reduce)?;
+        match want {
+            Operation::Reduce => Ok(acc),
+            _ => self.scan_result(*cur, k.ty(), want, id, row, slot, sgl, sgl),
+        }
     }
 
     /// With every slot holding its inclusive scan: this lane's `want` result.
@@ -531,20 +586,20 @@ impl Lowerer<'_> {
         op: Operation,
         x: Value,
     ) -> Result<Value, CompileError> {
-        if scope == Scope::SubGroup {
-            return self.sub_group_scan(cur, k, c, x, op);
+        if scope != Scope::WorkGroup {
+            return self.sub_group_scan(cur, k, c, x, op, scope == Scope::SubGroup);
         }
         let t = k.ty();
         let id = self.const_val(t, identity(k, c));
         // This warp's part.
         let (part, total) = match op {
             Operation::Reduce => {
-                let r = self.sub_group_scan(cur, k, c, x, Operation::Reduce)?;
+                let r = self.sub_group_scan(cur, k, c, x, Operation::Reduce, true)?;
                 (r, r)
             }
             _ => {
-                let s = self.sub_group_scan(cur, k, c, x, op)?;
-                let r = self.sub_group_scan(cur, k, c, x, Operation::Reduce)?;
+                let s = self.sub_group_scan(cur, k, c, x, op, true)?;
+                let r = self.sub_group_scan(cur, k, c, x, Operation::Reduce, true)?;
                 (s, r)
             }
         };
@@ -587,7 +642,7 @@ impl Lowerer<'_> {
         }
         let b = *cur;
         match scope {
-            Scope::SubGroup => {
+            Scope::SubGroup | Scope::NonUniform => {
                 let (_, slot) = self.lane_slot(b);
                 self.f.push_void(b, Op::Store { ptr: slot, value: x });
                 let row = self.warp_row(b);

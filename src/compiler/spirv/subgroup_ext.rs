@@ -94,7 +94,7 @@ impl Lowerer<'_> {
                 let p = single(arg(self, 1)?)?;
                 let x = self.f.push(*cur, Ty::I32, Op::Conv(ConvOp::ZExt, p));
                 let c = if op == S::GroupNonUniformAll { Combine::And } else { Combine::Or };
-                let v = self.sub_group_scan(cur, Kind::I32, c, x, Operation::Reduce)?;
+                let v = self.sub_group_scan(cur, Kind::I32, c, x, Operation::Reduce, false)?;
                 vec![self.nonzero(*cur, v)]
             }
             S::GroupNonUniformAllEqual => {
@@ -108,7 +108,7 @@ impl Lowerer<'_> {
                     let e = self.f.push(*cur, Ty::I32, Op::Conv(ConvOp::ZExt, eq));
                     same = self.f.push(*cur, Ty::I32, Op::Bin(BinOp::And, same, e));
                 }
-                let v = self.sub_group_scan(cur, Kind::I32, Combine::And, same, Operation::Reduce)?;
+                let v = self.sub_group_scan(cur, Kind::I32, Combine::And, same, Operation::Reduce, false)?;
                 vec![self.nonzero(*cur, v)]
             }
             S::GroupNonUniformBroadcast | S::GroupNonUniformShuffle => {
@@ -218,13 +218,13 @@ impl Lowerer<'_> {
                 };
                 let v = match g {
                     spirv::GroupOperation::Reduce => {
-                        self.typed_collective(cur, Scope::SubGroup, k, c, Operation::Reduce, x)?
+                        self.typed_collective(cur, Scope::NonUniform, k, c, Operation::Reduce, x)?
                     }
                     spirv::GroupOperation::InclusiveScan => {
-                        self.typed_collective(cur, Scope::SubGroup, k, c, Operation::Inclusive, x)?
+                        self.typed_collective(cur, Scope::NonUniform, k, c, Operation::Inclusive, x)?
                     }
                     spirv::GroupOperation::ExclusiveScan => {
-                        self.typed_collective(cur, Scope::SubGroup, k, c, Operation::Exclusive, x)?
+                        self.typed_collective(cur, Scope::NonUniform, k, c, Operation::Exclusive, x)?
                     }
                     spirv::GroupOperation::ClusteredReduce => {
                         let size = self
