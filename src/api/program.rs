@@ -60,17 +60,9 @@ fn options(p: *const c_char) -> CLResult<String> {
 }
 
 /// Compiler options of `clBuildProgram`/`clCompileProgram`: the application's, then
-/// `VENTUS_BUILD_OPTIONS` (e.g. `-cl-std=CL3.0` for a program that expects a newer default
-/// than the spec's OpenCL C 1.x).
+/// `VENTUS_BUILD_OPTIONS` ([`crate::core::program::with_extra_options`]).
 fn compiler_options(p: *const c_char) -> CLResult<String> {
-    let mut opts = options(p)?;
-    if let Some(extra) = crate::util::env::var::<String>(&["VENTUS_BUILD_OPTIONS"]).filter(|e| !e.trim().is_empty()) {
-        if !opts.is_empty() {
-            opts.push(' ');
-        }
-        opts.push_str(&extra);
-    }
-    Ok(opts)
+    Ok(crate::core::program::with_extra_options(options(p)?))
 }
 
 pub extern "C" fn clCreateProgramWithSource(

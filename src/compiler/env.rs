@@ -11,6 +11,7 @@
 //! | `VENTUS_DUMP_IR`, `VENTUS_DUMP_ASM` | print each kernel's IR / assembly to stderr (developer aids) | off |
 //! | `VENTUS_INLINE_SUBROUTINES` | inline the soft-double routines instead of calling them | off |
 //! | `VENTUS_NO_MEM2REG` | skip promoting private variables to registers (developer aid) | off |
+//! | `VENTUS_BUILD_OPTIONS` | options appended to every program build's and compile's own | none |
 //!
 //! Numbers and switches are read once per process; the tool paths and the cache settings each
 //! time they are used (tests and tools change them between builds).
@@ -31,6 +32,8 @@ pub struct CompilerEnv {
     pub dump_asm: bool,
     pub inline_subroutines: bool,
     pub no_mem2reg: bool,
+    /// `VENTUS_BUILD_OPTIONS` (non-blank), appended to every build's options.
+    pub extra_options: Option<String>,
 }
 
 impl CompilerEnv {
@@ -58,6 +61,7 @@ impl CompilerEnv {
             dump_asm: set("VENTUS_DUMP_ASM"),
             inline_subroutines: set("VENTUS_INLINE_SUBROUTINES"),
             no_mem2reg: set("VENTUS_NO_MEM2REG"),
+            extra_options: var::<String>(&["VENTUS_BUILD_OPTIONS"]).filter(|o| !o.trim().is_empty()),
         }
     }
 }

@@ -81,6 +81,18 @@ pub struct BuildOptions {
     pub front: FrontOptions,
 }
 
+/// `options` followed by `VENTUS_BUILD_OPTIONS` when set (e.g. `-cl-std=CL3.0` for a program
+/// that expects a newer default than the spec's OpenCL C 1.x).
+pub fn with_extra_options(mut options: String) -> String {
+    if let Some(extra) = &crate::compiler::env::CompilerEnv::get().extra_options {
+        if !options.is_empty() {
+            options.push(' ');
+        }
+        options.push_str(extra);
+    }
+    options
+}
+
 impl BuildOptions {
     /// Whether source is compiled as OpenCL C 1.x (no `-cl-std`, or `CL1.0`–`CL1.2`): its
     /// NDRanges must consist of uniform work-groups (non-uniform ones need OpenCL C 2.0+).
