@@ -125,6 +125,18 @@ pub(super) enum Operation {
     Exclusive,
 }
 
+impl Operation {
+    /// The operation of a SPIR-V group operation (`None`: clustered and partitioned ones).
+    pub(super) fn of(g: spirv::GroupOperation) -> Option<Operation> {
+        match g {
+            spirv::GroupOperation::Reduce => Some(Operation::Reduce),
+            spirv::GroupOperation::InclusiveScan => Some(Operation::Inclusive),
+            spirv::GroupOperation::ExclusiveScan => Some(Operation::Exclusive),
+            _ => None,
+        }
+    }
+}
+
 /// The identity element of `c` over `k` (bits).
 pub(super) fn identity(k: Kind, c: Combine) -> u64 {
     match (c, k) {
@@ -280,12 +292,7 @@ impl Lowerer<'_> {
                     Some(Operand::GroupOperation(g)) => *g,
                     _ => return Err(invalid(format!("{op:?} without a group operation"))),
                 };
-                let operation = match g {
-                    spirv::GroupOperation::Reduce => Operation::Reduce,
-                    spirv::GroupOperation::InclusiveScan => Operation::Inclusive,
-                    spirv::GroupOperation::ExclusiveScan => Operation::Exclusive,
-                    _ => return Err(self.err(&format!("group operation {g:?}"))),
-                };
+                let operation = Operation::of(g).ok_or_else(|| self.err(&format!("group operation {g:?}")))?;
                 let k = self.group_kind(ty)?;
                 let c = match op {
                     S::GroupIAdd | S::GroupFAdd => Combine::Add,
@@ -512,15 +519,20 @@ impl Lowerer<'_> {
         let ok = self.f.push(b, Ty::I32, Op::Bin(BinOp::And, x_ok, y_ok));
         let z = self.ci32(0);
         let contiguous = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::Ne, ok, z));
-        // min(NUM_THREAD, work-items from this warp's first lane on), 0 past the last one.
+        (contiguous, self.warp_items(b))
+    }
+
+    /// This warp's work-items: min(NUM_THREAD, work-items from its first lane on), 0 past the
+    /// last one (`get_sub_group_size()`).
+    fn warp_items(&mut self, b: BlockId) -> Value {
         let items = self.group_items(false);
         let tid = self.f.push(b, Ty::I32, Op::Csr(csr::TID));
         let rest = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, items, tid));
         let past = self.f.push(b, Ty::I1, Op::Cmp(CmpOp::GeU, tid, items));
+        let z = self.ci32(0);
         let rest = self.f.push(b, Ty::I32, Op::Select(past, z, rest));
         let n = self.f.push(b, Ty::I32, Op::Csr(csr::NUMT));
-        let count = self.f.push(b, Ty::I32, Op::Bin(BinOp::MinU, rest, n));
-        (contiguous, count)
+        self.f.push(b, Ty::I32, Op::Bin(BinOp::MinU, rest, n))
     }
 
     /// The scan over any active lanes: the slots of the others hold the identity, one uniform
@@ -700,14 +712,7 @@ impl Lowerer<'_> {
                 let n = self.f.push(p, Ty::I32, numt());
                 self.f.push(p, Ty::I32, Op::Bin(BinOp::MinU, items, n))
             }
-            B::SubgroupSize => {
-                // min(NUM_THREAD, work-items from this warp's first lane on).
-                let items = self.group_items(false);
-                let tid = self.f.push(p, Ty::I32, Op::Csr(csr::TID));
-                let rest = self.f.push(p, Ty::I32, Op::Bin(BinOp::Sub, items, tid));
-                let n = self.f.push(p, Ty::I32, numt());
-                self.f.push(p, Ty::I32, Op::Bin(BinOp::MinU, rest, n))
-            }
+            B::SubgroupSize => self.warp_items(p),
             B::NumSubgroups | B::NumEnqueuedSubgroups => {
                 let items = self.group_items(b == B::NumEnqueuedSubgroups);
                 let n = self.f.push(p, Ty::I32, numt());

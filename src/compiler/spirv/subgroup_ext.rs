@@ -217,15 +217,6 @@ impl Lowerer<'_> {
                     (self.group_kind(ty)?, x)
                 };
                 let v = match g {
-                    spirv::GroupOperation::Reduce => {
-                        self.typed_collective(cur, Scope::NonUniform, k, c, Operation::Reduce, x)?
-                    }
-                    spirv::GroupOperation::InclusiveScan => {
-                        self.typed_collective(cur, Scope::NonUniform, k, c, Operation::Inclusive, x)?
-                    }
-                    spirv::GroupOperation::ExclusiveScan => {
-                        self.typed_collective(cur, Scope::NonUniform, k, c, Operation::Exclusive, x)?
-                    }
                     spirv::GroupOperation::ClusteredReduce => {
                         let size = self
                             .m
@@ -239,7 +230,10 @@ impl Lowerer<'_> {
                         // that checks the size at run time contains such calls) is the warp.
                         self.clustered(cur, k, c, x, size.min(LANES))?
                     }
-                    other => return Err(self.err(&format!("group operation {other:?}"))),
+                    _ => {
+                        let o = Operation::of(g).ok_or_else(|| self.err(&format!("group operation {g:?}")))?;
+                        self.typed_collective(cur, Scope::NonUniform, k, c, o, x)?
+                    }
                 };
                 vec![if logical { self.nonzero(*cur, v) } else { v }]
             }
@@ -348,9 +342,7 @@ impl Lowerer<'_> {
         ) {
             return None;
         }
-        let lane = self.f.push(b, Ty::I32, Op::LaneId);
-        let tid = self.f.push(b, Ty::I32, Op::Csr(csr::TID));
-        let sgl = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, lane, tid));
+        let sgl = self.sub_group_builtin(B::SubgroupLocalInvocationId)?;
         let one = self.ci32(1);
         let eq = self.f.push(b, Ty::I32, Op::Bin(BinOp::Shl, one, sgl));
         let lt = self.f.push(b, Ty::I32, Op::Bin(BinOp::Sub, eq, one));
