@@ -1,8 +1,10 @@
 //! The translator (`src/emulator/jit/`) against the interpreter: random straight-line programs
 //! of the operations it has templates for, mixed with operations it calls handlers for
 //! (divisions, `vsetvli` to a shorter `vl`, CSR reads and writes, masked forms), run with
-//! and without it on full and partial warps; every scalar and vector register and the
-//! statistics must be equal. (Every other emulator test also runs both ways: `exec_ok`.)
+//! and without it on full and partial warps, a quarter of them behind a `regext`/`regexti`
+//! prefix (the registers above 31: a prefix and its extended variant are two entries of one
+//! translated run); every scalar and vector register (the high ones the prefixes reach too)
+//! and the statistics must be equal. (Every other emulator test also runs both ways: `exec_ok`.)
 
 mod common;
 use common::*;
@@ -21,6 +23,12 @@ fn imm(r: &mut Rng) -> i32 {
 const XS: [&str; 12] = ["t1", "t4", "t5", "t6", "a1", "a2", "a3", "a4", "s2", "s3", "s4", "x0"];
 /// Vector registers (not v0, v1 = lane id, v30 = `store_lanes`).
 const VS: [&str; 8] = ["v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"];
+
+/// A `regext` payload adding 32 to a random non-empty choice of rd, rs1 and rs2.
+fn prefix(r: &mut Rng) -> u64 {
+    let bits = 1 + r.next() % 7;
+    (bits & 1) | (((bits >> 1) & 1) << 3) | (((bits >> 2) & 1) << 6)
+}
 
 fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
@@ -53,7 +61,8 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
-        let line = match r.next() % 19 {
+        let kind = r.next() % 19;
+        let line = match kind {
             0 | 1 => format!("{} {x1}, {x2}, {x3}", r.pick(&rr)),
             2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), imm(&mut r)),
             3 => format!("{} {x1}, {x2}, {}", r.pick(&sh), r.next() % 32),
@@ -146,6 +155,28 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
             },
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),
         };
+        // A quarter of the lines behind a prefix: rd, rs1 and rs2 (the registers above 31 the
+        // results below read back), now and then a `regexti` (rd and rs2, the high immediate
+        // bits of a `.vi` form).
+        // Memory accesses keep their address registers: only a load's destination (none of
+        // the `auipc` that computes an address) moves up; CSR accesses their sources.
+        let memory = kind == 16 || kind == 17;
+        let line = match r.next() % 16 {
+            0..=2 if memory && (line.starts_with("lw") || line.starts_with("vlw12")) => {
+                format!("regext zero, zero, 1\n    {line}")
+            }
+            _ if memory => line,
+            // A CSR instruction with a source other than x0 writes the CSR (rd only).
+            0..=2 if kind == 6 || kind == 14 => format!("regext zero, zero, 1\n    {line}"),
+            0..=2 => format!("regext zero, zero, {}\n    {line}", prefix(&mut r)),
+            3 => {
+                format!(
+                    "regexti zero, zero, {}\n    {line}",
+                    (r.next() % 2) | ((r.next() % 2) << 3) | ((r.next() % 4) << 6)
+                )
+            }
+            _ => line,
+        };
         // Now and then the line is a loop's body (the translator runs a loop inside one call
         // while the turn allows) or skipped by a forward branch.
         let line = match r.next() % 10 {
@@ -168,6 +199,19 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     }
     for (k, v) in VS.iter().enumerate() {
         s += &store_lanes(v[1..].parse().unwrap(), k as u32, 64);
+    }
+    // The registers 32 above them: copied down (`mv x, x+32`, `vmv.v.v v, v+32`), then stored.
+    s += "    li t3, 0\n";
+    for x in XS.iter().filter(|&&x| x != "x0") {
+        s += &format!("    regext zero, zero, 8\n    add {x}, {x}, t3\n");
+    }
+    s += &format!("    li t3, {}\n", OUT + 4 * 25 * 256);
+    for (k, x) in XS.iter().enumerate() {
+        s += &format!("    sw {x}, {}(t3)\n", 4 * k);
+    }
+    for (k, v) in VS.iter().enumerate() {
+        s += &format!("    regext zero, zero, 8\n    vmv.v.v {v}, {v}\n");
+        s += &store_lanes(v[1..].parse().unwrap(), 17 + k as u32, 64);
     }
     s += "    endprg x0, x0, x0\n";
     s
@@ -208,7 +252,7 @@ fn compare(seed: u64, setup: Setup) {
 #[test]
 fn random_straight_line_code_runs_the_same_translated() {
     for seed in 0..150 {
-        compare(seed, Setup { numt: 32, out_words: 17 * 256, ..Setup::default() });
+        compare(seed, Setup { numt: 32, out_words: 26 * 256, ..Setup::default() });
     }
 }
 
@@ -216,7 +260,7 @@ fn random_straight_line_code_runs_the_same_translated() {
 fn random_straight_line_code_runs_the_same_translated_on_partial_warps() {
     for seed in 1000..1060 {
         let numt = [20, 31, 1, 8][seed as usize % 4];
-        compare(seed, Setup { numt, warps: 2, out_words: 17 * 256, ..Setup::default() });
+        compare(seed, Setup { numt, warps: 2, out_words: 26 * 256, ..Setup::default() });
     }
 }
 
@@ -225,7 +269,10 @@ fn the_generator_makes_programs_the_translator_changes() {
     // Guard against a generator that only produces handler calls: a program of templates must
     // run measurably differently (fewer host calls is invisible, so check the code it made).
     let src: String = (0..10).map(|seed| program(seed, 60, [0x9200_0000, 0x9300_0000])).collect();
-    for op in ["vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec", "bnez s7", "S1"] {
+    for op in [
+        "vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec", "bnez s7", "S1", "regext",
+        "regexti",
+    ] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }
 }

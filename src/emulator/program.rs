@@ -45,8 +45,10 @@ pub struct Decoded {
     /// The straight-line run that starts here ([`Program::runs`]): how many entries from this
     /// one on (this one included, at most [`MAX_RUN`]) are plain — an operation that is not
     /// shared ([`Sharing::Shared`]), not a host call, and continues at the next word without
-    /// changing the warp's mask (no jump, branch, SIMT, prefix, barrier or system
-    /// instruction). 0: this entry is not plain. Extended variants always have 0.
+    /// changing the warp's mask (no jump, branch, SIMT, barrier or system instruction) — or a
+    /// prefix whose extended variant is plain ([`paired`]): in a run, the entry after such a
+    /// prefix stands for that variant (what the warp runs there), so the run goes on after it.
+    /// 0: this entry is not plain. Extended variants always have 0.
     pub run: u16,
 }
 
@@ -99,6 +101,15 @@ fn plain(d: &Decoded) -> bool {
     d.sharing != Sharing::Shared && straight(d)
 }
 
+/// The extended variant a prefix `d` selects, when it is plain and no prefix itself: then the
+/// prefix and its variant are two entries of a straight-line run ([`Decoded::run`]).
+pub(super) fn paired<'e>(d: &Decoded, ext: &'e [Decoded]) -> Option<&'e Decoded> {
+    if !matches!(d.op, Some(Op::Regext | Op::Regexti)) || d.host_call != 0 {
+        return None;
+    }
+    ext.get(d.next_ext as usize).filter(|v| plain(v))
+}
+
 /// Whether `d` is an operation that continues at the next word without changing the warp's
 /// mask: not a host call, no jump, branch, SIMT, prefix, barrier or system instruction
 /// ([`Decoded::run`]'s condition, sharing aside).
@@ -114,9 +125,12 @@ pub(super) fn straight(d: &Decoded) -> bool {
 /// How an instruction relates to other warps and the host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sharing {
-    /// It changes only its own warp's registers, pc, CSRs and SIMT stack.
+    /// It changes only its own warp's registers, pc, CSRs and SIMT stack, or its lanes' words of
+    /// private memory (`vlw.v`/`vsw.v` and the narrower forms: each lane's words are its own,
+    /// [`super::exec`]'s `private_addr`, so no other warp can observe or change them).
     Private,
-    /// It accesses memory (loads too: their values depend on other warps' stores), is an
+    /// It accesses global or local memory (loads too: their values depend on other warps'
+    /// stores), is an
     /// atomic, a fence, a barrier or `endprg` (in a text with a barrier: see [`Program::new`]),
     /// writes `CSR_PRINT`, reads a per-lane CSR (from
     /// the metadata buffer), is a host call that does more than change registers
@@ -146,8 +160,6 @@ fn sharing(op: Op, imm: i32) -> Sharing {
         | Fmt::VLoad
         | Fmt::VLoadStride
         | Fmt::VLoadIndex
-        | Fmt::PLoad
-        | Fmt::PStore
         | Fmt::VLoad12
         | Fmt::VStore12 => true,
         _ => false,
@@ -381,7 +393,7 @@ impl Program {
                 d.sharing = Sharing::Private;
             }
         }
-        Self::runs(&mut ops);
+        Self::runs(&mut ops, &ext);
         let pages = Self::pages_of(&segments);
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -561,6 +573,10 @@ impl Program {
         }
         self.ops.get((off >> 2) as usize)
     }
+    /// The extended variants created for prefixes ([`Decoded::next_ext`] indexes them).
+    pub(super) fn ext(&self) -> &[Decoded] {
+        &self.ext
+    }
     /// An extended variant created for a prefix.
     #[inline(always)]
     pub fn extended(&self, idx: u32) -> &Decoded {
@@ -586,31 +602,24 @@ impl Program {
             _ => Sharing::Shared,
         };
         *d = Decoded { op: None, host_call: id, sharing, ..illegal(d.word) };
-        Self::end_run_at(&mut self.ops, (off >> 2) as usize);
+        // Entry `at` is no longer plain: the runs that reached it end there.
+        Self::runs(&mut self.ops, &self.ext);
         true
     }
 
-    /// Entry `at` became non-plain: it has no run, and the runs of the entries before it that
-    /// reached it end there (at most [`MAX_RUN`] of them change).
-    fn end_run_at(ops: &mut [Decoded], at: usize) {
-        ops[at].run = 0;
-        let mut after = 0u16;
-        for d in ops[..at].iter_mut().rev() {
-            let run = if d.run == 0 { 0 } else { (after + 1).min(MAX_RUN) };
-            if run == d.run {
-                break; // unchanged here, so unchanged before
-            }
-            d.run = run;
-            after = run;
-        }
-    }
-
-    /// Sets every entry's [`Decoded::run`] (from the last entry backwards).
-    fn runs(ops: &mut [Decoded]) {
-        let mut after = 0u16;
-        for d in ops.iter_mut().rev() {
-            after = if plain(d) { (after + 1).min(MAX_RUN) } else { 0 };
-            d.run = after;
+    /// Sets every entry's [`Decoded::run`] (from the last entry backwards): a plain entry's run
+    /// goes on with the next entry's, a [`paired`] prefix's with the run after its variant.
+    fn runs(ops: &mut [Decoded], ext: &[Decoded]) {
+        for i in (0..ops.len()).rev() {
+            let after = |k: usize| ops.get(k).map_or(0, |d| d.run);
+            let run = if plain(&ops[i]) {
+                after(i + 1) + 1
+            } else if paired(&ops[i], ext).is_some() && i + 1 < ops.len() {
+                after(i + 2) + 2
+            } else {
+                0
+            };
+            ops[i].run = run.min(MAX_RUN);
         }
     }
     /// The host call of a [`Decoded::host_call`] marker.
@@ -849,7 +858,7 @@ mod tests {
         assert_eq!(runs(&p), want);
         // The same as computing them afresh.
         let mut fresh = p.ops().to_vec();
-        Program::runs(&mut fresh);
+        Program::runs(&mut fresh, &p.ext);
         assert_eq!(fresh.iter().map(|d| d.run).collect::<Vec<_>>(), want);
     }
     #[test]

@@ -138,7 +138,9 @@ fn turn_table(
                     // the turn's first instruction; its handlers are the AVX2 ones, and
                     // `ctx.jit` is only set when the host has the features
                     // (`RunOptions::translated`).
-                    let r = unsafe { f(w, &ctx.exec, out, ctx.prog.ops().as_ptr(), most - executed) };
+                    let r = unsafe {
+                        f(w, &ctx.exec, out, ctx.prog.ops().as_ptr(), most - executed, ctx.prog.ext().as_ptr())
+                    };
                     let n = r & jit::EXECUTED;
                     executed += n;
                     lanes += n * u64::from(w.mask.count_ones());
@@ -155,7 +157,8 @@ fn turn_table(
                 w.ext = NO_EXT;
                 if d.run > 1 {
                     // SAFETY: `d` is a plain entry of the program's text (a run is never an
-                    // extended variant: those have `run == 0`), followed by `d.run - 1` more.
+                    // extended variant: those have `run == 0`), followed by `d.run - 1` more;
+                    // `w.ext` was just cleared.
                     let (n, stop) = unsafe { run(w, d, ctx, table, most - executed, out) };
                     executed += n;
                     lanes += n * u64::from(w.mask.count_ones());
@@ -259,11 +262,12 @@ pub unsafe fn pass_fast_avx2(p: Pass, ctx: &TurnCtx, out: &mut Result<Flow, Trap
 /// may store to (so it runs in its round-robin place) and after an entry whose handler ends
 /// the turn (`false`, its outcome in `out`; the pc then is that entry's). Returns the
 /// entries executed (≥ 1) and, when the turn ends, the pc of the entry that ended it. Run
-/// entries keep the mask, so the caller counts lanes for all of them at once.
+/// entries keep the mask, so the caller counts lanes for all of them at once. After a
+/// prefix the warp runs the extended variant it selected (`w.ext`), as the turn loop would.
 ///
 /// # Safety
 /// `d` is an entry of the program's plain text (`ctx.prog.ops()`), with `d.run` entries
-/// from it on, and the table's handlers are runnable on this host.
+/// from it on, `w.ext` is clear, and the table's handlers are runnable on this host.
 #[inline(always)]
 unsafe fn run(
     w: &mut Warp,
@@ -277,10 +281,13 @@ unsafe fn run(
     let first: *const Decoded = d;
     for k in 0..n {
         // SAFETY: `k < d.run`: the run's entries are consecutive in the text array.
-        let e = unsafe { &*first.add(k as usize) };
+        let plain = unsafe { &*first.add(k as usize) };
+        // After a prefix (the run's previous entry): its variant.
+        let e = if w.ext == NO_EXT { plain } else { ctx.prog.extended(w.ext) };
         if k > 0 && e.sharing == Sharing::ScalarLoad && !private(w, e, ctx) {
             return (k, None);
         }
+        w.ext = NO_EXT;
         let pc = w.pc;
         // SAFETY: `e`'s handler; the caller chose a table the host can run.
         if !unsafe { handlers::handler(table, e)(w, e, ctx, out) } {

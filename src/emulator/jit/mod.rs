@@ -44,6 +44,20 @@
 //!   the result then counts every iteration, and a turn-ending entry's position is given
 //!   separately ([`STOP_AT_SHIFT`]) since its pc no longer follows from the count.
 //!
+//! * A `regext`/`regexti` prefix whose extended variant is plain ([`paired`]) and that variant
+//!   are two entries of a run: the prefix compiles to nothing (its pc is passed), the variant
+//!   with its extended registers (its [`Decoded`] is in the program's extended variants, the
+//!   function's last argument). A function that ends on a prefix (a run split at
+//!   [`MAX_RUN`]) runs the prefix's handler, which selects the variant for the turn loop; a
+//!   variant scalar load that may not run yet leaves the warp with its prefix's selection
+//!   (`w.ext`), exactly as the interpreter would. A prefix selecting a private scalar branch
+//!   may end a function like the branch itself.
+//! * Compiled code clears the upper halves of the vector registers (`vzeroupper`) before every
+//!   call and before it returns: what it calls and returns to reaches code compiled without
+//!   AVX (the host calls' arithmetic, `hostcall::run_registers_only`), where dirty upper halves
+//!   cost every SSE instruction a merge (on the development host: a kernel of native double
+//!   calls ran 1.8× slower, the memory-streaming bench 7×).
+//!
 //! Translation happens once per program ([`Program::jit`]) when a launch first needs it, after
 //! any host calls are installed (installing one ends the runs through it, and a program with new
 //! host calls starts without a translation). Compiled code refers to the program's entries
@@ -58,7 +72,7 @@ mod templates;
 use super::exec::handlers::{self, Handler};
 use super::exec::{Ctx, Flow};
 use super::fault::Trap;
-use super::program::{straight, Decoded, Program, Sharing, MAX_RUN};
+use super::program::{paired, straight, Decoded, Program, Sharing, MAX_RUN};
 use super::warp::Warp;
 use crate::isa::regs::csr;
 use crate::isa::{Fmt, Op};
@@ -66,9 +80,17 @@ use dynasmrt::x64::Assembler;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
 use templates::*;
 
-/// A compiled run (see the module documentation): `(warp, ctx, out, ops)` → `n | stopped << 32`
-/// (0: never returned; every call runs at least its first entry).
-pub type RunFn = unsafe extern "sysv64" fn(*mut Warp, *const Ctx, *mut Result<Flow, Trap>, *const Decoded, u64) -> u64;
+/// A compiled run (see the module documentation): `(warp, ctx, out, ops, budget, ext)` →
+/// `n | stopped << 32` (0: never returned; every call runs at least its first entry); `ops` and
+/// `ext` are the program's plain entries and extended variants ([`Program::ext`]).
+pub type RunFn = unsafe extern "sysv64" fn(
+    *mut Warp,
+    *const Ctx,
+    *mut Result<Flow, Trap>,
+    *const Decoded,
+    u64,
+    *const Decoded,
+) -> u64;
 
 /// In a compiled function's result: the entries executed (see [`RunFn`]).
 pub const EXECUTED: u64 = 0xffff_ffff;
@@ -151,6 +173,53 @@ pub(super) enum B {
     V(u8),
     X(u8),
     Imm(u32),
+}
+
+/// Where a compiled entry's [`Decoded`] lives: the program's plain text or its extended
+/// variants (the entry after a [`paired`] prefix), at this byte offset.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Src {
+    Plain(i32),
+    Ext(i32),
+}
+
+/// The entries a function compiled from entry `i` runs, `len` of them from `i` on (fewer when
+/// the text ends): after a [`paired`] prefix, its variant; then, when the next entry is a
+/// private scalar branch or `jal` — or a prefix selecting one — that too (see [`emit_run`]).
+/// Also whether the turn is over after them ([`TURN_OVER`]: the next entry is shared or past
+/// the text).
+fn function_entries(ops: &[Decoded], ext: &[Decoded], i: usize, len: usize) -> (Vec<(Decoded, Src)>, u64) {
+    let at = |k: usize| (ops[k], Src::Plain((k * ENTRY) as i32));
+    let variant = |d: &Decoded| (ext[d.next_ext as usize], Src::Ext((d.next_ext as usize * ENTRY) as i32));
+    let mut out: Vec<(Decoded, Src)> = Vec::with_capacity(len + 2);
+    let mut k = i;
+    while out.len() < len && k < ops.len() {
+        let after_prefix =
+            out.last().and_then(|(d, src)| matches!(src, Src::Plain(_)).then(|| paired(d, ext)).flatten());
+        out.push(if after_prefix.is_some() { variant(&out.last().unwrap().0) } else { at(k) });
+        k += 1;
+    }
+    // Ends with a paired prefix (a run split at `MAX_RUN`): its variant runs next.
+    let pending = out.last().filter(|(d, _)| paired(d, ext).is_some()).map(|(d, _)| variant(d));
+    let private_jump = |d: &Decoded| d.sharing == Sharing::Private && d.op.is_some_and(is_jump);
+    if pending.is_none() {
+        if let Some(t) = ops.get(k) {
+            if private_jump(t) {
+                out.push(at(k));
+                return (out, 0);
+            }
+            let selected = matches!(t.op, Some(Op::Regext | Op::Regexti)) && t.host_call == 0;
+            if selected && ext.get(t.next_ext as usize).is_some_and(private_jump) {
+                let v = variant(t);
+                out.push(at(k));
+                out.push(v);
+                return (out, 0);
+            }
+        }
+    }
+    let next = pending.map(|(d, _)| d).or_else(|| ops.get(k).copied());
+    let over = if next.is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
+    (out, over)
 }
 
 /// How one entry is translated.
@@ -403,14 +472,13 @@ impl Jit {
             }
             // A scalar branch or `jal` right after the run ends the function (a loop's body
             // and its branch back: one call per iteration, or per turn, see `emit_run`).
-            if ops.get(i + len).is_some_and(|t| t.sharing == Sharing::Private && t.op.is_some_and(is_jump)) {
-                len += 1;
-            }
+            let (run, over) = function_entries(ops, prog.ext(), i, len);
+            len = run.len();
             if len < 2 && !(head && inline_head(d)) {
                 continue;
             }
             let start = a.offset();
-            emit_run(&mut a, ops, i, len, prog.text_base().wrapping_add(4 * i as u32), flags_unread);
+            emit_run(&mut a, &run, over, prog.text_base().wrapping_add(4 * i as u32), flags_unread);
             let off = u32::try_from(start.0).ok()?.checked_add(1)?;
             entries[i] = Entry { off, len: len as u16, head };
         }
@@ -435,27 +503,37 @@ impl Jit {
     }
 }
 
-/// Emits the function for the run of `len` entries at `ops[i..]`, whose first pc is `pc0`.
+/// Emits the function for `entries` ([`function_entries`]), whose first pc is `pc0`; `over`:
+/// the turn is over after them ([`TURN_OVER`] or 0).
 ///
 /// Two copies of the run: one for a full vector state (vector templates), one for any other
 /// (vector entries call their handlers). The function enters the copy the state at entry
 /// asks for; after an entry that may change the state (`vset*`, a CSR write) it checks again
 /// and goes on in the copy that fits, at the next entry (both copies leave the warp the same
 /// at every entry boundary after a call: registers in memory, pc current).
-fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, flags_unread: bool) {
-    let run = &ops[i..i + len];
-    // The entry after the run: when it is shared (or there is none), the turn ends there
-    // (after a jump, the next entry is the target's).
-    let jumps = run[len - 1].op.is_some_and(is_jump);
-    let over = if !jumps && ops.get(i + len).is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
-    let full: Vec<Plan> = run.iter().map(|d| plan(d, true, flags_unread)).collect();
-    let partial: Vec<Plan> = run.iter().map(|d| plan(d, false, flags_unread)).collect();
+fn emit_run(a: &mut Assembler, entries: &[(Decoded, Src)], over: u64, pc0: u32, flags_unread: bool) {
+    let len = entries.len();
+    let run: Vec<Decoded> = entries.iter().map(|e| e.0).collect();
+    let srcs: Vec<Src> = entries.iter().map(|e| e.1).collect();
+    let run = &run[..];
+    // A prefix whose variant follows in the function does nothing more (the variant is
+    // compiled with its registers); one that ends the function selects it for the turn loop.
+    let planned = |full: bool| -> Vec<Plan> {
+        (0..len)
+            .map(|k| match srcs.get(k + 1) {
+                Some(Src::Ext(_)) => Plan::Nothing,
+                _ => plan(&run[k], full, flags_unread),
+            })
+            .collect()
+    };
+    let (full, partial) = (planned(true), planned(false));
     let exit = a.new_dynamic_label();
     let at_full: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
     let at_partial: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
     // rbx = warp, r12 = ctx, r13 = out, r14 = ops, r15 = vector register file, rbp = entries
-    // run by earlier iterations of a loop, [rsp] = the budget (entries the turn allows). Six
-    // pushes and the slot after the return address: rsp is 16-byte aligned at every call.
+    // run by earlier iterations of a loop, [rsp] = the budget (entries the turn allows),
+    // [rsp + 8] = the extended variants. Six pushes and three slots after the return address:
+    // rsp is 16-byte aligned at every call.
     dynasm!(a
         ; .arch x64
         ; push rbx
@@ -464,8 +542,9 @@ fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, 
         ; push r13
         ; push r14
         ; push r15
-        ; sub rsp, 8
+        ; sub rsp, 24
         ; mov [rsp], r8
+        ; mov [rsp + 8], r9
         ; xor ebp, ebp
         ; mov rbx, rdi
         ; mov r12, rsi
@@ -477,16 +556,20 @@ fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, 
     let copies = Copies { at_full: &at_full, at_partial: &at_partial, full: &full, partial: &partial };
     if full != partial {
         check_state(a, at_full[0], at_partial[0]);
-        emit_body(a, run, true, &copies, i, pc0, (exit, over), &mut stops);
+        emit_body(a, run, true, &copies, &srcs, pc0, (exit, over), &mut stops);
     }
     dynasm!(a ; .arch x64 ; =>at_partial[0]);
-    emit_body(a, run, false, &copies, i, pc0, (exit, over), &mut stops);
-    // Out of line: the ends before a scalar load that may not run (`n`) and after an entry that
-    // ended the turn (`n | 1 << 32`).
-    for (label, value) in stops {
+    emit_body(a, run, false, &copies, &srcs, pc0, (exit, over), &mut stops);
+    // Out of line: the ends before a scalar load that may not run (`n`; the prefix before an
+    // extended one selects it for the turn loop) and after an entry that ended the turn
+    // (`n | 1 << 32`).
+    for (label, value, selects) in stops {
+        dynasm!(a ; .arch x64 ; =>label);
+        if let Some(Src::Ext(off)) = selects {
+            dynasm!(a ; .arch x64 ; mov DWORD [rbx + EXT], off / ENTRY as i32);
+        }
         dynasm!(a
             ; .arch x64
-            ; =>label
             ; mov rax, QWORD value as i64
             ; jmp =>exit
         );
@@ -496,13 +579,14 @@ fn emit_run(a: &mut Assembler, ops: &[Decoded], i: usize, len: usize, pc0: u32, 
         ; .arch x64
         ; =>exit
         ; add rax, rbp
-        ; add rsp, 8
+        ; add rsp, 24
         ; pop r15
         ; pop r14
         ; pop r13
         ; pop r12
         ; pop rbp
         ; pop rbx
+        ; vzeroupper
         ; ret
     );
 }
@@ -538,10 +622,10 @@ fn emit_body(
     run: &[Decoded],
     full: bool,
     c: &Copies,
-    i: usize,
+    srcs: &[Src],
     pc0: u32,
     (exit, over): (DynamicLabel, u64),
-    stops: &mut Vec<(DynamicLabel, u64)>,
+    stops: &mut Vec<(DynamicLabel, u64, Option<Src>)>,
 ) {
     let (labels, plans) = if full { (c.at_full, c.full) } else { (c.at_partial, c.partial) };
     // Whether the warp's pc in memory is behind (templates do not advance it).
@@ -613,7 +697,7 @@ fn emit_body(
                 if let Plan::DivPow2(op) = *p {
                     div_pow2(a, d, op, done);
                 }
-                let entry = ((i + k) * ENTRY) as i32;
+                let entry = srcs[k];
                 if *p == Plan::LoadWord {
                     // A word of a remembered read-only block inline; else the general path.
                     let slow = a.new_dynamic_label();
@@ -626,14 +710,14 @@ fn emit_body(
                 if k > 0 && d.sharing == Sharing::ScalarLoad {
                     let before = a.new_dynamic_label();
                     // That load may not run now: the turn is over before it.
-                    stops.push((before, k as u64 | TURN_OVER));
+                    stops.push((before, k as u64 | TURN_OVER, Some(entry)));
                     let f = scalar_load_private as unsafe extern "sysv64" fn(&Warp, &Decoded, &Ctx) -> bool;
                     call(a, f as usize, entry, false);
                     dynasm!(a ; .arch x64 ; jz =>before);
                 }
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 let ended = a.new_dynamic_label();
-                stops.push((ended, STOPPED | (k as u64) << STOP_AT_SHIFT | (k as u64 + 1)));
+                stops.push((ended, STOPPED | (k as u64) << STOP_AT_SHIFT | (k as u64 + 1), None));
                 call(a, h as usize, entry, true);
                 dynasm!(a ; .arch x64 ; jz =>ended);
                 dynasm!(a ; .arch x64 ; =>done);
@@ -665,13 +749,20 @@ fn emit_body(
     );
 }
 
-/// Calls `f(warp, &ops[entry / ENTRY], ctx[, out])` and tests its `bool` result (the caller
-/// jumps on the flags).
-fn call(a: &mut Assembler, f: usize, entry: i32, with_out: bool) {
+/// Calls `f(warp, entry, ctx[, out])` (the entry's [`Decoded`] in the plain text or the
+/// extended variants) and tests its `bool` result (the caller jumps on the flags).
+fn call(a: &mut Assembler, f: usize, entry: Src, with_out: bool) {
+    match entry {
+        Src::Plain(off) => dynasm!(a ; .arch x64 ; lea rsi, [r14 + off]),
+        Src::Ext(off) => dynasm!(a
+            ; .arch x64
+            ; mov rsi, [rsp + 8]
+            ; add rsi, off
+        ),
+    }
     dynasm!(a
         ; .arch x64
         ; mov rdi, rbx
-        ; lea rsi, [r14 + entry]
         ; mov rdx, r12
     );
     if with_out {
@@ -680,6 +771,7 @@ fn call(a: &mut Assembler, f: usize, entry: i32, with_out: bool) {
     dynasm!(a
         ; .arch x64
         ; mov rax, QWORD f as i64
+        ; vzeroupper
         ; call rax
         ; test al, al
     );

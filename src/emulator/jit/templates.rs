@@ -56,6 +56,7 @@ pub(super) const VTYPE: i32 = CSR + offset_of!(Csrs, vtype) as i32;
 pub(super) const NUMT: i32 = CSR + offset_of!(Csrs, numt) as i32;
 pub(super) const MSTATUS: i32 = CSR + offset_of!(Csrs, mstatus) as i32;
 pub(super) const MTVEC: i32 = CSR + offset_of!(Csrs, mtvec) as i32;
+pub(super) const EXT: i32 = offset_of!(Warp, ext) as i32;
 pub(super) const ENTRY: usize = size_of::<Decoded>();
 
 pub(super) fn x(r: u8) -> i32 {
