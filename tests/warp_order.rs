@@ -249,6 +249,48 @@ fn read_only_blocks_can_be_loaded_but_not_stored_to() {
     mem.write(ro.base() + 4, &[1, 2, 3, 4]).unwrap();
 }
 
+#[test]
+fn a_warps_own_stack_accesses_run_ahead_only_when_the_launch_knows_the_stacks() {
+    // Warp 0 spins, then stores 7 at the bottom of its uniform stack (LDS + 0) and reads it
+    // back; warp 1 loads that word at once (its 4th instruction after the prologue, long
+    // before warp 0's store in round-robin order) and records what it saw. A scalar access in
+    // the warp's own stack is private when the launch knows the stacks (`LdsMap::warp_stack`,
+    // from the kernel's resource record): warp 0 runs ahead through its store in its first
+    // turn, and warp 1 — which reads another warp's stack, something compiled code never
+    // does — sees it. Unknown stacks keep the store in its round-robin place: warp 1 sees 0.
+    let src = format!(
+        "
+    csrr t1, wid
+    csrr t2, lds
+    bnez t1, OTHER
+    {d}
+    li t3, 7
+    sw t3, 0(t2)
+    lw t4, 0(t2)
+    sw t4, 4(a0)
+    endprg
+OTHER:
+    lw t3, 0(t2)
+    sw t3, 0(a0)
+    endprg
+",
+        d = delay("a", 30, 0)
+    );
+    let (prog, _) = build(&src);
+    let s = Setup { warps: 2, ..Setup::default() };
+    for (stack, seen) in [(64, 7), (0, 0)] {
+        for threads in [1, 2] {
+            let mem = DeviceMemory::new();
+            mem.map(OUT, 4096).unwrap();
+            mem.map(0x9100_0000, 0x1000 * s.warps * s.numt).unwrap();
+            let mut p = params(&s);
+            p.lds_map = ventus_icd::emulator::LdsMap::WHOLE.with_warp_stack(stack);
+            run(&mem, &prog, &p, &RunOptions { threads, ..RunOptions::default() }).unwrap();
+            assert_eq!(read_out(&mem, 2), vec![seen, 7], "warp stacks of {stack} bytes, {threads} thread(s)");
+        }
+    }
+}
+
 /// `n` straight-line instructions (no jumps, no memory): scalar and vector arithmetic.
 fn straight(n: usize) -> String {
     (0..n).map(|k| if k % 2 == 0 { "    addi t2, t2, 1\n" } else { "    vadd.vi v1, v1, 1\n" }).collect()

@@ -148,7 +148,8 @@ fn stage_and_run(
         // window stays mapped (the kernel's real layout is unknown).
         let bottom = lds_bottom(&l.resources.unwrap_or_default());
         let lds_map = match l.resources {
-            Some(_) => LdsMap::new(warps as u64 * bottom.0 as u64 + bottom.1 as u64, packed.local_floor),
+            Some(_) => LdsMap::new(warps as u64 * bottom.0 as u64 + bottom.1 as u64, packed.local_floor)
+                .with_warp_stack(bottom.0),
             None => LdsMap::WHOLE,
         };
         let mut extents = exact_extents(l, packed, warps, bottom, private_base);

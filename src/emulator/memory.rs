@@ -43,12 +43,16 @@ use std::sync::Arc;
 pub struct LdsMap {
     pub low_end: u32,
     pub high_start: u32,
+    /// Bytes of each warp's uniform stack at the bottom of the window (`sp = LDS + wid ×
+    /// warp_stack`, crt0's), when the launch knows them from the kernel's resource record; 0:
+    /// unknown ([`MemView::in_warp_stack`]).
+    pub warp_stack: u32,
 }
 
 impl LdsMap {
     const END: u32 = abi::LDS_BASE + abi::LDS_SIZE;
     /// The whole window (launch images, whose `__local` extents are not recorded).
-    pub const WHOLE: LdsMap = LdsMap { low_end: Self::END, high_start: Self::END };
+    pub const WHOLE: LdsMap = LdsMap { low_end: Self::END, high_start: Self::END, warp_stack: 0 };
 
     /// The pages holding `low_bytes` from the bottom of the window and everything from
     /// `high_start` (rounded down to a page) to its top.
@@ -56,7 +60,12 @@ impl LdsMap {
         let page = abi::PAGE_SIZE as u64;
         let low_end = (abi::LDS_BASE as u64 + low_bytes.next_multiple_of(page)).min(Self::END as u64) as u32;
         let high_start = (high_start & !(abi::PAGE_SIZE - 1)).clamp(abi::LDS_BASE, Self::END);
-        LdsMap { low_end, high_start }
+        LdsMap { low_end, high_start, warp_stack: 0 }
+    }
+
+    /// The same map, with each warp's uniform stack `bytes` long ([`LdsMap::warp_stack`]).
+    pub fn with_warp_stack(self, bytes: u32) -> LdsMap {
+        LdsMap { warp_stack: bytes, ..self }
     }
 
     #[inline(always)]
@@ -307,6 +316,17 @@ impl<'a> MemView<'a> {
     /// True when no kernel store can change the word at `addr`: it lies in a read-only block
     /// ([`DeviceMemory::alloc_read_only`]) or a read-only page of the program window. A load
     /// from there returns the same value whichever warps ran before it.
+    /// Whether a scalar access of at most 4 bytes at `addr` stays inside the uniform stack of
+    /// the warp with `CSR_LDS` = `lds` and `CSR_WID` = `wid` ([`LdsMap::warp_stack`]): words
+    /// no other warp addresses (the compiler keeps spills and uniform temporaries there; a
+    /// kernel's `__local` data starts after every warp's stack). Always `false` when the launch
+    /// does not know the stacks.
+    #[inline(always)]
+    pub fn in_warp_stack(&self, lds: u32, wid: u32, addr: u32) -> bool {
+        let bytes = self.lds_map.warp_stack;
+        bytes >= 4 && addr.wrapping_sub(lds.wrapping_add(wid.wrapping_mul(bytes))) <= bytes - 4
+    }
+
     #[inline(always)]
     pub fn is_read_only(&self, addr: u32) -> bool {
         // The blocks the latest answers found first: a kernel's scalar loads alternate between

@@ -138,20 +138,33 @@ pub enum Sharing {
     Shared,
     /// A scalar load: shared, unless its address is one no kernel store can change
     /// ([`super::memory::MemView::is_read_only`]: the argument and metadata buffers,
-    /// read-only program data).
+    /// read-only program data) or in the warp's own uniform stack
+    /// ([`super::memory::MemView::in_warp_stack`]).
     ScalarLoad,
+    /// A scalar store: shared, unless its address is in the warp's own uniform stack (spills
+    /// and uniform temporaries of compiled code, `sw …(sp)`).
+    ScalarStore,
+}
+
+impl Sharing {
+    /// Whether [`super::exec`]'s `private` decides from the address (a scalar load or store),
+    /// so that a straight-line run checks the entry before running it.
+    #[inline(always)]
+    pub fn by_address(self) -> bool {
+        matches!(self, Sharing::ScalarLoad | Sharing::ScalarStore)
+    }
 }
 
 /// [`Decoded::sharing`] of an instruction.
 fn sharing(op: Op, imm: i32) -> Sharing {
     let shared = match op.desc().fmt {
         Fmt::Load => return Sharing::ScalarLoad,
+        Fmt::Store => return Sharing::ScalarStore,
         Fmt::Csr | Fmt::CsrI => {
             let num = imm as u16;
             num == csr::PRINT || (csr::GL_ID_X..=csr::LC_ID_Z).contains(&num)
         }
-        Fmt::Store
-        | Fmt::Lr
+        Fmt::Lr
         | Fmt::Amo
         | Fmt::Fence
         | Fmt::Bare

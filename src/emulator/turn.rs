@@ -1,7 +1,7 @@
 //! One warp's turn: the instructions a warp runs before the work-group runner
 //! ([`super::workgroup`]) moves on to the next warp. A turn runs one instruction, then — when
 //! allowed more than one — the warp's following instructions up to (not including) the next one
-//! that is shared with other warps or the host ([`Sharing`]), or one that
+//! that is shared with other warps or the host ([`Sharing`](super::program::Sharing)), or one that
 //! changes the flow of the work-group (barrier, `endprg`, print, host call) or traps.
 //!
 //! This is the interpreter's hot loop. Untraced turns ([`turn_fast_avx2`],
@@ -23,7 +23,7 @@ use super::exec::{self, private, Ctx, Flow};
 use super::fault::Trap;
 #[cfg(target_arch = "x86_64")]
 use super::jit;
-use super::program::{Decoded, Sharing, NO_EXT};
+use super::program::{Decoded, NO_EXT};
 use super::trace::Tracer;
 use super::warp::Warp;
 use std::ops::Deref;
@@ -258,8 +258,8 @@ pub unsafe fn pass_fast_avx2(p: Pass, ctx: &TurnCtx, out: &mut Result<Flow, Trap
 }
 
 /// Runs the straight-line run that starts at `d` ([`Decoded::run`]), at most `most` (≥ 1)
-/// of its entries: stops before a scalar load after the first whose address other warps
-/// may store to (so it runs in its round-robin place) and after an entry whose handler ends
+/// of its entries: stops before a scalar load or store after the first whose address other
+/// warps may see or store to (so it runs in its round-robin place) and after an entry whose handler ends
 /// the turn (`false`, its outcome in `out`; the pc then is that entry's). Returns the
 /// entries executed (≥ 1) and, when the turn ends, the pc of the entry that ended it. Run
 /// entries keep the mask, so the caller counts lanes for all of them at once. After a
@@ -284,7 +284,7 @@ unsafe fn run(
         let plain = unsafe { &*first.add(k as usize) };
         // After a prefix (the run's previous entry): its variant.
         let e = if w.ext == NO_EXT { plain } else { ctx.prog.extended(w.ext) };
-        if k > 0 && e.sharing == Sharing::ScalarLoad && !private(w, e, ctx) {
+        if k > 0 && e.sharing.by_address() && !private(w, e, ctx) {
             return (k, None);
         }
         w.ext = NO_EXT;

@@ -53,14 +53,19 @@ pub struct Ctx<'a> {
     pub mem: &'a MemView<'a>,
 }
 
-/// `d` may run ahead of the other warps' turns: it is private, or a scalar load from memory no
-/// kernel store can change.
+/// `d` may run ahead of the other warps' turns: it is private, a scalar load from memory no
+/// kernel store can change, or a scalar load or store in the warp's own uniform stack.
 #[inline(always)]
 pub(crate) fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
+    let addr = || w.x[d.rs1 as usize].wrapping_add(d.imm as u32);
     match d.sharing {
         Sharing::Private => true,
         Sharing::Shared => false,
-        Sharing::ScalarLoad => ctx.mem.is_read_only(w.x[d.rs1 as usize].wrapping_add(d.imm as u32)),
+        Sharing::ScalarLoad => {
+            let a = addr();
+            ctx.mem.is_read_only(a) || ctx.mem.in_warp_stack(w.csr.lds, w.csr.wid, a)
+        }
+        Sharing::ScalarStore => ctx.mem.in_warp_stack(w.csr.lds, w.csr.wid, addr()),
     }
 }
 

@@ -11,9 +11,9 @@
 //!   (≥ 1) in the low 32 bits, bit 32 set when the last of them ended the turn (its outcome
 //!   then is in `out`, and the warp's pc is that entry's, as the handler left it), and
 //!   [`TURN_OVER`] when the next entry may not run in this turn (it is shared, or past the
-//!   text) so the caller need not look at it. A scalar load after the first entry whose
-//!   address other warps may store to ([`super::turn`]'s `private`) is not run: the result is
-//!   the entries before it, with the warp's pc at it, and [`TURN_OVER`].
+//!   text) so the caller need not look at it. A scalar load or store after the first entry
+//!   whose address other warps may see or store to ([`super::turn`]'s `private`) is not run:
+//!   the result is the entries before it, with the warp's pc at it, and [`TURN_OVER`].
 //! * Entries with a template ([`templates`], listed below) run as host instructions on the
 //!   warp's registers in memory (no host register holds an emulated one across entries, so a
 //!   later entry's fault sees the registers exactly as the interpreter would leave them); every
@@ -707,7 +707,7 @@ fn emit_body(
                 if stale {
                     dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
                 }
-                if k > 0 && d.sharing == Sharing::ScalarLoad {
+                if k > 0 && d.sharing.by_address() {
                     let before = a.new_dynamic_label();
                     // That load may not run now: the turn is over before it.
                     stops.push((before, k as u64 | TURN_OVER, Some(entry)));
