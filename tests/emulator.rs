@@ -1494,3 +1494,55 @@ fn local_memory_starts_zero_in_every_launch_whatever_the_previous_map() {
     o.result.unwrap();
     assert!(o.out[..32].iter().all(|&x| x == 0xdead), "{:x?}", &o.out[..32]);
 }
+
+#[test]
+fn a_native_double_primitive_writes_only_the_active_lanes() {
+    // v26/v27 = a = 1.0 + 5 ulp, v28/v29 = b = 2.0 on every lane; lanes below 12 call F, whose
+    // entry is the native `__vt_f64_add` (HostCall::F64): they get a + b in v26/v27, the other
+    // lanes (inactive during the call) keep a. Then every lane stores v26 and v27.
+    let src = format!(
+        "
+    li t0, 5
+    vmv.v.x v26, t0
+    lui t0, 0x3ff00
+    vmv.v.x v27, t0
+    vmv.v.x v28, zero
+    lui t0, 0x40000
+    vmv.v.x v29, t0
+    li t0, 12
+    vmv.v.x v3, t0
+    la t1, J1
+    setrpc zero, t1, 0
+    vblt v1, v3, T1
+    j J1
+T1:
+    jal F
+J1:
+    join
+{}{}
+    endprg
+F:
+    ret
+",
+        store_lanes(26, 0, 32),
+        store_lanes(27, 1, 32)
+    );
+    let (mut prog, labels) = build(&src);
+    use ventus_icd::emulator::hostcall::{F64Op, HostCall};
+    assert!(prog.install_host_call(labels["F"], HostCall::F64(F64Op::Add)));
+    let s = Setup { out_words: 512, ..Setup::default() };
+    for no_jit in [false, true] {
+        let mem = ventus_icd::emulator::DeviceMemory::new();
+        mem.map(OUT, 4 * 512).unwrap();
+        mem.map(0x9100_0000, 0x1000 * s.warps * s.numt).unwrap();
+        run(&mem, &prog, &params(&s), &RunOptions { no_jit, ..RunOptions::default() }).unwrap();
+        let out = read_out(&mem, 512);
+        let a = f64::from_bits(0x3ff0_0000_0000_0005);
+        let sum = (a + 2.0).to_bits();
+        for l in 0..32 {
+            let got = u64::from(out[l]) | u64::from(out[256 + l]) << 32;
+            let want = if l < 12 { sum } else { a.to_bits() };
+            assert_eq!(got, want, "lane {l} (translator {})", !no_jit);
+        }
+    }
+}

@@ -167,7 +167,10 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
     let done = match call {
         HostCall::F64Math(f) => per_lane(w, false, math(f), set_math_result),
         HostCall::F64MathUniform(f) => per_lane(w, true, math(f), set_math_result),
-        HostCall::F64(op) => per_lane(w, false, prim(op), set_f64_result),
+        HostCall::F64(op) => {
+            f64_lanes(w, op);
+            true
+        }
         HostCall::F64Uniform(op) => per_lane(w, true, prim(op), set_f64_result),
         HostCall::LegacyPrintf | HostCall::ImageOutside => false,
     };
@@ -175,6 +178,43 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
         w.pc = w.x[1];
     }
     done
+}
+
+/// [`HostCall::F64`]: primitive `op` on every active lane — what [`per_lane`] does with it (a
+/// primitive never declines), over whole registers: each operand's 32 lanes are read row by row,
+/// one loop per operation computes every lane (the compiler vectorises it; inactive lanes'
+/// results are dropped), and the active lanes get theirs. Bit for bit [`F64Op::eval`].
+fn f64_lanes(w: &mut Warp, op: F64Op) {
+    let lanes = w.vmask();
+    if lanes == 0 {
+        return;
+    }
+    let operand = |r: usize| -> [f64; MAX_LANES] {
+        let (lo, hi) = (&w.v[F64_ARGS + r], &w.v[F64_ARGS + r + 1]);
+        std::array::from_fn(|l| f64::from_bits(u64::from(lo[l]) | u64::from(hi[l]) << 32))
+    };
+    let (a, b) = (operand(0), operand(2));
+    let mut r = [0f64; MAX_LANES];
+    match op {
+        F64Op::Add => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] + b[l]),
+        F64Op::Sub => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] - b[l]),
+        F64Op::Mul => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] * b[l]),
+        F64Op::Div => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] / b[l]),
+        F64Op::Sqrt => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l].sqrt()),
+        F64Op::Fma => {
+            let c = operand(4);
+            r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l].mul_add(b[l], c[l]));
+        }
+    }
+    let bits = r.map(|r| if r.is_nan() { CANONICAL_NAN_F64 } else { r.to_bits() });
+    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
+    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
+    for l in 0..MAX_LANES {
+        if lanes >> l & 1 == 1 {
+            lo[l] = bits[l] as u32;
+            hi[l] = (bits[l] >> 32) as u32;
+        }
+    }
 }
 
 /// For every active lane, `store`s `eval` of that lane's operands — of the highest active
