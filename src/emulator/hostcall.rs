@@ -182,37 +182,63 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
 
 /// [`HostCall::F64`]: primitive `op` on every active lane — what [`per_lane`] does with it (a
 /// primitive never declines), over whole registers: each operand's 32 lanes are read row by row,
-/// one loop per operation computes every lane (the compiler vectorises it; inactive lanes'
-/// results are dropped), and the active lanes get theirs. Bit for bit [`F64Op::eval`].
+/// one loop per operation computes every lane (vectorised; compiled for AVX2/FMA when the host
+/// has them; inactive lanes' results are dropped), and the active lanes get theirs. Bit for bit
+/// [`F64Op::eval`] (IEEE operations, NaNs canonical).
 fn f64_lanes(w: &mut Warp, op: F64Op) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::host_has_avx2() {
+        // SAFETY: the host has the features `f64_lanes_avx2` is compiled for.
+        unsafe { f64_lanes_avx2(w, op) };
+        return;
+    }
+    f64_lanes_body(w, op);
+}
+
+/// [`f64_lanes`] compiled for AVX2 and FMA.
+///
+/// # Safety
+/// The host must have those features ([`super::simd::host_has_avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn f64_lanes_avx2(w: &mut Warp, op: F64Op) {
+    f64_lanes_body(w, op);
+}
+
+#[inline(always)]
+fn f64_lanes_body(w: &mut Warp, op: F64Op) {
     let lanes = w.vmask();
     if lanes == 0 {
         return;
     }
     let operand = |r: usize| -> [f64; MAX_LANES] {
         let (lo, hi) = (&w.v[F64_ARGS + r], &w.v[F64_ARGS + r + 1]);
-        std::array::from_fn(|l| f64::from_bits(u64::from(lo[l]) | u64::from(hi[l]) << 32))
+        let mut x = [0f64; MAX_LANES];
+        for l in 0..MAX_LANES {
+            x[l] = f64::from_bits(u64::from(lo[l]) | u64::from(hi[l]) << 32);
+        }
+        x
     };
     let (a, b) = (operand(0), operand(2));
     let mut r = [0f64; MAX_LANES];
     match op {
-        F64Op::Add => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] + b[l]),
-        F64Op::Sub => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] - b[l]),
-        F64Op::Mul => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] * b[l]),
-        F64Op::Div => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l] / b[l]),
-        F64Op::Sqrt => r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l].sqrt()),
+        F64Op::Add => (0..MAX_LANES).for_each(|l| r[l] = a[l] + b[l]),
+        F64Op::Sub => (0..MAX_LANES).for_each(|l| r[l] = a[l] - b[l]),
+        F64Op::Mul => (0..MAX_LANES).for_each(|l| r[l] = a[l] * b[l]),
+        F64Op::Div => (0..MAX_LANES).for_each(|l| r[l] = a[l] / b[l]),
+        F64Op::Sqrt => (0..MAX_LANES).for_each(|l| r[l] = a[l].sqrt()),
         F64Op::Fma => {
             let c = operand(4);
-            r.iter_mut().enumerate().for_each(|(l, r)| *r = a[l].mul_add(b[l], c[l]));
+            (0..MAX_LANES).for_each(|l| r[l] = a[l].mul_add(b[l], c[l]));
         }
     }
-    let bits = r.map(|r| if r.is_nan() { CANONICAL_NAN_F64 } else { r.to_bits() });
     let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
     let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
     for l in 0..MAX_LANES {
+        let bits = if r[l].is_nan() { CANONICAL_NAN_F64 } else { r[l].to_bits() };
         if lanes >> l & 1 == 1 {
-            lo[l] = bits[l] as u32;
-            hi[l] = (bits[l] >> 32) as u32;
+            lo[l] = bits as u32;
+            hi[l] = (bits >> 32) as u32;
         }
     }
 }
