@@ -1496,53 +1496,66 @@ fn local_memory_starts_zero_in_every_launch_whatever_the_previous_map() {
 }
 
 #[test]
-fn a_native_double_primitive_writes_only_the_active_lanes() {
-    // v26/v27 = a = 1.0 + 5 ulp, v28/v29 = b = 2.0 on every lane; lanes below 12 call F, whose
-    // entry is the native `__vt_f64_add` (HostCall::F64): they get a + b in v26/v27, the other
-    // lanes (inactive during the call) keep a. Then every lane stores v26 and v27.
-    let src = format!(
-        "
+fn native_double_primitives_write_only_the_active_lanes() {
+    // v26/v27 = a = 1.0 + 5 ulp on every lane, v28/v29 = b = 2.0 + lane ulp; lanes below 12
+    // call F, whose entry is the native `__vt_f64_add` (HostCall::F64): they get a + b (their
+    // own b) in v26/v27, the other lanes (inactive during the call) keep a. Then the same lanes
+    // call G, the uniform variant (HostCall::F64Uniform): the highest active lane's sum (lane
+    // 11's) in every active lane. Every lane stores v26 and v27 after each call.
+    let call = |f: &str, slot: u32| {
+        format!(
+            "
     li t0, 5
     vmv.v.x v26, t0
     lui t0, 0x3ff00
     vmv.v.x v27, t0
-    vmv.v.x v28, zero
+    vmv.v.v v28, v1
     lui t0, 0x40000
     vmv.v.x v29, t0
     li t0, 12
     vmv.v.x v3, t0
-    la t1, J1
+    la t1, J{f}
     setrpc zero, t1, 0
-    vblt v1, v3, T1
-    j J1
-T1:
-    jal F
-J1:
+    vblt v1, v3, T{f}
+    j J{f}
+T{f}:
+    jal {f}
+J{f}:
     join
-{}{}
+{}{}",
+            store_lanes(26, slot, 32),
+            store_lanes(27, slot + 1, 32)
+        )
+    };
+    let src = format!(
+        "{}{}
     endprg
 F:
     ret
+G:
+    ret
 ",
-        store_lanes(26, 0, 32),
-        store_lanes(27, 1, 32)
+        call("F", 0),
+        call("G", 2)
     );
     let (mut prog, labels) = build(&src);
     use ventus_icd::emulator::hostcall::{F64Op, HostCall};
     assert!(prog.install_host_call(labels["F"], HostCall::F64(F64Op::Add)));
-    let s = Setup { out_words: 512, ..Setup::default() };
+    assert!(prog.install_host_call(labels["G"], HostCall::F64Uniform(F64Op::Add)));
+    let s = Setup { out_words: 1024, ..Setup::default() };
     for no_jit in [false, true] {
         let mem = ventus_icd::emulator::DeviceMemory::new();
-        mem.map(OUT, 4 * 512).unwrap();
+        mem.map(OUT, 4 * 1024).unwrap();
         mem.map(0x9100_0000, 0x1000 * s.warps * s.numt).unwrap();
         run(&mem, &prog, &params(&s), &RunOptions { no_jit, ..RunOptions::default() }).unwrap();
-        let out = read_out(&mem, 512);
+        let out = read_out(&mem, 1024);
         let a = f64::from_bits(0x3ff0_0000_0000_0005);
-        let sum = (a + 2.0).to_bits();
+        let sum = |l: u64| (a + f64::from_bits(0x4000_0000_0000_0000 | l)).to_bits();
         for l in 0..32 {
-            let got = u64::from(out[l]) | u64::from(out[256 + l]) << 32;
-            let want = if l < 12 { sum } else { a.to_bits() };
-            assert_eq!(got, want, "lane {l} (translator {})", !no_jit);
+            let word = |slot: usize| u64::from(out[256 * slot + l]) | u64::from(out[256 * (slot + 1) + l]) << 32;
+            let (varying, uniform) = if l < 12 { (sum(l as u64), sum(11)) } else { (a.to_bits(), a.to_bits()) };
+            assert_eq!(word(0), varying, "per-lane call, lane {l} (translator {})", !no_jit);
+            assert_eq!(word(2), uniform, "uniform call, lane {l} (translator {})", !no_jit);
         }
     }
 }

@@ -86,12 +86,6 @@ fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {
     [0, 2, 4].map(|r| word(r) | word(r + 1) << 32)
 }
 
-/// Stores a double result in `lane` of v26/v27 (low word first).
-fn set_f64_result(w: &mut Warp, lane: usize, r: u64) {
-    w.v[F64_ARGS][lane] = r as u32;
-    w.v[F64_ARGS + 1][lane] = (r >> 32) as u32;
-}
-
 /// Reads a NUL-terminated string of at most [`legacy::MAX_STRING`] bytes; `None` if a byte is
 /// unmapped. A string without NUL within the limit is cut there.
 fn read_cstr(mem: &MemView, addr: u32) -> Option<Vec<u8>> {
@@ -163,7 +157,6 @@ pub(super) fn run(
 #[inline]
 pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
     let math = |f| move |w: &Warp, lane| super::native_math::eval(f, &math_operands(w, lane));
-    let prim = |op: F64Op| move |w: &Warp, lane| Some(op.eval_words(f64_operands(w, lane)));
     let done = match call {
         HostCall::F64Math(f) => per_lane(w, false, math(f), set_math_result),
         HostCall::F64MathUniform(f) => per_lane(w, true, math(f), set_math_result),
@@ -171,7 +164,10 @@ pub(super) fn run_registers_only(call: HostCall, w: &mut Warp) -> bool {
             f64_lanes(w, op);
             true
         }
-        HostCall::F64Uniform(op) => per_lane(w, true, prim(op), set_f64_result),
+        HostCall::F64Uniform(op) => {
+            f64_uniform(w, op);
+            true
+        }
         HostCall::LegacyPrintf | HostCall::ImageOutside => false,
     };
     if done {
@@ -193,6 +189,24 @@ fn f64_lanes(w: &mut Warp, op: F64Op) {
         return;
     }
     f64_lanes_body(w, op);
+}
+
+/// [`HostCall::F64Uniform`]: primitive `op` of the highest active lane's operands, its result
+/// in every active lane — [`per_lane`]'s uniform case without its per-lane bookkeeping.
+fn f64_uniform(w: &mut Warp, op: F64Op) {
+    let lanes = w.vmask();
+    if lanes == 0 {
+        return;
+    }
+    let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
+    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
+    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
+    for l in 0..MAX_LANES {
+        if lanes >> l & 1 == 1 {
+            lo[l] = r as u32;
+            hi[l] = (r >> 32) as u32;
+        }
+    }
 }
 
 /// [`f64_lanes`] compiled for AVX2 and FMA.
