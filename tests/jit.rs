@@ -122,11 +122,11 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
             }
             15 => {
                 // FP on arbitrary bit patterns: NaNs, infinities, subnormals, signed zeros.
-                let op = *r.pick(&["vfadd", "vfsub", "vfmul", "vfmacc"]);
+                let op = *r.pick(&["vfadd", "vfsub", "vfmul", "vfmacc", "vfmadd"]);
                 let x = if r.next() % 8 == 0 { "x0" } else { x1 };
                 if r.next() % 2 == 0 {
                     format!("{op}.vv {v1}, {v2}, {v3}{masked}")
-                } else if op == "vfmacc" {
+                } else if op == "vfmacc" || op == "vfmadd" {
                     format!("{op}.vf {v1}, {x}, {v2}{masked}")
                 } else {
                     format!("{op}.vf {v1}, {v2}, {x}{masked}")
@@ -271,7 +271,7 @@ fn the_generator_makes_programs_the_translator_changes() {
     let src: String = (0..10).map(|seed| program(seed, 60, [0x9200_0000, 0x9300_0000])).collect();
     for op in [
         "vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec", "bnez s7", "S1", "regext",
-        "regexti",
+        "regexti", "vfmadd",
     ] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }

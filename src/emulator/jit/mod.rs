@@ -24,9 +24,12 @@
 //!   CSR write, which switches to the other copy of the run when it no longer holds), and only
 //!   for unmasked (`vm = 1`) operations: then "the active lanes" is all 32 lanes, and a
 //!   lane-wise operation on 32 lanes is four 256-bit host operations. A run entered with a
-//!   partial mask runs its second copy, compiled without vector templates. In a program that
+//!   partial mask runs its second copy, where the same templates compute all 32 lanes and
+//!   blend the result into the lanes the state selects (`Warp::vmask`, computed at each such
+//!   entry; an illegal `vtype` calls the handler, which traps) — narrow work-groups and
+//!   divergent code no longer call a handler per vector instruction. In a program that
 //!   never reads the accrued FP flags ([`Program::reads_fflags`]; untraced warps then compute
-//!   none, `Warp::fflags_unread`), unmasked `vfadd`/`vfsub`/`vfmul`/`vfmacc` `.vv`/`.vf` (not
+//!   none, `Warp::fflags_unread`), unmasked `vfadd`/`vfsub`/`vfmul`/`vfmacc`/`vfmadd` `.vv`/`.vf` (not
 //!   `.vf` with x0, which reads as a NaN) have templates too: host arithmetic in
 //!   round-to-nearest-even, NaN results made canonical — the interpreter's flag-free path.
 //! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
@@ -165,6 +168,17 @@ pub(super) enum FAlu {
     Mul,
     /// `vd = b · vs2 + vd`, one rounding.
     Macc,
+    /// `vd = b · vd + vs2`, one rounding (`vfmadd`).
+    Madd,
+}
+
+/// A vector template in the copy for a partial vector state ([`Plan::Masked`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Masked {
+    Vector(VAlu, B),
+    Fp(FAlu, B),
+    Vid,
+    Vmv(B),
 }
 
 /// The second operand of a [`VAlu`].
@@ -233,6 +247,9 @@ enum Plan {
     ReadCsr(i32),
     /// `vd = vs2 ⊕ b` on all 32 lanes.
     Vector(VAlu, B),
+    /// In the copy for any other vector state: a vector template on the warp's active lanes
+    /// below `vl` ([`templates::store_chunk`]), else (an illegal `vtype`) the handler.
+    Masked(Masked),
     /// `vd = vs2 ⊕ b` (FP) on all 32 lanes.
     Fp(FAlu, B),
     /// `vd = 0, 1, …, 31`.
@@ -339,8 +356,18 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         Op::Lw => return Plan::LoadWord,
         _ => {}
     }
-    if !vector_full || !d.vm {
+    if !d.vm {
         return Plan::Call;
+    }
+    if !vector_full {
+        // The lane-wise templates, writing only the lanes the warp's state selects.
+        return match plan(d, true, flags_unread) {
+            Plan::Vector(alu, b) => Plan::Masked(Masked::Vector(alu, b)),
+            Plan::Fp(f, b) => Plan::Masked(Masked::Fp(f, b)),
+            Plan::Vid => Plan::Masked(Masked::Vid),
+            Plan::Vmv(b) => Plan::Masked(Masked::Vmv(b)),
+            _ => Plan::Call,
+        };
     }
     match op {
         Op::Vlw12V => return Plan::UnitStride(false),
@@ -359,6 +386,8 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         Op::VfmulVf => Some((FAlu::Mul, vf)),
         Op::VfmaccVv => Some((FAlu::Macc, Some(vv))),
         Op::VfmaccVf => Some((FAlu::Macc, vf)),
+        Op::VfmaddVv => Some((FAlu::Madd, Some(vv))),
+        Op::VfmaddVf => Some((FAlu::Madd, vf)),
         _ => None,
     };
     if let Some((f, b)) = fp {
@@ -643,24 +672,10 @@ fn emit_body(
                 ; mov eax, [rbx + f]
                 ; mov [rbx + x(d.rd)], eax
             ),
-            Plan::Vector(alu, b) => vector(a, d, alu, b),
-            Plan::Fp(f, b) => fp(a, d, f, b),
-            Plan::Vid => {
-                dynasm!(a ; .arch x64 ; mov rax, QWORD IOTA.0.as_ptr() as i64);
-                for j in 0..4 {
-                    dynasm!(a
-                        ; .arch x64
-                        ; vmovdqu ymm0, [rax + 32 * j]
-                        ; vmovdqu [r15 + v(d.rd, j)], ymm0
-                    );
-                }
-            }
-            Plan::Vmv(b) => {
-                for j in 0..4 {
-                    operand(a, b, j, 1);
-                    dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm1);
-                }
-            }
+            Plan::Vector(alu, b) => vector(a, d, alu, b, false),
+            Plan::Fp(f, b) => fp(a, d, f, b, false),
+            Plan::Vid => vid(a, d, false),
+            Plan::Vmv(b) => vmv(a, d, b, false),
             Plan::Jump(op) => {
                 // The function's last entry: sets the pc, returns or loops.
                 // Only a private first entry may run again without the turn loop's checks,
@@ -687,8 +702,19 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], ecx);
                 }
             }
-            Plan::LoadWord | Plan::DivPow2(_) | Plan::UnitStride(_) | Plan::Call => {
+            Plan::LoadWord | Plan::DivPow2(_) | Plan::UnitStride(_) | Plan::Masked(_) | Plan::Call => {
                 let done = a.new_dynamic_label();
+                if let Plan::Masked(m) = *p {
+                    let slow = a.new_dynamic_label();
+                    templates::masked_lanes(a, slow);
+                    match m {
+                        Masked::Vector(alu, b) => vector(a, d, alu, b, true),
+                        Masked::Fp(f, b) => fp(a, d, f, b, true),
+                        Masked::Vid => vid(a, d, true),
+                        Masked::Vmv(b) => vmv(a, d, b, true),
+                    }
+                    dynasm!(a ; .arch x64 ; jmp =>done ; =>slow);
+                }
                 if let Plan::UnitStride(store) = *p {
                     let slow = a.new_dynamic_label();
                     templates::unit_stride(a, d, store, slow, done);
@@ -747,6 +773,27 @@ fn emit_body(
         ; mov rax, QWORD (run.len() as u64 | over) as i64
         ; jmp =>exit
     );
+}
+
+/// `vid.v`: `vd = 0, 1, …, 31` (`masked`: on the lanes of r10d).
+fn vid(a: &mut Assembler, d: &Decoded, masked: bool) {
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; mov rax, QWORD IOTA.0.as_ptr() as i64
+            ; vmovdqu ymm0, [rax + 32 * j]
+        );
+        templates::store_chunk(a, d.rd, j, masked);
+    }
+}
+
+/// `vmv.v.*`: `vd = b` (`masked`: on the lanes of r10d).
+fn vmv(a: &mut Assembler, d: &Decoded, b: B, masked: bool) {
+    for j in 0..4 {
+        operand(a, b, j, 1);
+        dynasm!(a ; .arch x64 ; vmovdqa ymm0, ymm1);
+        templates::store_chunk(a, d.rd, j, masked);
+    }
 }
 
 /// Calls `f(warp, entry, ctx[, out])` (the entry's [`Decoded`] in the plain text or the

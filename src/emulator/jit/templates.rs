@@ -29,6 +29,51 @@ pub(super) static IOTA: Iota = Iota({
     a
 });
 
+/// Bit `l` in lane `l`: expands a 32-bit lane mask into lane-wide masks ([`store_chunk`]).
+#[repr(C, align(32))]
+pub(super) struct LaneBits(pub(super) [u32; 32]);
+pub(super) static LANE_BITS: LaneBits = LaneBits({
+    let mut a = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = 1 << i;
+        i += 1;
+    }
+    a
+});
+
+/// Before a masked template ([`store_chunk`]): r10d = the lanes an unmasked (`vm = 1`) vector
+/// instruction writes, `Warp::vmask` (active and below `vl`); to `slow` while `vtype` is
+/// illegal (the handler then traps).
+pub(super) fn masked_lanes(a: &mut Assembler, slow: DynamicLabel) {
+    dynasm!(a
+        ; .arch x64
+        ; cmp BYTE [rbx + VILL], 0
+        ; jne =>slow
+        ; mov ecx, [rbx + VL]
+        ; bzhi r10d, [rbx + MASK], ecx
+    );
+}
+
+/// Stores ymm0 as lanes `8 j ..` of vector register `vd`: all eight, or (`masked`) those whose
+/// bit is set in r10d ([`masked_lanes`]), the others keeping their value — the interpreter's
+/// blend of a result into the active lanes. Uses ymm7, ymm8 and r11.
+pub(super) fn store_chunk(a: &mut Assembler, vd: u8, j: i32, masked: bool) {
+    if masked {
+        dynasm!(a
+            ; .arch x64
+            ; vmovd xmm7, r10d
+            ; vpbroadcastd ymm7, xmm7
+            ; mov r11, QWORD LANE_BITS.0.as_ptr() as i64
+            ; vpand ymm7, ymm7, [r11 + 32 * j]
+            ; vpcmpeqd ymm7, ymm7, [r11 + 32 * j]
+            ; vmovdqu ymm8, [r15 + v(vd, j)]
+            ; vpblendvb ymm0, ymm8, ymm0, ymm7
+        );
+    }
+    dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(vd, j)], ymm0);
+}
+
 /// For the FP templates' NaN canonicalisation: 8 lanes each of the canonical NaN, the
 /// magnitude mask and the bits of +∞.
 #[repr(C, align(32))]
@@ -138,9 +183,10 @@ pub(super) fn operand(a: &mut Assembler, b: B, j: i32, reg: u8) {
     }
 }
 
-/// A vector template: `vd = vs2 ⊕ b` on all 32 lanes, in four 8-lane chunks (each chunk reads
-/// its sources before writing its destination, so `vd` may be a source).
-pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B) {
+/// A vector template: `vd = vs2 ⊕ b` on all 32 lanes (`masked`: on the lanes of r10d, see
+/// [`store_chunk`]), in four 8-lane chunks (each chunk reads its sources before writing its
+/// destination, so `vd` may be a source).
+pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B, masked: bool) {
     let (vd, vs2) = (d.rd, d.rs2);
     let shift = matches!(alu, VAlu::Sll | VAlu::Srl | VAlu::Sra);
     if shift {
@@ -217,14 +263,16 @@ pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B) {
                 VAlu::Sll | VAlu::Srl | VAlu::Sra => unreachable!(),
             }
         }
-        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(vd, j)], ymm0);
+        store_chunk(a, vd, j, masked);
     }
 }
 
 /// An FP template: `vd = vs2 ⊕ b` (or `b · vs2 + vd`) on all 32 lanes in round-to-nearest-even,
 /// then every NaN result replaced by the canonical NaN — what the interpreter computes when no
 /// flag can be seen (`vector::unflagged`). Host FP leaves subnormals alone (no FTZ/DAZ).
-pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B) {
+/// `masked`: only the lanes of r10d change ([`store_chunk`]; the others' results, computed
+/// too, are dropped).
+pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
     let (vd, vs2) = (d.rd, d.rs2);
     // ymm4 = canonical NaN, ymm5 = magnitude mask, ymm6 = +∞'s bits.
     dynasm!(a
@@ -246,6 +294,12 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B) {
                 ; vmovups ymm2, [r15 + v(vs2, j)]
                 ; vfmadd231ps ymm0, ymm1, ymm2
             ),
+            FAlu::Madd => dynasm!(a
+                ; .arch x64
+                ; vmovups ymm0, [r15 + v(vd, j)]
+                ; vmovups ymm2, [r15 + v(vs2, j)]
+                ; vfmadd213ps ymm0, ymm1, ymm2
+            ),
         }
         // NaN ⟺ |bits| > +∞'s bits (as signed integers, both non-negative).
         dynasm!(a
@@ -253,8 +307,8 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B) {
             ; vpand ymm2, ymm0, ymm5
             ; vpcmpgtd ymm2, ymm2, ymm6
             ; vblendvps ymm0, ymm0, ymm4, ymm2
-            ; vmovdqu [r15 + v(vd, j)], ymm0
         );
+        store_chunk(a, vd, j, masked);
     }
 }
 
