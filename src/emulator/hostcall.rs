@@ -56,19 +56,14 @@ impl Eval for F64Op {
     #[inline]
     fn eval(self, a: u64, b: u64, c: u64) -> u64 {
         let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
-        let r = match self {
+        canonical_bits(match self {
             F64Op::Add => x + y,
             F64Op::Sub => x - y,
             F64Op::Mul => x * y,
             F64Op::Div => x / y,
             F64Op::Fma => x.mul_add(y, z),
             F64Op::Sqrt => x.sqrt(),
-        };
-        if r.is_nan() {
-            CANONICAL_NAN_F64
-        } else {
-            r.to_bits()
-        }
+        })
     }
 
     /// [`F64Op::eval`] of the operands `[a, b, c]`.
@@ -79,6 +74,30 @@ impl Eval for F64Op {
 }
 
 use crate::abi::subroutine::CANONICAL_NAN_F64;
+
+/// The bits of a primitive's result, a NaN made canonical (the library's NaN).
+#[inline(always)]
+fn canonical_bits(r: f64) -> u64 {
+    if r.is_nan() {
+        CANONICAL_NAN_F64
+    } else {
+        r.to_bits()
+    }
+}
+
+/// Writes double results `bits(lane)` to v26/v27 (low word first) in the lanes of `lanes`.
+#[inline(always)]
+fn set_f64_lanes(w: &mut Warp, lanes: u32, bits: impl Fn(usize) -> u64) {
+    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
+    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
+    for l in 0..MAX_LANES {
+        if lanes >> l & 1 == 1 {
+            let r = bits(l);
+            lo[l] = r as u32;
+            hi[l] = (r >> 32) as u32;
+        }
+    }
+}
 
 /// The three double operands of `lane` (v26–v31, low word first; unused ones are ignored).
 fn f64_operands(w: &Warp, lane: usize) -> [u64; 3] {
@@ -199,14 +218,7 @@ fn f64_uniform(w: &mut Warp, op: F64Op) {
         return;
     }
     let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
-    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
-    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
-    for l in 0..MAX_LANES {
-        if lanes >> l & 1 == 1 {
-            lo[l] = r as u32;
-            hi[l] = (r >> 32) as u32;
-        }
-    }
+    set_f64_lanes(w, lanes, |_| r);
 }
 
 /// [`f64_lanes`] compiled for AVX2 and FMA.
@@ -246,15 +258,7 @@ fn f64_lanes_body(w: &mut Warp, op: F64Op) {
             (0..MAX_LANES).for_each(|l| r[l] = a[l].mul_add(b[l], c[l]));
         }
     }
-    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
-    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
-    for l in 0..MAX_LANES {
-        let bits = if r[l].is_nan() { CANONICAL_NAN_F64 } else { r[l].to_bits() };
-        if lanes >> l & 1 == 1 {
-            lo[l] = bits as u32;
-            hi[l] = (bits >> 32) as u32;
-        }
-    }
+    set_f64_lanes(w, lanes, |l| canonical_bits(r[l]));
 }
 
 /// For every active lane, `store`s `eval` of that lane's operands — of the highest active

@@ -101,13 +101,17 @@ fn plain(d: &Decoded) -> bool {
     d.sharing != Sharing::Shared && straight(d)
 }
 
-/// The extended variant a prefix `d` selects, when it is plain and no prefix itself: then the
-/// prefix and its variant are two entries of a straight-line run ([`Decoded::run`]).
+/// The extended variant `d` selects, when `d` is a prefix (a host-call marker has no operation,
+/// so it is none).
+pub(super) fn selected<'e>(d: &Decoded, ext: &'e [Decoded]) -> Option<&'e Decoded> {
+    matches!(d.op, Some(Op::Regext | Op::Regexti)).then(|| ext.get(d.next_ext as usize)).flatten()
+}
+
+/// The extended variant a prefix `d` selects ([`selected`]), when it is plain and no prefix
+/// itself: then the prefix and its variant are two entries of a straight-line run
+/// ([`Decoded::run`]).
 pub(super) fn paired<'e>(d: &Decoded, ext: &'e [Decoded]) -> Option<&'e Decoded> {
-    if !matches!(d.op, Some(Op::Regext | Op::Regexti)) || d.host_call != 0 {
-        return None;
-    }
-    ext.get(d.next_ext as usize).filter(|v| plain(v))
+    selected(d, ext).filter(|v| plain(v))
 }
 
 /// Whether `d` is an operation that continues at the next word without changing the warp's

@@ -75,7 +75,7 @@ mod templates;
 use super::exec::handlers::{self, Handler};
 use super::exec::{Ctx, Flow};
 use super::fault::Trap;
-use super::program::{paired, straight, Decoded, Program, Sharing, MAX_RUN};
+use super::program::{paired, selected, straight, Decoded, Program, Sharing, MAX_RUN};
 use super::warp::Warp;
 use crate::isa::regs::csr;
 use crate::isa::{Fmt, Op};
@@ -222,8 +222,7 @@ fn function_entries(ops: &[Decoded], ext: &[Decoded], i: usize, len: usize) -> (
                 out.push(at(k));
                 return (out, 0);
             }
-            let selected = matches!(t.op, Some(Op::Regext | Op::Regexti)) && t.host_call == 0;
-            if selected && ext.get(t.next_ext as usize).is_some_and(private_jump) {
+            if selected(t, ext).is_some_and(private_jump) {
                 let v = variant(t);
                 out.push(at(k));
                 out.push(v);
@@ -535,8 +534,10 @@ impl Jit {
 /// Emits the function for `entries` ([`function_entries`]), whose first pc is `pc0`; `over`:
 /// the turn is over after them ([`TURN_OVER`] or 0).
 ///
-/// Two copies of the run: one for a full vector state (vector templates), one for any other
-/// (vector entries call their handlers). The function enters the copy the state at entry
+/// Two copies of the run: one for a full vector state (vector templates on all 32 lanes), one
+/// for any other (the same templates blending into the active lanes below `vl`,
+/// [`Plan::Masked`]; other vector entries call their handlers). The function enters the copy the
+/// state at entry
 /// asks for; after an entry that may change the state (`vset*`, a CSR write) it checks again
 /// and goes on in the copy that fits, at the next entry (both copies leave the warp the same
 /// at every entry boundary after a call: registers in memory, pc current).
