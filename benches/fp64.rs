@@ -73,6 +73,7 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> LaunchStats {
         threads_per_warp: 32,
         mask_lanes: false,
         printer: None,
+        grouping: Default::default(),
     };
     let opts = LaunchOptions { threads: 1, watchdog: 0, ..LaunchOptions::from_env() };
     // The first launch translates the program (once per program, kept with it): timed apart.

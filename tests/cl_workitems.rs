@@ -183,8 +183,10 @@ fn ids_drive_a_2d_transpose_with_offsets() {
 
 /// `local_work_size = NULL` with a global size that has no useful divisor (43691 is prime): a
 /// kernel that cannot observe its grouping runs in whole warps with a partial last work-group
-/// (171 work-groups, not 43691 of one work-item each); one that reads a local size, uses a
-/// barrier or `__local` memory still gets a uniform size (a divisor: 1).
+/// (171 work-groups, not 43691 of one work-item each); one that reads a local size or a group
+/// id or uses a barrier gets a uniform size (a divisor: 1), and the device runs its
+/// single-item variant 32 work-groups to a warp (1366 device work-groups); one with `__local`
+/// memory runs 43691 one-item work-groups.
 #[test]
 fn chosen_local_size_fills_warps_only_when_the_kernel_cannot_tell() {
     let n = 43691usize;
@@ -200,19 +202,101 @@ fn chosen_local_size_fills_warps_only_when_the_kernel_cannot_tell() {
     assert_eq!(stats[0], n.div_ceil(256) as u64, "work-groups of a grouping-free kernel");
     assert!(stats[2] * 10 > stats[1] * stats[3] * 9, "lane utilisation: {stats:?}");
     let observing = [
-        ("size", "out[get_global_id(0)] = get_local_size(0);", 1u32),
-        ("group", "out[get_global_id(0)] = get_group_id(0) - get_global_id(0) + 1;", 1),
-        ("barrier", "barrier(CLK_GLOBAL_MEM_FENCE); out[get_global_id(0)] = 1;", 1),
-        ("local", "volatile __local uint t[1]; t[0] = 1; out[get_global_id(0)] = t[0];", 1),
+        ("size", "out[get_global_id(0)] = get_local_size(0);", n.div_ceil(32)),
+        ("group", "out[get_global_id(0)] = get_group_id(0) - get_global_id(0) + 1;", n.div_ceil(32)),
+        ("barrier", "barrier(CLK_GLOBAL_MEM_FENCE); out[get_global_id(0)] = 1;", n.div_ceil(32)),
+        ("local", "volatile __local uint t[1]; t[0] = 1; out[get_global_id(0)] = t[0];", n),
     ];
-    for (what, body, want) in observing {
+    for (what, body, groups) in observing {
         let src = format!("__kernel void k(__global uint *out, uint k) {{ {body} }}");
         let out = run_source(&src, "", "k", &[n], None, None, &[zeros(4 * n), val(3u32)]);
         let got: Vec<u32> = read(&out[0]);
-        assert!(got.iter().all(|&x| x == want), "{what}: {:?}", &got[..4]);
-        assert_eq!(last_stats()[0], n as u64, "{what}: work-groups");
+        assert!(got.iter().all(|&x| x == 1), "{what}: {:?}", &got[..4]);
+        assert_eq!(last_stats()[0], groups as u64, "{what}: work-groups");
     }
     let arg = "__kernel void k(__global uint *out, __local uint *t) { out[get_global_id(0)] = 1; }";
     run_source(arg, "", "k", &[n], None, None, &[zeros(4 * n), Arg::Local(16)]);
     assert_eq!(last_stats()[0], n as u64, "__local argument: work-groups");
+}
+
+/// One-item work-groups (`local_work_size` 1, 1×1, 1×1×1) of a kernel that reads every
+/// work-item function: the device runs the kernel's single-item variant, 32 of the NDRange's
+/// work-groups to a warp — every record is still exact, and the launch ran fewer (device)
+/// work-groups than the NDRange has.
+#[test]
+fn one_item_work_groups_run_packed_and_every_work_item_function_is_exact() {
+    let cases: [(&[usize], &[usize], &[usize]); 3] =
+        [(&[45], &[1], &[5]), (&[7, 9], &[1, 1], &[3, 2]), (&[5, 3, 4], &[1, 1, 1], &[1, 0, 2])];
+    for (global, local, offset) in cases {
+        check_ndrange(global, local, Some(offset));
+        let items = global.iter().product::<usize>() as u64;
+        let groups = last_stats()[0];
+        assert!(groups < items, "{global:?}: {groups} device work-groups for {items} one-item work-groups");
+    }
+}
+
+/// A packed one-item launch of a kernel with barriers and group-id arithmetic (pocl's
+/// EinsteinToolkit shape: `GROUP_SIZE` 1 in 3D) computes what the one-item work-groups do; a
+/// kernel with `__local` memory is never packed.
+#[test]
+fn one_item_work_groups_with_barriers_and_local_memory() {
+    let src = "__kernel void k(__global int *out, __global const int *in) {
+        int g = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));
+        int acc = 0;
+        for (int i = 0; i <= g % 5; i++) {
+            acc += in[(g + i) % 60] * (int)(get_local_size(0) + get_local_id(1));
+            barrier(CLK_GLOBAL_MEM_FENCE);
+        }
+        out[g] = acc + (int)get_global_linear_id() * 1000;
+    }";
+    let input: Vec<i32> = (0..60).map(|i| i * 7 - 100).collect();
+    let out = run_source(src, "-cl-std=CL3.0", "k", &[5, 4, 3], Some(&[1, 1, 1]), None, &[zeros(240), buf(&input)]);
+    let got: Vec<i32> = read(&out[0]);
+    for (g, &v) in got.iter().enumerate() {
+        let acc: i32 = (0..=g % 5).map(|i| input[(g + i) % 60]).sum();
+        assert_eq!(v, acc + g as i32 * 1000, "work-group {g}");
+    }
+    assert!(last_stats()[0] < 60, "packed: {} device work-groups", last_stats()[0]);
+    let local = "__kernel void k(__global int *out) {
+        __local int t; t = get_group_id(0); barrier(CLK_LOCAL_MEM_FENCE); out[get_global_id(0)] = t + 1;
+    }";
+    let out = run_source(local, "", "k", &[40], Some(&[1]), None, &[zeros(160)]);
+    assert_eq!(read::<i32>(&out[0]), (1..=40).collect::<Vec<i32>>());
+    assert_eq!(last_stats()[0], 40, "__local memory: one work-group per work-item");
+}
+
+/// A grouping-free kernel launched with a given size that idles lanes (CTS
+/// `imagedim_non_pow2`'s 1×1 work-groups) runs in whole warps; a fault in a regrouped launch
+/// still names the NDRange's work-group and local id of the faulting work-item.
+#[test]
+fn regrouped_launches_run_whole_warps_and_report_faults_in_the_ndranges_terms() {
+    let free = "__kernel void k(__global int *out, int w) {
+        int x = get_global_id(0), y = get_global_id(1);
+        out[y * w + x] = x * 100 + y;
+    }";
+    let (w, h) = (29usize, 11usize);
+    let out = run_source(free, "", "k", &[w, h], Some(&[1, 1]), None, &[zeros(4 * w * h), val(w as i32)]);
+    let got: Vec<i32> = read(&out[0]);
+    for y in 0..h {
+        for x in 0..w {
+            assert_eq!(got[y * w + x], (x * 100 + y) as i32, "({x},{y})");
+        }
+    }
+    assert_eq!(last_stats()[0], h as u64, "one device work-group per row of 29");
+    for (what, body) in [
+        ("grouping-free", "if (x == 13 && y == 4) *(volatile __global int *)16 = x;"),
+        ("single-item variant", "if (x == 13 && y == 4) *(volatile __global int *)16 = get_group_id(0);"),
+    ] {
+        let src =
+            format!("__kernel void k(__global int *out) {{ int x = get_global_id(0), y = get_global_id(1); {body} }}");
+        let r = try_run_source(&[], &src, "", "k", &[20, 8], Some(&[1, 1]), Some(&[2, 1]), &[zeros(4)]);
+        let m = match r {
+            Ok(_) => panic!("{what}: the launch completed"),
+            Err(f) => f.messages.join("\n"),
+        };
+        assert!(m.contains("store access fault"), "{what}: {m}");
+        assert!(m.contains("work-group 71 (11,3,0)"), "{what}: {m}");
+        assert!(m.contains("work-item (13,4,0), local id (0,0,0)"), "{what}: {m}");
+        assert!(m.contains("work-groups of 20×1×1"), "{what}: {m}");
+    }
 }

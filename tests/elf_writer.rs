@@ -323,6 +323,7 @@ fn run(elf_bytes: &[u8], kernel: &str, g: NdRange, numt: u32, threads: usize, ar
         threads_per_warp: numt,
         mask_lanes: false,
         printer: Some(&printer),
+        grouping: Default::default(),
     };
     device::run(&mem, &l, &LaunchOptions { threads, watchdog: 1 << 26, ..Default::default() })
         .unwrap_or_else(|e| panic!("{kernel}: {e}"));

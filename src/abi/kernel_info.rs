@@ -77,10 +77,21 @@ pub struct KernelInfo {
     pub local_bytes: u32,
     /// The kernel cannot observe how its work-items are grouped: it reads no local id, local
     /// size, group id or group count, has no barrier and no `__local` memory (static or
-    /// argument). The driver may then pick any decomposition for `local_work_size = NULL`,
-    /// a partial last work-group included (`core::launch::choose_local`). Unknown (official
-    /// ELFs, older tables): `false`.
+    /// argument). The driver may then pick any decomposition, a partial last work-group
+    /// included (`core::launch`): for `local_work_size = NULL`, and in place of a given size
+    /// that would leave lanes idle. Unknown (official ELFs, older tables): `false`.
     pub grouping_free: bool,
+}
+
+/// The symbol of kernel `kernel`'s *single-item variant*, when its ELF has one: the same kernel
+/// compiled for work-groups of exactly one work-item (local ids 0, local sizes 1, group id =
+/// global id − offset, group count = global size, no barriers), which is grouping-free. A
+/// launch with local size 1×1×1 may run it under any grouping (`core::launch`); the compiler
+/// emits it for kernels that observe their grouping only through work-item functions and
+/// barriers (`compiler::pass::workitems::single_item_variant`). The leading `_` keeps it out of
+/// the kernel list ([`super::elf::VentusElf::kernel_names`]).
+pub fn single_item_symbol(kernel: &str) -> String {
+    format!("__vt_one_item_{kernel}")
 }
 
 /// Why a table cannot be decoded.

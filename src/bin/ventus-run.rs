@@ -439,6 +439,7 @@ fn cmd_elf(args: &[String]) -> Result<(), Fail> {
         threads_per_warp: numt,
         mask_lanes: false,
         printer: Some(&printer),
+        grouping: Default::default(),
     };
     let opts = launch_opts(&c);
     let result = if let Some(t) = &c.trace {

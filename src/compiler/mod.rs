@@ -216,6 +216,7 @@ fn callees_of(m: &target::mir::MFunc, into: &mut std::collections::HashSet<Strin
 }
 
 fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Result<Compiled, CompileError> {
+    use crate::abi::kernel_info;
     let mut prog = spirv::lower_modules(modules)?;
     let mut listing = crate::isa::asm::Listing::default();
     let mut kernels = Vec::new();
@@ -236,16 +237,39 @@ fn compile_spirv_modules_inner(modules: &[Vec<u32>], source: Option<&str>) -> Re
     let kernel_assume = pass::uniformity::Assumptions { params_uniform: false, uniform_callee: &has_uniform };
     let mut called = std::collections::HashSet::new();
     for (k, mut kernel) in std::mem::take(&mut prog.kernels).into_iter().enumerate() {
+        let no_local_args = kernel.info.args.iter().all(|a| a.address_space != kernel_info::AddressSpace::Local);
+        let one_item = (!kernel.info.grouping_free && no_local_args)
+            .then(|| {
+                let name = kernel_info::single_item_symbol(&kernel.info.name);
+                pass::workitems::single_item_variant(&kernel.func, name)
+            })
+            .flatten();
         middle_end(&mut kernel.func)?;
         let (m, frame) = back_end(&kernel.func, 0, 0, &kernel_assume, &mut warnings)?;
         callees_of(&m, &mut called);
-        if m.calls {
-            top.private = top.private.max(frame.private);
-            top.stack = top.stack.max(frame.stack);
+        let mut calls = m.calls;
+        let (mut private, mut stack) = (frame.private, frame.stack);
+        funcs.push((m, label_prefix(&kernel.info.name, k)));
+        // The single-item variant is an optimisation of launches with one-item work-groups:
+        // one that does not compile is left out (those launches run the kernel itself).
+        if let Some(mut v) = one_item {
+            let mut ignored = Vec::new();
+            match middle_end(&mut v).and_then(|()| back_end(&v, 0, 0, &kernel_assume, &mut ignored)) {
+                Ok((m, frame)) => {
+                    callees_of(&m, &mut called);
+                    calls |= m.calls;
+                    (private, stack) = (private.max(frame.private), stack.max(frame.stack));
+                    funcs.push((m, label_prefix(&v.name, k)));
+                }
+                Err(e) => log::debug!("kernel `{}`: no single-item variant: {e}", kernel.info.name),
+            }
+        }
+        if calls {
+            top.private = top.private.max(private);
+            top.stack = top.stack.max(stack);
             calling.push(kernels.len());
         }
-        kernel.info.private_bytes = frame.private;
-        funcs.push((m, label_prefix(&kernel.info.name, k)));
+        kernel.info.private_bytes = private;
         kernels.push(kernel.info);
     }
     if let Some(src) = source {

@@ -13,6 +13,12 @@
 //!   it also weighs whole warps in dimension 0 with a partial last work-group and takes
 //!   whichever leaves fewer lanes idle: a prime global size then runs 32 work-items per warp,
 //!   not one (CTS math_brute_force's 3-component kernels).
+//! * [`device_grouping`]: the device may run a launch under another grouping than the
+//!   NDRange's when the kernel cannot tell — a grouping-free kernel with a given size that
+//!   would leave lanes idle (CTS `imagedim_non_pow2`'s 1×1 work-groups), and a kernel with a
+//!   single-item variant ([`crate::abi::kernel_info::single_item_symbol`]) launched with
+//!   1×1×1 work-groups (pocl's EinsteinToolkit: one lane per warp otherwise) — in work-groups
+//!   of at most one warp. Fault reports still name the NDRange's work-group and local id.
 //! * [`enqueue`] snapshots the arguments (values and buffer references) at enqueue time, packed
 //!   once for the device ([`pack_args`]). The command runs the launch through the device seam
 //!   ([`crate::device::run`]) on the queue thread (and the device's threads): its [`Printer`]
@@ -35,10 +41,11 @@ use super::device::Device;
 use super::event::Event;
 use super::kernel::{ArgValue, Kernel};
 use super::queue::{Ordering, Queue};
+use crate::abi::kernel_info::KernelInfo;
 use crate::abi::launch::{ArgError, KernelArg};
 use crate::cl::object::Ref;
 use crate::cl::*;
-use crate::device::{self, ArgBuffer, LaunchError, LaunchStats, Printer};
+use crate::device::{self, ArgBuffer, Grouping, LaunchError, LaunchStats, Printer};
 
 /// The NDRange (the ABI's one type; validated by the API layer).
 pub use crate::abi::launch::NdRange;
@@ -85,6 +92,26 @@ fn divide(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, first: Opt
         budget /= local[d];
     }
     local
+}
+
+/// How the device groups a launch over `range` of a kernel with metadata `info` (`None`: an
+/// official binary) and, when `single_item`, a single-item variant (see the module
+/// documentation): regrouped into work-groups of at most one warp when that idles fewer lanes.
+/// One warp bounds what a device work-group does to what one of the NDRange's work-groups
+/// (one warp or more) did, so the per-work-group watchdog keeps its meaning.
+pub fn device_grouping(info: Option<&KernelInfo>, single_item: bool, range: &NdRange, warp: u32) -> Grouping {
+    let free = info.is_some_and(|i| i.grouping_free);
+    let single_item = !free && single_item && range.local == [1; 3];
+    if !free && !single_item {
+        return Grouping::AsGiven;
+    }
+    let warp = warp.max(1);
+    let local = choose_local(range.work_dim, range.global, warp, warp, true);
+    if lanes_occupied(range.global, local, warp) < lanes_occupied(range.global, range.local, warp) {
+        Grouping::Regrouped { local, single_item }
+    } else {
+        Grouping::AsGiven
+    }
 }
 
 /// Lanes the work-groups of an NDRange occupy: each work-group, partial edge ones included, takes
@@ -179,6 +206,7 @@ impl Launch {
             threads_per_warp: dev.threads_per_warp,
             mask_lanes: true,
             printer: Some(&printer),
+            grouping: device_grouping(k.info(), k.def().single_item_entry.is_some(), &self.range, dev.threads_per_warp),
         };
         let result = device::run(&dev.memory, &l, &opts);
         let report = printer.finish(&dev.memory);

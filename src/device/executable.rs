@@ -28,6 +28,9 @@ pub struct KernelDef {
     pub info: Option<KernelInfo>,
     /// The `.ventus.resource.<kernel>` record, when present.
     pub resources: Option<ResourceUsage>,
+    /// The entry of the kernel's single-item variant
+    /// ([`kernel_info::single_item_symbol`]), when the ELF has one.
+    pub single_item_entry: Option<u32>,
 }
 
 /// A loaded Ventus ELF: the bytes, the predecoded code and its kernels.
@@ -120,7 +123,8 @@ impl Executable {
                 let entry = elf.kernel_entry(&name)?;
                 let info = infos.iter().find(|k| k.name == name).cloned();
                 let resources = elf.resource_usage(&name).copied();
-                Some(KernelDef { name, entry, info, resources })
+                let single_item_entry = elf.kernel_entry(&kernel_info::single_item_symbol(&name));
+                Some(KernelDef { name, entry, info, resources, single_item_entry })
             })
             .collect();
         let printf = match elf.sections.iter().find(|(n, _, _)| n == crate::abi::printf::PRINTF_SECTION) {

@@ -44,6 +44,24 @@ pub struct Launch<'a> {
     pub mask_lanes: bool,
     /// Where printf output goes; `None`: the launch has no print buffer.
     pub printer: Option<&'a Printer>,
+    /// How the device groups the work-items.
+    pub grouping: Grouping,
+}
+
+/// How the device groups a launch's work-items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Grouping {
+    /// As the NDRange says.
+    #[default]
+    AsGiven,
+    /// In work-groups of `local` work-items, which the kernel cannot tell: it is grouping-free
+    /// ([`crate::abi::kernel_info::KernelInfo::grouping_free`]), or — `single_item` — the
+    /// NDRange's work-groups have one work-item each and the launch runs the kernel's
+    /// single-item variant ([`KernelDef::single_item_entry`]; without one, the kernel as
+    /// given). Results are the same; the statistics count the device's work-groups; a fault
+    /// names the NDRange's work-group and local id of the work-item, and the device's
+    /// grouping (its warp and lane are the device's).
+    Regrouped { local: [u32; 3], single_item: bool },
 }
 
 /// What the device does when an instruction traps.
@@ -183,7 +201,14 @@ pub enum LaunchError {
     Memory(MemoryError),
     /// The backend cannot run this launch (its shape) or stopped it (a fault, the watchdog, the
     /// timeout, a cancel): the backend's report and, for a fault in one lane, its work-item.
-    Stopped { report: Box<dyn std::error::Error + Send + Sync>, work_item: Option<WorkItem>, fault: bool },
+    /// `regrouped`: the device's work-group size when it ran the launch regrouped
+    /// ([`Grouping::Regrouped`]).
+    Stopped {
+        report: Box<dyn std::error::Error + Send + Sync>,
+        work_item: Option<WorkItem>,
+        fault: bool,
+        regrouped: Option<[u32; 3]>,
+    },
     /// The backend panicked (a bug in it): the launch failed, nothing else did.
     Panicked,
 }
@@ -201,10 +226,13 @@ impl std::fmt::Display for LaunchError {
         match self {
             LaunchError::Args(e) => e.fmt(f),
             LaunchError::Memory(e) => e.fmt(f),
-            LaunchError::Stopped { report, work_item, .. } => {
+            LaunchError::Stopped { report, work_item, regrouped, .. } => {
                 report.fmt(f)?;
                 if let Some(WorkItem { global: [gx, gy, gz], local: [x, y, z] }) = work_item {
                     write!(f, ", work-item ({gx},{gy},{gz}), local id ({x},{y},{z})")?;
+                }
+                if let Some([x, y, z]) = regrouped {
+                    write!(f, " (the device ran this launch in work-groups of {x}×{y}×{z}: warp and lane are its)")?;
                 }
                 Ok(())
             }
@@ -241,10 +269,17 @@ pub(in crate::device) fn staged(
         }
         None => l.args,
     };
+    let (entry, range, regrouped) = match (l.grouping, l.kernel.single_item_entry) {
+        (Grouping::Regrouped { local, single_item: false }, _) => (l.kernel.entry, NdRange { local, ..l.range }, true),
+        (Grouping::Regrouped { local, single_item: true }, Some(entry)) if l.range.local == [1; 3] => {
+            (entry, NdRange { local, ..l.range }, true)
+        }
+        _ => (l.kernel.entry, l.range, false),
+    };
     let k = KernelLaunch {
         program: l.exec.code(),
-        entry: l.kernel.entry,
-        range: l.range,
+        entry,
+        range,
         args,
         threads_per_warp: l.threads_per_warp,
         print: l.printer.map_or((0, 0), |p| p.metadata()),
@@ -258,19 +293,30 @@ pub(in crate::device) fn staged(
         Err(_) => Err(LaunchError::Panicked),
         Ok(Ok(stats)) => Ok(stats.into()),
         Ok(Err(DeviceError::Memory(e))) => Err(LaunchError::Memory(e.into())),
-        Ok(Err(DeviceError::Launch(e))) => {
-            let (work_item, fault) = match &e {
-                RunError::Fault(f) => (
-                    f.lane.map(|lane| {
-                        let local = local_id(f.warp * l.threads_per_warp + lane, l.range.local);
-                        let global = crate::abi::launch::global_id(f.group_id, l.range.local, local, l.range.offset);
-                        WorkItem { global, local }
-                    }),
-                    true,
-                ),
+        Ok(Err(DeviceError::Launch(mut e))) => {
+            let (work_item, fault) = match &mut e {
+                RunError::Fault(f) => {
+                    // The faulting lane's work-item (or, for the whole warp, its group's first).
+                    let hw_local =
+                        f.lane.map_or([0; 3], |lane| local_id(f.warp * l.threads_per_warp + lane, range.local));
+                    let global = crate::abi::launch::global_id(f.group_id, range.local, hw_local, range.offset);
+                    if regrouped {
+                        // Named in the NDRange's grouping (the warp and lane stay the device's).
+                        f.group_id = std::array::from_fn(|d| {
+                            global[d].wrapping_sub(l.range.offset[d]) / l.range.local[d].max(1)
+                        });
+                        let [nx, ny, _] = l.range.num_groups();
+                        let [x, y, z] = f.group_id;
+                        f.work_group = (z.wrapping_mul(ny).wrapping_add(y)).wrapping_mul(nx).wrapping_add(x);
+                    }
+                    let local =
+                        std::array::from_fn(|d| global[d].wrapping_sub(l.range.offset[d]) % l.range.local[d].max(1));
+                    (f.lane.map(|_| WorkItem { global, local }), true)
+                }
                 _ => (None, false),
             };
-            Err(LaunchError::Stopped { report: Box::new(e), work_item, fault })
+            let regrouped = regrouped.then_some(range.local);
+            Err(LaunchError::Stopped { report: Box::new(e), work_item, fault, regrouped })
         }
     }
 }

@@ -23,7 +23,7 @@ pub mod print;
 
 pub use crate::abi::launch::{ArgBuffer, KernelArg, NdRange};
 pub use executable::{Executable, KernelDef, LoadError, LoadOptions};
-pub use launch::{run, Launch, LaunchError, LaunchOptions, LaunchStats, TrapPolicy, WorkItem};
+pub use launch::{run, Grouping, Launch, LaunchError, LaunchOptions, LaunchStats, TrapPolicy, WorkItem};
 pub use memory::{Buffer, Memory, MemoryError, Placement};
 pub use print::{PrintReport, Printer};
 

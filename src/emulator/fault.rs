@@ -79,6 +79,16 @@ impl FaultKind {
             FaultKind::Cancelled => "cancelled",
         }
     }
+    /// Whether an instruction raised it (not the watchdog, the timeout or a cancel).
+    pub fn of_instruction(&self) -> bool {
+        !matches!(
+            self,
+            FaultKind::Watchdog { .. }
+                | FaultKind::WatchdogTime { .. }
+                | FaultKind::Timeout { .. }
+                | FaultKind::Cancelled
+        )
+    }
     /// RISC-V mcause value.
     pub fn mcause(&self) -> u32 {
         match self {

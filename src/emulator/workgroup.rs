@@ -216,7 +216,11 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         work_group: g,
         group_id: gid,
         warp: wi as u32,
-        lane: trap.lane,
+        // A scalar instruction's trap with one active lane is that lane's (a divergent branch's
+        // uniform store, one-lane warps).
+        lane: trap
+            .lane
+            .or_else(|| (trap.kind.of_instruction() && w.mask.count_ones() == 1).then(|| w.mask.trailing_zeros())),
         pc: w.pc,
         addr: trap.addr,
         instruction: ctx.prog.fetch(w.pc).and_then(|d| crate::isa::disasm::disassemble(d.word, w.pc)),

@@ -157,6 +157,7 @@ pub fn run_compiled(
         threads_per_warp: 32,
         mask_lanes: true,
         printer: None,
+        grouping: Default::default(),
     };
     // Every compiled kernel runs under the memory checker: generated code must stay inside the
     // exact extents (buffers, __local data, private frames).

@@ -171,3 +171,53 @@ pub fn observes_grouping(f: &Func) -> bool {
         _ => false,
     })
 }
+
+/// The *single-item variant* of kernel `f` (as lowered from SPIR-V, before [`lower`]): the same
+/// kernel specialised for work-groups of exactly one work-item, which cannot observe its
+/// grouping — so a launch with local size 1×1×1 may run it with 32 of those work-groups as the
+/// lanes of one warp (driver-abi: [`crate::abi::kernel_info::single_item_symbol`]). In a
+/// one-item work-group the local ids and the local linear id are 0, every local size is 1, the
+/// group id is the global id minus the offset, the group count is the global size, and a
+/// barrier orders nothing (the work-item's own accesses are in program order anyway).
+///
+/// `None` when the kernel needs more than its work-item functions changed: it addresses
+/// `__local` memory, reads a CSR, lane id or a metadata word other than the print buffer's
+/// (sub-group and work-group collectives do), or is already grouping-free (it needs no
+/// variant). The caller also declines kernels with `__local` pointer arguments.
+pub fn single_item_variant(f: &Func, name: String) -> Option<Func> {
+    let insts = || f.blocks.iter().flat_map(|b| &b.insts);
+    let foreign = insts().any(|i| match &i.op {
+        Op::MetaWord { offset } => *offset != md::PRINT_ADDR && *offset != md::PRINT_SIZE,
+        Op::LocalAddr { .. } | Op::Csr(_) | Op::LaneId => true,
+        _ => false,
+    });
+    if foreign || f.local_bytes != 0 || !observes_grouping(f) {
+        return None;
+    }
+    let mut v = f.clone();
+    v.name = name;
+    for bi in 0..v.blocks.len() {
+        let insts = std::mem::take(&mut v.blocks[bi].insts);
+        let mut out = Vec::with_capacity(insts.len());
+        for inst in insts {
+            let (loc, r) = (inst.loc, inst.result);
+            let op = match inst.op {
+                Op::Barrier { .. } => continue,
+                Op::WorkItem(WorkItem::LocalId | WorkItem::LocalLinearId, _) => Op::Const(0),
+                Op::WorkItem(WorkItem::LocalSize | WorkItem::EnqueuedLocalSize, _) => Op::Const(1),
+                Op::WorkItem(WorkItem::NumGroups, d) => Op::WorkItem(WorkItem::GlobalSize, d),
+                Op::WorkItem(WorkItem::GroupId, d) => {
+                    let ty = r.map_or(Ty::I32, |r| v.types[r.0 as usize]);
+                    let (g, o) = (v.new_value(ty), v.new_value(ty));
+                    out.push(Inst::at(Some(g), Op::WorkItem(WorkItem::GlobalId, d), loc));
+                    out.push(Inst::at(Some(o), Op::WorkItem(WorkItem::GlobalOffset, d), loc));
+                    Op::Bin(BinOp::Sub, g, o)
+                }
+                op => op,
+            };
+            out.push(Inst::at(r, op, loc));
+        }
+        v.blocks[bi].insts = out;
+    }
+    Some(v)
+}
