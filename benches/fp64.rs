@@ -4,7 +4,8 @@
 //! per emulator thread (1 host thread) and their ratio, plus the dynamic warp instructions per
 //! double operation. Also one math built-in (`exp`) per work-item, for scale, and the same
 //! chain on uniform values (every work-item computes it from the kernel arguments: the
-//! compiler calls the scalar variants of the soft-double routines, once per warp).
+//! compiler calls the scalar variants of the soft-double routines, once per warp), and the chain
+//! as `v = mad(v, a, b)` (one fused primitive per iteration, counted as two operations).
 //! Run with `cargo bench --bench fp64` (needs clang-15 and llvm-spirv-15); asserts nothing.
 
 use std::time::Instant;
@@ -120,6 +121,15 @@ fn main() {
         dn.elapsed.as_secs_f64() * 1e3,
         dn.instructions as f64 * 32.0 / ops,
         d.elapsed.as_secs_f64() / dn.elapsed.as_secs_f64()
+    );
+    // `mad`/`fma` built-ins: one primitive call per iteration (the library's `__vt_d_mad` ran
+    // one lane at a time natively before the compiler called the primitive itself).
+    let mad = run(&source("double", "for (int k = 0; k < n; k++) v = mad(v, a, b);"), 8, ab64.clone(), true);
+    println!(
+        "double mad(v, a, b), primitives native: {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per op",
+        ops / mad.elapsed.as_secs_f64() / 1e6,
+        mad.elapsed.as_secs_f64() * 1e3,
+        mad.instructions as f64 * 32.0 / ops
     );
     for native in [false, true] {
         let u = run(&source_from("double", "a", chain), 8, ab64.clone(), native);

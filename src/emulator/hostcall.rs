@@ -231,34 +231,69 @@ unsafe fn f64_lanes_avx2(w: &mut Warp, op: F64Op) {
     f64_lanes_body(w, op);
 }
 
+/// The 32 lanes of the double operand in v(26 + `r`)/v(27 + `r`).
+#[inline(always)]
+fn f64_operand(w: &Warp, r: usize) -> [f64; MAX_LANES] {
+    let (lo, hi) = (&w.v[F64_ARGS + r], &w.v[F64_ARGS + r + 1]);
+    let mut x = [0f64; MAX_LANES];
+    for l in 0..MAX_LANES {
+        x[l] = f64::from_bits(u64::from(lo[l]) | u64::from(hi[l]) << 32);
+    }
+    x
+}
+
+/// Plain loops, no closures: a closure is a function of its own, compiled without the caller's
+/// target features (its `mul_add` would call the C library's `fma` instead of one `vfmadd`).
 #[inline(always)]
 fn f64_lanes_body(w: &mut Warp, op: F64Op) {
     let lanes = w.vmask();
     if lanes == 0 {
         return;
     }
-    let operand = |r: usize| -> [f64; MAX_LANES] {
-        let (lo, hi) = (&w.v[F64_ARGS + r], &w.v[F64_ARGS + r + 1]);
-        let mut x = [0f64; MAX_LANES];
-        for l in 0..MAX_LANES {
-            x[l] = f64::from_bits(u64::from(lo[l]) | u64::from(hi[l]) << 32);
-        }
-        x
-    };
-    let (a, b) = (operand(0), operand(2));
+    let (a, b) = (f64_operand(w, 0), f64_operand(w, 2));
     let mut r = [0f64; MAX_LANES];
     match op {
-        F64Op::Add => (0..MAX_LANES).for_each(|l| r[l] = a[l] + b[l]),
-        F64Op::Sub => (0..MAX_LANES).for_each(|l| r[l] = a[l] - b[l]),
-        F64Op::Mul => (0..MAX_LANES).for_each(|l| r[l] = a[l] * b[l]),
-        F64Op::Div => (0..MAX_LANES).for_each(|l| r[l] = a[l] / b[l]),
-        F64Op::Sqrt => (0..MAX_LANES).for_each(|l| r[l] = a[l].sqrt()),
+        F64Op::Add => {
+            for l in 0..MAX_LANES {
+                r[l] = a[l] + b[l];
+            }
+        }
+        F64Op::Sub => {
+            for l in 0..MAX_LANES {
+                r[l] = a[l] - b[l];
+            }
+        }
+        F64Op::Mul => {
+            for l in 0..MAX_LANES {
+                r[l] = a[l] * b[l];
+            }
+        }
+        F64Op::Div => {
+            for l in 0..MAX_LANES {
+                r[l] = a[l] / b[l];
+            }
+        }
+        F64Op::Sqrt => {
+            for l in 0..MAX_LANES {
+                r[l] = a[l].sqrt();
+            }
+        }
         F64Op::Fma => {
-            let c = operand(4);
-            (0..MAX_LANES).for_each(|l| r[l] = a[l].mul_add(b[l], c[l]));
+            let c = f64_operand(w, 4);
+            for l in 0..MAX_LANES {
+                r[l] = a[l].mul_add(b[l], c[l]);
+            }
         }
     }
-    set_f64_lanes(w, lanes, |l| canonical_bits(r[l]));
+    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
+    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
+    for l in 0..MAX_LANES {
+        if lanes >> l & 1 == 1 {
+            let bits = canonical_bits(r[l]);
+            lo[l] = bits as u32;
+            hi[l] = (bits >> 32) as u32;
+        }
+    }
 }
 
 /// For every active lane, `store`s `eval` of that lane's operands — of the highest active

@@ -486,6 +486,18 @@ impl Lowerer<'_> {
                 self.store_leaves(*cur, p, pointee, &stored)?;
                 Ok(out)
             }
+            // The library's `__vt_d_fma`, `__vt_d_mad` and `__vt_d_sqrt` only forward to these
+            // primitives: called directly, they run natively over whole registers (the
+            // emulator's `HostCall::F64`), not one lane at a time.
+            C::fma | C::mad | C::sqrt => {
+                let p = if c == C::sqrt { F64Primitive::Sqrt } else { F64Primitive::Fma };
+                let mut out = Vec::new();
+                for k in 0..n {
+                    let xs: Vec<Value> = a.iter().map(|v| pick(v, k)).collect();
+                    out.push(self.lib(cur, p.name(), &xs)?);
+                }
+                Ok(out)
+            }
             _ => {
                 let fname = format!("__vt_d_{name}");
                 if !self.lib_has(&fname) {
