@@ -6,7 +6,7 @@
 //! time of the host thread running the work-group, so a loaded machine makes it take longer in
 //! wall time but never fire earlier; no assertion here depends on wall-clock time.
 //!
-//! The instruction budget is set to its default (2^34 warp instructions, several minutes of a
+//! The instruction budget is set to its default (2^38 warp instructions, many minutes of a
 //! storing loop) before the driver starts, so only the time budget can stop the loops within
 //! their budget: were it missing, the default-budget test would fail with the instruction
 //! watchdog's message instead.
@@ -25,7 +25,7 @@ const WATCHDOG_SECONDS: cl_context_properties = 0x7F12;
 /// Before any driver use by this process's tests (each calls it first): the default instruction
 /// budget, not the corpus runner's lowered one.
 fn environment() {
-    std::env::set_var("VENTUS_WATCHDOG", (1u64 << 34).to_string());
+    std::env::set_var("VENTUS_WATCHDOG", (1u64 << 38).to_string());
     assert!(
         std::env::var_os("VENTUS_WATCHDOG_SECONDS").is_none(),
         "these tests check the default budget: run them without VENTUS_WATCHDOG_SECONDS"

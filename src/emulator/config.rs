@@ -3,7 +3,7 @@
 //! | variable | meaning | default |
 //! |---|---|---|
 //! | `VENTUS_THREADS` | host threads running work-groups, 1–256 | available cores |
-//! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^34 |
+//! | `VENTUS_WATCHDOG` | instruction budget per work-group (warp instructions), 0 = off | 2^38 |
 //! | `VENTUS_WATCHDOG_SECONDS` | host CPU seconds one work-group may use, storing or not, 0 = off (a context's `CL_CONTEXT_WATCHDOG_SECONDS_VENTUS` overrides it) | 120 |
 //! | `VENTUS_TIMEOUT` | host-time budget of a whole launch in seconds, 0 = off | 0 |
 //! | `VENTUS_TRAP` | `fault` (report) or `end-group` (reference-simulator behaviour) | `fault` |
@@ -64,6 +64,12 @@ static CONFIG: OnceCell<Config> = OnceCell::new();
 /// reads up to 45 % higher), far below the hours a forgotten loop update would otherwise run.
 pub const DEFAULT_WATCHDOG_SECONDS: u32 = 120;
 
+/// The default per-work-group instruction budget (`VENTUS_WATCHDOG`, warp instructions): a
+/// backstop above what the CPU-time budget lets a work-group run (a lone warp's storing loop
+/// runs ~2^28 warp instructions per second, a translated ALU loop several times that), so the
+/// time budget is the one that stops a runaway kernel by default.
+pub const DEFAULT_WATCHDOG: u64 = 1 << 38;
+
 /// Most emulator host threads (`VENTUS_THREADS`, reported as compute units).
 pub const MAX_THREADS: usize = 256;
 /// Most warps per work-group (`NUM_WARP`): 32 warps of 32 lanes, 1,024 work-items.
@@ -96,7 +102,7 @@ impl Config {
                 1..=MAX_THREADS,
                 cores.min(MAX_THREADS),
             ),
-            watchdog: var::<u64>(&["VENTUS_WATCHDOG"]).unwrap_or(1 << 34),
+            watchdog: var::<u64>(&["VENTUS_WATCHDOG"]).unwrap_or(DEFAULT_WATCHDOG),
             watchdog_seconds: var::<u32>(&["VENTUS_WATCHDOG_SECONDS"]).unwrap_or(DEFAULT_WATCHDOG_SECONDS),
             timeout_seconds: var::<u32>(&["VENTUS_TIMEOUT"]).unwrap_or(0),
             trap_mode,

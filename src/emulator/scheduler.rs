@@ -240,7 +240,7 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             .with_extents(p.extents.as_deref(), opts.memcheck)
             .with_wide_copies(opts.avx2_interpreter());
         let ctx = TurnCtx {
-            exec: Ctx { prog, mem: &view },
+            exec: Ctx { prog, mem: &view, lone: p.warps_per_group == 1 },
             #[cfg(target_arch = "x86_64")]
             jit: if opts.translated() { super::jit::Jit::of(prog) } else { None },
         };

@@ -127,12 +127,13 @@ fn turn_table(
                 #[cfg(target_arch = "x86_64")]
                 if let Some((f, _, head)) = ctx
                     .jit
-                    .filter(|_| w.ext == NO_EXT && (d.run >= 1 || executed == 0))
+                    .filter(|_| w.ext == NO_EXT && (d.run >= 1 || executed == 0 || ctx.lone))
                     .and_then(|j| j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize))
                     .filter(|&(_, len, _)| len <= most - executed)
                 {
-                    // A head is shared: it never passes `private`, only a turn's start.
-                    debug_assert!(!head || executed == 0);
+                    // A head is shared: it never passes `private` (but in a lone warp's
+                    // work-group), only a turn's start.
+                    debug_assert!(!head || executed == 0 || ctx.lone);
                     // SAFETY: `f` was compiled from `d`, the entry at the warp's pc (a plain one:
                     // `w.ext` is clear), with `len` entries left in the turn and, for a head, as
                     // the turn's first instruction; its handlers are the AVX2 ones, and
@@ -149,7 +150,7 @@ fn turn_table(
                         let pc = pc.wrapping_add(4 * (r >> jit::STOP_AT_SHIFT) as u32);
                         return FastEnd { executed, lanes, pc, stopped: true };
                     }
-                    if r & jit::TURN_OVER != 0 {
+                    if r & jit::TURN_OVER != 0 && !ctx.lone {
                         return FastEnd { executed, lanes, pc: w.pc, stopped: false };
                     }
                     continue;

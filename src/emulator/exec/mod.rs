@@ -51,12 +51,20 @@ pub enum Flow {
 pub struct Ctx<'a> {
     pub prog: &'a Program,
     pub mem: &'a MemView<'a>,
+    /// The launch's work-groups have one warp each: there are no other warps' turns to keep
+    /// an order with (work-groups on other host threads keep none), so every instruction may
+    /// run ahead ([`private`]).
+    pub lone: bool,
 }
 
-/// `d` may run ahead of the other warps' turns: it is private, a scalar load from memory no
-/// kernel store can change, or a scalar load or store in the warp's own uniform stack.
+/// `d` may run ahead of the other warps' turns: the warp is its work-group's only one, or `d`
+/// is private, a scalar load from memory no kernel store can change, or a scalar load or store
+/// in the warp's own uniform stack.
 #[inline(always)]
 pub(crate) fn private(w: &Warp, d: &Decoded, ctx: &Ctx) -> bool {
+    if ctx.lone {
+        return true;
+    }
     let addr = || w.x[d.rs1 as usize].wrapping_add(d.imm as u32);
     match d.sharing {
         Sharing::Private => true,
