@@ -96,43 +96,62 @@ fn divide(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, first: Opt
 
 /// How the device groups a launch over `range` of a kernel with metadata `info` (`None`: an
 /// official binary) and, when `single_item`, a single-item variant (see the module
-/// documentation): regrouped into work-groups of at most one warp when that idles fewer lanes.
-/// One warp bounds what a device work-group does to what one of the NDRange's work-groups
-/// (one warp or more) did, so the per-work-group watchdog keeps its meaning.
+/// documentation): regrouped into work-groups of at most one warp when that costs fewer warp
+/// turns ([`warp_cost`]) — the largest divisors (uniform) or whole warps in dimension 0 with a
+/// partial last work-group, whichever costs less. One warp bounds what a device work-group
+/// does to what one of the NDRange's work-groups (one warp or more) did, so the
+/// per-work-group watchdog keeps its meaning.
 pub fn device_grouping(info: Option<&KernelInfo>, single_item: bool, range: &NdRange, warp: u32) -> Grouping {
     let free = info.is_some_and(|i| i.grouping_free);
     let single_item = !free && single_item && range.local == [1; 3];
     if !free && !single_item {
         return Grouping::AsGiven;
     }
-    let warp = warp.max(1);
-    let local = choose_local(range.work_dim, range.global, warp, warp, true);
-    if lanes_occupied(range.global, local, warp) < lanes_occupied(range.global, range.local, warp) {
-        Grouping::Regrouped { local, single_item }
+    let (warp, global) = (warp.max(1), range.global);
+    let whole = warp.min(global[0].max(1));
+    let best = [None, Some(whole)]
+        .into_iter()
+        .map(|first| divide(range.work_dim, global, warp, warp, first))
+        .min_by_key(|&l| warp_cost(global, l, warp))
+        .expect("two candidates");
+    if warp_cost(global, best, warp) < warp_cost(global, range.local, warp) {
+        Grouping::Regrouped { local: best, single_item }
     } else {
         Grouping::AsGiven
     }
+}
+
+/// What running an NDRange in work-groups of `local` costs, in warps: each warp once, and a
+/// warp with idle lanes once more — it runs the slower partial-state paths (masked copies,
+/// memory accesses through the handlers), so 28-lane warps everywhere (70 = 14 × 5) cost more
+/// than whole warps with a narrow last one.
+fn warp_cost(global: [u32; 3], local: [u32; 3], warp: u32) -> u64 {
+    let warp = u64::from(warp);
+    group_shapes(global, local).map(|(groups, size)| groups * (size.div_ceil(warp) + u64::from(size % warp != 0))).sum()
+}
+
+/// The work-groups of an NDRange by shape: `(count, work-items)` for the full ones and for each
+/// combination of partial edges (at most one partial work-group per dimension).
+fn group_shapes(global: [u32; 3], local: [u32; 3]) -> impl Iterator<Item = (u64, u64)> {
+    (0..8u32).map(move |edge| {
+        let (mut groups, mut size) = (1u64, 1u64);
+        for d in 0..3 {
+            let (g, l) = (u64::from(global[d].max(1)), u64::from(local[d].max(1)));
+            if edge >> d & 1 == 0 {
+                (groups, size) = (groups * (g / l), size * l);
+            } else {
+                (groups, size) = (groups * u64::from(g % l != 0), size * (g % l));
+            }
+        }
+        (groups, size)
+    })
 }
 
 /// Lanes the work-groups of an NDRange occupy: each work-group, partial edge ones included, takes
 /// whole warps.
 fn lanes_occupied(global: [u32; 3], local: [u32; 3], warp: u32) -> u64 {
     let warp = u64::from(warp);
-    // Each dimension contributes its full work-groups and (at most one) partial one.
-    (0..8u32)
-        .map(|edge| {
-            let (mut groups, mut size) = (1u64, 1u64);
-            for d in 0..3 {
-                let (g, l) = (u64::from(global[d].max(1)), u64::from(local[d].max(1)));
-                if edge >> d & 1 == 0 {
-                    (groups, size) = (groups * (g / l), size * l);
-                } else {
-                    (groups, size) = (groups * u64::from(g % l != 0), size * (g % l));
-                }
-            }
-            groups * size.div_ceil(warp) * warp
-        })
-        .sum()
+    group_shapes(global, local).map(|(groups, size)| groups * size.div_ceil(warp) * warp).sum()
 }
 
 /// Writes formatted printf output: the context's `cl_arm_printf` callback if it has one, else the
@@ -362,5 +381,25 @@ mod tests {
         let packed = pack_args(&nop, &[]).unwrap();
         let e = enqueue(&queue, nop, range, Vec::new(), packed, CL_COMMAND_NDRANGE_KERNEL, Vec::new());
         assert_eq!(e.wait(), CL_COMPLETE);
+    }
+
+    #[test]
+    fn regrouping_prefers_whole_warps_and_needs_a_kernel_that_cannot_tell() {
+        let free = KernelInfo { grouping_free: true, ..Default::default() };
+        let observing = KernelInfo::default();
+        let r = |global: [u32; 3], local: [u32; 3]| NdRange { work_dim: 3, global, offset: [0; 3], local };
+        // 70 = 14 × 5: 28-lane warps everywhere cost more than two whole warps and a narrow one.
+        let g = device_grouping(Some(&observing), true, &r([70, 70, 70], [1, 1, 1]), 32);
+        assert_eq!(g, Grouping::Regrouped { local: [32, 1, 1], single_item: true });
+        assert_eq!(warp_cost([70, 70, 70], [14, 2, 1], 32), 12_250 * 2);
+        assert_eq!(warp_cost([70, 70, 70], [32, 1, 1], 32), 70 * 70 * 4);
+        // Without a single-item variant, or with larger work-groups, nothing changes.
+        assert_eq!(device_grouping(Some(&observing), false, &r([70, 70, 70], [1, 1, 1]), 32), Grouping::AsGiven);
+        assert_eq!(device_grouping(Some(&observing), true, &r([64, 4, 1], [2, 1, 1]), 32), Grouping::AsGiven);
+        assert_eq!(device_grouping(None, false, &r([64, 4, 1], [1, 1, 1]), 32), Grouping::AsGiven);
+        // A grouping-free kernel keeps a size that fills its warps, loses one that idles lanes.
+        assert_eq!(device_grouping(Some(&free), false, &r([64, 4, 1], [32, 1, 1]), 32), Grouping::AsGiven);
+        let g = device_grouping(Some(&free), false, &r([29, 11, 1], [1, 1, 1]), 32);
+        assert_eq!(g, Grouping::Regrouped { local: [29, 1, 1], single_item: false });
     }
 }
