@@ -61,18 +61,29 @@ fn divisors_up_to(n: u32, limit: u32) -> impl Iterator<Item = u32> {
 /// A work-group size for `global` (see the module documentation). `max_group` ≥ 1; a
 /// `grouping_free` kernel may get a size that does not divide `global`.
 pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, grouping_free: bool) -> [u32; 3] {
-    let (warp, budget) = (warp.max(1), max_group.max(1));
-    let uniform = divide(work_dim, global, budget, warp, None);
+    let warp = warp.max(1);
+    let [uniform, partial] = candidates(work_dim, global, max_group, warp);
     if !grouping_free {
         return uniform;
     }
+    least(uniform, partial, |l| lanes_occupied(global, l, warp))
+}
+
+/// The two sizes a chooser weighs within `max_group`: per dimension the largest divisor
+/// (uniform; [`divide`]), and whole warps in dimension 0 with a partial last work-group.
+fn candidates(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32) -> [[u32; 3]; 2] {
+    let budget = max_group.max(1);
     let g0 = global[0].max(1);
     let whole = if budget >= warp { (budget / warp * warp).min(g0) } else { budget.min(g0) };
-    let partial = divide(work_dim, global, budget, warp, Some(whole));
-    if lanes_occupied(global, partial, warp) < lanes_occupied(global, uniform, warp) {
-        partial
+    [divide(work_dim, global, budget, warp, None), divide(work_dim, global, budget, warp, Some(whole))]
+}
+
+/// `b` when it costs strictly less than `a`, else `a`.
+fn least(a: [u32; 3], b: [u32; 3], cost: impl Fn([u32; 3]) -> u64) -> [u32; 3] {
+    if cost(b) < cost(a) {
+        b
     } else {
-        uniform
+        a
     }
 }
 
@@ -108,12 +119,8 @@ pub fn device_grouping(info: Option<&KernelInfo>, single_item: bool, range: &NdR
         return Grouping::AsGiven;
     }
     let (warp, global) = (warp.max(1), range.global);
-    let whole = warp.min(global[0].max(1));
-    let best = [None, Some(whole)]
-        .into_iter()
-        .map(|first| divide(range.work_dim, global, warp, warp, first))
-        .min_by_key(|&l| warp_cost(global, l, warp))
-        .expect("two candidates");
+    let [uniform, partial] = candidates(range.work_dim, global, warp, warp);
+    let best = least(uniform, partial, |l| warp_cost(global, l, warp));
     if warp_cost(global, best, warp) < warp_cost(global, range.local, warp) {
         Grouping::Regrouped { local: best, single_item }
     } else {

@@ -85,16 +85,15 @@ fn canonical_bits(r: f64) -> u64 {
     }
 }
 
-/// Writes double results `bits(lane)` to v26/v27 (low word first) in the lanes of `lanes`.
+/// Writes double results `bits[lane]` to v26/v27 (low word first) in the lanes of `lanes`.
 #[inline(always)]
-fn set_f64_lanes(w: &mut Warp, lanes: u32, bits: impl Fn(usize) -> u64) {
+fn set_f64_lanes(w: &mut Warp, lanes: u32, bits: &[u64; MAX_LANES]) {
     let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
     let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
     for l in 0..MAX_LANES {
         if lanes >> l & 1 == 1 {
-            let r = bits(l);
-            lo[l] = r as u32;
-            hi[l] = (r >> 32) as u32;
+            lo[l] = bits[l] as u32;
+            hi[l] = (bits[l] >> 32) as u32;
         }
     }
 }
@@ -218,7 +217,7 @@ fn f64_uniform(w: &mut Warp, op: F64Op) {
         return;
     }
     let r = op.eval_words(f64_operands(w, 31 - lanes.leading_zeros() as usize));
-    set_f64_lanes(w, lanes, |_| r);
+    set_f64_lanes(w, lanes, &[r; MAX_LANES]);
 }
 
 /// [`f64_lanes`] compiled for AVX2 and FMA.
@@ -285,15 +284,11 @@ fn f64_lanes_body(w: &mut Warp, op: F64Op) {
             }
         }
     }
-    let (lo, hi) = w.v.split_at_mut(F64_ARGS + 1);
-    let (lo, hi) = (&mut lo[F64_ARGS], &mut hi[0]);
+    let mut bits = [0u64; MAX_LANES];
     for l in 0..MAX_LANES {
-        if lanes >> l & 1 == 1 {
-            let bits = canonical_bits(r[l]);
-            lo[l] = bits as u32;
-            hi[l] = (bits >> 32) as u32;
-        }
+        bits[l] = canonical_bits(r[l]);
     }
+    set_f64_lanes(w, lanes, &bits);
 }
 
 /// For every active lane, `store`s `eval` of that lane's operands — of the highest active

@@ -778,12 +778,10 @@ fn emit_body(
 
 /// `vid.v`: `vd = 0, 1, …, 31` (`masked`: on the lanes of r10d).
 fn vid(a: &mut Assembler, d: &Decoded, masked: bool) {
+    // `store_chunk` leaves rax alone.
+    dynasm!(a ; .arch x64 ; mov rax, QWORD IOTA.0.as_ptr() as i64);
     for j in 0..4 {
-        dynasm!(a
-            ; .arch x64
-            ; mov rax, QWORD IOTA.0.as_ptr() as i64
-            ; vmovdqu ymm0, [rax + 32 * j]
-        );
+        dynasm!(a ; .arch x64 ; vmovdqu ymm0, [rax + 32 * j]);
         templates::store_chunk(a, d.rd, j, masked);
     }
 }
