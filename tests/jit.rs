@@ -8,6 +8,7 @@
 
 mod common;
 use common::*;
+use ventus_icd::emulator::hostcall::{F64Op, HostCall};
 use ventus_icd::emulator::{run, DeviceMemory, RunOptions, RunStats};
 
 #[path = "common/rng.rs"]
@@ -51,6 +52,14 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     // v12: every other word of the same area (stride 8: not unit-stride, the general path).
     s += &format!("    vsll.vi v12, v1, 3\n    li s6, {}\n    vadd.vx v12, v12, s6\n", OUT + 0x2000);
     s += &format!("    li s6, {}\n", OUT + 0x2400);
+    // Private memory: v13 one offset in every lane (32 consecutive words of the overlay), v14
+    // a lane's own (the general path); v26–v31 the soft-double primitives' operands (lanes
+    // differ; some are infinities).
+    s += "    li s9, 64\n    vmv.v.x v13, s9\n    vsll.vi v14, v1, 3\n";
+    for (k, v) in ["v26", "v27", "v28", "v29", "v30", "v31"].iter().enumerate() {
+        s += &format!("    vmul.vx {v}, v1, {}\n    vxor.vx {v}, {v}, {}\n", XS[k + 2], XS[k + 3]);
+    }
+    s += "    li s9, 0x7ff00000\n    vmv.s.x v27, s9\n    vmv.s.x v29, s9\n";
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
@@ -61,7 +70,7 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
         let masked = if r.next() % 8 == 0 { ", v0.t" } else { "" };
-        let kind = r.next() % 19;
+        let kind = r.next() % 21;
         let line = match kind {
             0 | 1 => format!("{} {x1}, {x2}, {x3}", r.pick(&rr)),
             2 => format!("{} {x1}, {x2}, {}", r.pick(&ri), imm(&mut r)),
@@ -153,6 +162,24 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                 3 => format!("vsw12.v {v1}, 4(v12)"),
                 _ => format!("sw {x1}, {}(s6)", 4 * (r.next() % 16)),
             },
+            19 => {
+                let (op, reg) = (*r.pick(&["vlw.v", "vsw.v"]), *r.pick(&["v13", "v13", "v14"]));
+                // `vlw.v` drops an address's low bits.
+                format!("{op} {v1}, {}({reg})", 4 * (r.next() % 48) + u64::from(r.next() % 8 == 0))
+            }
+            20 => {
+                // A soft-double primitive (a host call: inline in a translated function), its
+                // operands copied in and its result out now and then.
+                let mut l = String::new();
+                if r.next() % 2 == 0 {
+                    l += &format!("vadd.vx v{}, {v1}, x0\n    ", 26 + r.next() % 6);
+                }
+                l += &format!("jal {}", r.pick(&["f64_fma", "f64_add", "f64_mul_u"]));
+                if r.next() % 2 == 0 {
+                    l += &format!("\n    vadd.vx {v1}, v{}, x0", 26 + r.next() % 2);
+                }
+                l
+            }
             _ => format!("vadd.vx {v1}, {v2}, {x1}"),
         };
         // A quarter of the lines behind a prefix: rd, rs1 and rs2 (the registers above 31 the
@@ -160,9 +187,9 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         // bits of a `.vi` form).
         // Memory accesses keep their address registers: only a load's destination (none of
         // the `auipc` that computes an address) moves up; CSR accesses their sources.
-        let memory = kind == 16 || kind == 17;
+        let memory = kind == 16 || kind == 17 || kind == 19 || kind == 20;
         let line = match r.next() % 16 {
-            0..=2 if memory && (line.starts_with("lw") || line.starts_with("vlw12")) => {
+            0..=2 if memory && (line.starts_with("lw") || line.starts_with("vlw")) => {
                 format!("regext zero, zero, 1\n    {line}")
             }
             _ if memory => line,
@@ -214,8 +241,19 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         s += &store_lanes(v[1..].parse().unwrap(), 17 + k as u32, 64);
     }
     s += "    endprg x0, x0, x0\n";
+    // The primitives' code, replaced by host calls ([`HOST_CALLS`]).
+    for f in HOST_CALLS.map(|(f, _)| f) {
+        s += &format!("{f}:\n    vadd.vv v26, v26, v28\n    ret\n");
+    }
     s
 }
+
+/// The soft-double primitives the programs call, run as host calls (both ways: untraced).
+const HOST_CALLS: [(&str, HostCall); 3] = [
+    ("f64_fma", HostCall::F64(F64Op::Fma)),
+    ("f64_add", HostCall::F64(F64Op::Add)),
+    ("f64_mul_u", HostCall::F64Uniform(F64Op::Mul)),
+];
 
 /// Runs the program of `seed` with two read-only blocks of 256 bytes (as a driver's argument
 /// and metadata buffers) filled with words derived from `seed`, their addresses in s5 and s8;
@@ -232,7 +270,10 @@ fn run_with_block(seed: u64, s: &Setup, opts: &RunOptions) -> (RunStats, Vec<u32
         block.base()
     });
     let src = program(seed, 60, blocks);
-    let (prog, _) = build(&src);
+    let (mut prog, labels) = build(&src);
+    for (f, call) in HOST_CALLS {
+        assert!(prog.install_host_call(labels[f], call));
+    }
     let opts = RunOptions { threads: s.threads, ..opts.clone() };
     let stats = run(&mem, &prog, &params(s), &opts).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
     (stats, read_out(&mem, s.out_words), src)
@@ -243,8 +284,8 @@ fn compare(seed: u64, setup: Setup) {
     let (b, off, _) = run_with_block(seed, &setup, &RunOptions { no_jit: true, ..RunOptions::default() });
     assert_eq!(on, off, "seed {seed}, numt {}: registers differ with the translator\n{src}", setup.numt);
     assert_eq!(
-        (a.instructions, a.lane_instructions, a.global_bytes),
-        (b.instructions, b.lane_instructions, b.global_bytes),
+        (a.instructions, a.lane_instructions, a.global_bytes, a.private_bytes),
+        (b.instructions, b.lane_instructions, b.global_bytes, b.private_bytes),
         "seed {seed}: statistics differ"
     );
 }
@@ -270,8 +311,26 @@ fn the_generator_makes_programs_the_translator_changes() {
     // run measurably differently (fewer host calls is invisible, so check the code it made).
     let src: String = (0..10).map(|seed| program(seed, 60, [0x9200_0000, 0x9300_0000])).collect();
     for op in [
-        "vadd.vx", "vmul", "add", "vsll", "csrr", "vfmacc", "lw", "vsetvli", "mtvec", "bnez s7", "S1", "regext",
-        "regexti", "vfmadd",
+        "vadd.vx",
+        "vmul",
+        "add",
+        "vsll",
+        "csrr",
+        "vfmacc",
+        "lw",
+        "vsetvli",
+        "mtvec",
+        "bnez s7",
+        "S1",
+        "regext",
+        "regexti",
+        "vfmadd",
+        "vlw.v",
+        "vsw.v",
+        "(v13)",
+        "(v14)",
+        "jal f64_fma",
+        "jal f64_mul_u",
     ] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }

@@ -115,12 +115,27 @@ pub struct MemView<'a> {
     /// The global buffers the latest full-warp unit-stride load (0) and store (1) found
     /// ([`Self::unit_stride`]), for the translator's inline copies ([`ViewLayout`]).
     unit_stride_blocks: [std::cell::Cell<RecentBlock>; 2],
+    /// The private overlay as a block of 32-word spans (`n` = 0: none, or a checker or
+    /// written-byte bits watch it), for the translator's private accesses ([`ViewLayout`]).
+    private_block: RecentBlock,
+    /// The global buffers full-warp word loads found ([`Self::load_lanes`]), filed under bits
+    /// [`GATHER_SHIFT`].. of the first lane's address, for the translator's gathers: a block's
+    /// `n` counts the word addresses inside it (at most `i32::MAX`: the host gather's offsets
+    /// are signed).
+    gather_blocks: [std::cell::Cell<RecentBlock>; GATHER_SLOTS],
 }
+
+/// Slots of [`MemView`]'s gather table (a power of two).
+pub(crate) const GATHER_SLOTS: usize = 256;
+/// The gather table's slot of a first lane address `a` is `(a >> GATHER_SHIFT) % GATHER_SLOTS`:
+/// one slot per 64 KiB, so the neighbouring elements a stencil reads from one buffer share a
+/// slot and a few dozen buffers accessed at the same index rarely collide.
+pub(crate) const GATHER_SHIFT: u32 = 16;
 
 /// A block of memory compiled code may access directly: a 4-aligned address `a` with
 /// `a − base < n` starts an access inside it (`n` = 0: none); `words` is its first word (at
 /// `base`). The translator's templates read these fields ([`ViewLayout`]).
-#[repr(C)]
+#[repr(C, align(16))]
 #[derive(Clone, Copy)]
 struct RecentBlock {
     base: u32,
@@ -149,18 +164,26 @@ struct RecentReadOnly<'a> {
 /// buffers the latest full-warp unit-stride load and store found ([`MemView::unit_stride`]:
 /// `unit_stride`, the store's `unit_stride_stride` bytes after the load's; `n` counts the
 /// addresses that start 32 words inside; kept only without a checker, for stores only in a
-/// buffer with no read-only part and no written-byte bits); in each, `base`, `n` and `words`
-/// of its [`RecentBlock`]; the global bytes-moved counter.
+/// buffer with no read-only part and no written-byte bits); the private overlay (`private`,
+/// the same for its 32-word spans) and the flag a store there sets (`private_written`, a
+/// `bool`); the gather table (`gather`, [`GATHER_SLOTS`] blocks `block_size` bytes apart,
+/// `n` counting word addresses); in each, `base`, `n` and `words` of its [`RecentBlock`];
+/// the global and private bytes-moved counters.
 pub(crate) struct ViewLayout {
     pub check: usize,
     pub read_only: usize,
     pub read_only_stride: usize,
     pub unit_stride: usize,
     pub unit_stride_stride: usize,
+    pub private: usize,
+    pub private_written: usize,
+    pub gather: usize,
+    pub block_size: usize,
     pub base: usize,
     pub n: usize,
     pub words: usize,
     pub moved_global: usize,
+    pub moved_private: usize,
 }
 
 impl MemView<'static> {
@@ -171,10 +194,15 @@ impl MemView<'static> {
         read_only_stride: std::mem::size_of::<RecentReadOnly<'static>>(),
         unit_stride: std::mem::offset_of!(MemView<'static>, unit_stride_blocks),
         unit_stride_stride: std::mem::size_of::<RecentBlock>(),
+        private: std::mem::offset_of!(MemView<'static>, private_block),
+        private_written: std::mem::offset_of!(MemView<'static>, private_written),
+        gather: std::mem::offset_of!(MemView<'static>, gather_blocks),
+        block_size: std::mem::size_of::<RecentBlock>(),
         base: std::mem::offset_of!(RecentBlock, base),
         n: std::mem::offset_of!(RecentBlock, n),
         words: std::mem::offset_of!(RecentBlock, words),
         moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
+        moved_private: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Private as usize,
     };
 }
 
@@ -214,7 +242,22 @@ impl<'a> MemView<'a> {
             wide: false,
             read_only_words: Default::default(),
             unit_stride_blocks: Default::default(),
+            // Only an overlay in the heap (as `region_in` finds it: never in the LDS or program
+            // window) with no written-byte bits; `with_extents` clears it under a checker.
+            private_block: private.filter(|p| p.base >> 28 >= 9 && p.written.is_none()).map_or_else(
+                RecentBlock::default,
+                |p| RecentBlock { base: p.base, n: p.size.saturating_sub(127), words: p.words().as_ptr() },
+            ),
+            gather_blocks: std::array::from_fn(|_| Default::default()),
         }
+    }
+
+    /// Whether global region `r` overlaps the private overlay, whose addresses `region_in`
+    /// resolves to the overlay instead (the launch's private block is a global region too).
+    fn under_private(&self, r: &Region) -> bool {
+        self.private.is_some_and(|p| {
+            (p.base as u64) < r.base as u64 + r.size as u64 && (r.base as u64) < p.base as u64 + p.size as u64
+        })
     }
 
     /// Lets full-warp unit-stride accesses move their 32 words in 256-bit moves (see
@@ -254,6 +297,9 @@ impl<'a> MemView<'a> {
     pub fn with_extents(mut self, extents: Option<&'a MemCheck>, check: bool) -> Self {
         self.extents = extents;
         self.check = extents.filter(|_| check);
+        if self.check.is_some() {
+            self.private_block = RecentBlock::default();
+        }
         self
     }
 
@@ -399,7 +445,10 @@ impl<'a> MemView<'a> {
     /// addresses always take the per-lane path (their pages have permissions).
     #[inline(always)]
     fn span_region(&self, lo: u32, hi: u32, write: bool) -> Option<(&Region, Space)> {
-        if self.check.is_some() || lo > hi || lo >> 28 != hi >> 28 {
+        // A span may cross a 256 MiB boundary inside one heap region (a buffer or the private
+        // block straddling 0xa000_0000), but never into or out of the LDS and program windows.
+        let touches_windows = lo >> 28 != hi >> 28 && lo >> 28 <= 8 && hi >> 28 >= 7;
+        if self.check.is_some() || lo > hi || touches_windows {
             return None;
         }
         match lo >> 28 {
@@ -447,6 +496,13 @@ impl<'a> MemView<'a> {
         let (r, space) = self.span_region(lo, hi, false)?;
         let mut out = [0u32; 32];
         if m == u32::MAX && bytes == 4 {
+            if space == Space::Global && !self.under_private(r) {
+                // For the translator: this buffer's other full-warp word loads are the same
+                // case (a global buffer, no checker: `span_region` found none).
+                let n = r.size.saturating_sub(3).min(i32::MAX as u32);
+                let slot = (addrs[0] >> GATHER_SHIFT) as usize % GATHER_SLOTS;
+                self.gather_blocks[slot].set(RecentBlock { base: r.base, n, words: r.words().as_ptr() });
+            }
             for (o, &a) in out.iter_mut().zip(addrs) {
                 // SAFETY: every lane is active, so `lo <= a <= hi`, and `span_region` found one
                 // region containing both `lo` and `hi`.
@@ -483,7 +539,7 @@ impl<'a> MemView<'a> {
         }
         let first = (lo.wrapping_sub(r.base) >> 2) as usize;
         let words = r.words().get(first..first + 32)?.try_into().ok()?;
-        if space == Space::Global && !(write && r.read_only) {
+        if space == Space::Global && !(write && r.read_only) && !self.under_private(r) {
             // For the translator: the buffer's other 32-word spans are the same case (a global
             // buffer, no checker: `span_region` found none; for a store, no written-byte bits and
             // no read-only part). The program window (also global space) never gets here.

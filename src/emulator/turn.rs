@@ -127,18 +127,28 @@ fn turn_table(
                 #[cfg(target_arch = "x86_64")]
                 if let Some((f, _, head)) = ctx
                     .jit
-                    .filter(|_| w.ext == NO_EXT && (d.run >= 1 || executed == 0 || ctx.lone))
-                    .and_then(|j| j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize))
+                    .and_then(|j| match w.ext {
+                        NO_EXT if d.run >= 1 || executed == 0 || ctx.lone => {
+                            j.entry((pc.wrapping_sub(ctx.prog.text_base()) >> 2) as usize)
+                        }
+                        NO_EXT => None,
+                        // A variant a prefix selected: only a head (a shared access).
+                        x if executed == 0 || ctx.lone => j.ext_entry(x as usize),
+                        _ => None,
+                    })
                     .filter(|&(_, len, _)| len <= most - executed)
                 {
                     // A head is shared: it never passes `private` (but in a lone warp's
                     // work-group), only a turn's start.
                     debug_assert!(!head || executed == 0 || ctx.lone);
-                    // SAFETY: `f` was compiled from `d`, the entry at the warp's pc (a plain one:
-                    // `w.ext` is clear), with `len` entries left in the turn and, for a head, as
-                    // the turn's first instruction; its handlers are the AVX2 ones, and
-                    // `ctx.jit` is only set when the host has the features
-                    // (`RunOptions::translated`).
+                    // The interpreter clears a pending selection before running the variant.
+                    w.ext = NO_EXT;
+                    // SAFETY: `f` was compiled from `d`, the entry at the warp's pc (the plain
+                    // one when `w.ext` was clear, else the extended variant it selected; the
+                    // selection is cleared above, as before an interpreted step), with `len`
+                    // entries left in the turn and, for a head, as the turn's first
+                    // instruction; its handlers are the AVX2 ones, and `ctx.jit` is only set
+                    // when the host has the features (`RunOptions::translated`).
                     let r = unsafe {
                         f(w, &ctx.exec, out, ctx.prog.ops().as_ptr(), most - executed, ctx.prog.ext().as_ptr())
                     };

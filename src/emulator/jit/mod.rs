@@ -38,8 +38,11 @@
 //! * Memory, inline with the handler as the fallback (the same effect and counts either way):
 //!   `lw` from one of the two read-only blocks the memory view remembers (a kernel's argument
 //!   and metadata loads); in the full-state copy, a unit-stride `vlw12.v`/`vsw12.v` in the
-//!   global buffer the view's latest such access found ([`MemView::LAYOUT`] gives the fields
-//!   read). Such an access as a head gets a function of its own even with no run after it.
+//!   global buffer the view's latest such access found, any other `vlw12.v` of aligned words
+//!   as four host gathers from a buffer of the view's gather table (filed by address), and a
+//!   private `vlw.v`/`vsw.v` whose lanes share one address (32 consecutive words of the
+//!   private overlay) ([`MemView::LAYOUT`] gives the fields read). A global access as a head
+//!   gets a function of its own even with no run after it.
 //! * A scalar branch or `jal` right after a run is compiled as the function's last entry
 //!   (neither changes the mask). Taken back to the function's first entry — a loop — when
 //!   that entry is private, and the turn's budget (the last argument: entries the turn still
@@ -54,7 +57,18 @@
 //!   [`MAX_RUN`]) runs the prefix's handler, which selects the variant for the turn loop; a
 //!   variant scalar load that may not run yet leaves the warp with its prefix's selection
 //!   (`w.ext`), exactly as the interpreter would. A prefix selecting a private scalar branch
-//!   may end a function like the branch itself.
+//!   may end a function like the branch itself. A prefix selecting a shared global access
+//!   (compiled code keeps its high registers behind prefixes) leaves the variant as the next
+//!   turn's first instruction: that variant and the run after it are a head of their own
+//!   ([`Jit::ext_entry`]), entered with the selection pending (the turn loop clears it).
+//! * Inline host calls: a private `jal ra` to a soft-double primitive running as a host call
+//!   ([`hostcall`](super::hostcall)`::HostCall::F64`, on the warp's registers only, never
+//!   declining) does not end the function: the `jal` sets `ra`, the call's handler runs it
+//!   (and returns the pc to `ra`), and the function goes on with the run after the return —
+//!   so double-precision code of a few instructions between calls runs as one function of
+//!   up to [`MAX_CHAINED`] entries instead of a call, a handler and a call per primitive.
+//!   Such a function's entries are no longer consecutive: each carries its pc, and a
+//!   turn-ending entry is reported by its pc's distance from the first ([`STOP_AT_SHIFT`]).
 //! * Compiled code clears the upper halves of the vector registers (`vzeroupper`) before every
 //!   call and before it returns: what it calls and returns to reaches code compiled without
 //!   AVX (the host calls' arithmetic, `hostcall::run_registers_only`), where dirty upper halves
@@ -111,6 +125,9 @@ pub struct Jit {
     base: usize,
     /// By entry index: what was compiled from there.
     entries: Vec<Entry>,
+    /// By extended variant ([`Program::ext`]): the head compiled from a shared variant a
+    /// prefix selects ([`Jit::ext_entry`]).
+    ext_entries: Vec<Entry>,
 }
 
 /// A compiled function ([`Jit::entry`]).
@@ -197,41 +214,102 @@ enum Src {
     Ext(i32),
 }
 
+/// What an entry of a compiled function is ([`Item`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    /// Translated by its [`plan`].
+    Own,
+    /// A `jal ra` to a host call that runs inline ([`inline_call`]): only `ra = pc + 4`.
+    Link,
+    /// That host call's marker: its handler runs the call and returns to `ra`, never stopping.
+    Call,
+}
+
+/// An entry of a compiled function: its [`Decoded`], where that lives, its word's index in
+/// the text (its pc = the text's base + 4 × `at`) and its [`Role`].
+#[derive(Clone, Copy, Debug)]
+struct Item {
+    d: Decoded,
+    src: Src,
+    at: usize,
+    role: Role,
+}
+
+/// The most entries a function chained through inline host calls ([`function_entries`]) may
+/// have: a turn allows [`TURN`](super::workgroup) entries, and a function runs only when the
+/// turn has room for all of its.
+const MAX_CHAINED: usize = 128;
+
+/// Whether a private `jal` `d` at text index `k` calls a host call that may run inside a
+/// compiled function: a soft-double primitive ([`HostCall::F64`] and its uniform form: on the
+/// warp's registers only, never declining, never stopping the turn), returning to `ra`, which
+/// the `jal` sets. The callee's index then.
+fn inline_call(prog: &Program, d: &Decoded, k: usize) -> Option<usize> {
+    use super::hostcall::HostCall;
+    if d.op != Some(Op::Jal) || d.rd != 1 || d.sharing != Sharing::Private {
+        return None;
+    }
+    let t = usize::try_from(k as i64 + i64::from(d.imm >> 2)).ok()?;
+    let callee = prog.ops().get(t)?;
+    matches!(prog.host_call(callee.host_call)?, HostCall::F64(_) | HostCall::F64Uniform(_)).then_some(t)
+}
+
 /// The entries a function compiled from entry `i` runs, `len` of them from `i` on (fewer when
 /// the text ends): after a [`paired`] prefix, its variant; then, when the next entry is a
-/// private scalar branch or `jal` — or a prefix selecting one — that too (see [`emit_run`]).
-/// Also whether the turn is over after them ([`TURN_OVER`]: the next entry is shared or past
-/// the text).
-fn function_entries(ops: &[Decoded], ext: &[Decoded], i: usize, len: usize) -> (Vec<(Decoded, Src)>, u64) {
-    let at = |k: usize| (ops[k], Src::Plain((k * ENTRY) as i32));
-    let variant = |d: &Decoded| (ext[d.next_ext as usize], Src::Ext((d.next_ext as usize * ENTRY) as i32));
-    let mut out: Vec<(Decoded, Src)> = Vec::with_capacity(len + 2);
-    let mut k = i;
-    while out.len() < len && k < ops.len() {
-        let after_prefix =
-            out.last().and_then(|(d, src)| matches!(src, Src::Plain(_)).then(|| paired(d, ext)).flatten());
-        out.push(if after_prefix.is_some() { variant(&out.last().unwrap().0) } else { at(k) });
-        k += 1;
+/// `jal` to a host call that runs inline ([`inline_call`]), that `jal`, the call and the run
+/// after its return, and so on (at most [`MAX_CHAINED`] entries, none reading a counter);
+/// then, when the next entry is a private scalar branch or `jal` — or a prefix selecting one
+/// — that too (see [`emit_run`]). Also whether the turn is over after them ([`TURN_OVER`]:
+/// the next entry is shared or past the text).
+fn function_entries(prog: &Program, i: usize, len: usize) -> (Vec<Item>, u64) {
+    let (ops, ext) = (prog.ops(), prog.ext());
+    let at = |k: usize| Item { d: ops[k], src: Src::Plain((k * ENTRY) as i32), at: k, role: Role::Own };
+    let variant = |d: &Decoded, k: usize| Item {
+        d: ext[d.next_ext as usize],
+        src: Src::Ext((d.next_ext as usize * ENTRY) as i32),
+        at: k,
+        role: Role::Own,
+    };
+    let mut out: Vec<Item> = Vec::with_capacity(len + 2);
+    let (mut k, mut len) = (i, len);
+    loop {
+        let begin = out.len();
+        while out.len() - begin < len && k < ops.len() {
+            let after_prefix =
+                out[begin..].last().and_then(|e| matches!(e.src, Src::Plain(_)).then(|| paired(&e.d, ext)).flatten());
+            out.push(if after_prefix.is_some() { variant(&out.last().unwrap().d, k) } else { at(k) });
+            k += 1;
+        }
+        // Ends with a paired prefix (a run split at `MAX_RUN`): its variant runs next.
+        if out.last().is_some_and(|e| paired(&e.d, ext).is_some()) {
+            let next = ext[out.last().unwrap().d.next_ext as usize];
+            let over = if next.sharing == Sharing::Shared { TURN_OVER } else { 0 };
+            return (out, over);
+        }
+        let Some(t) = ops.get(k).and_then(|d| inline_call(prog, d, k)) else { break };
+        let after = ops.get(k + 1).map_or(0, |n| usize::from(n.run));
+        let reads = ops[(k + 1).min(ops.len())..(k + 1 + after).min(ops.len())].iter().any(reads_counter);
+        if out.len() + 2 + after > MAX_CHAINED || reads {
+            break;
+        }
+        out.push(Item { role: Role::Link, ..at(k) });
+        out.push(Item { role: Role::Call, ..at(t) });
+        (k, len) = (k + 1, after);
     }
-    // Ends with a paired prefix (a run split at `MAX_RUN`): its variant runs next.
-    let pending = out.last().filter(|(d, _)| paired(d, ext).is_some()).map(|(d, _)| variant(d));
     let private_jump = |d: &Decoded| d.sharing == Sharing::Private && d.op.is_some_and(is_jump);
-    if pending.is_none() {
-        if let Some(t) = ops.get(k) {
-            if private_jump(t) {
-                out.push(at(k));
-                return (out, 0);
-            }
-            if selected(t, ext).is_some_and(private_jump) {
-                let v = variant(t);
-                out.push(at(k));
-                out.push(v);
-                return (out, 0);
-            }
+    if let Some(t) = ops.get(k) {
+        if private_jump(t) {
+            out.push(at(k));
+            return (out, 0);
+        }
+        if selected(t, ext).is_some_and(private_jump) {
+            let v = variant(t, k + 1);
+            out.push(at(k));
+            out.push(v);
+            return (out, 0);
         }
     }
-    let next = pending.map(|(d, _)| d).or_else(|| ops.get(k).copied());
-    let over = if next.is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
+    let over = if ops.get(k).is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
     (out, over)
 }
 
@@ -264,12 +342,21 @@ enum Plan {
     /// `lw` from a remembered read-only block, else the general path.
     LoadWord,
     /// A full warp's unit-stride `vlw12.v` (false) / `vsw12.v` (true) in the global buffer
-    /// the view remembers, else the handler (only in the copy for a full vector state).
+    /// the view remembers, a `vlw12.v` also as a gather from a buffer of the view's gather
+    /// table, else the handler (only in the copy for a full vector state).
     UnitStride(bool),
+    /// A full warp's `vlw.v` (false) / `vsw.v` (true) with one address in every lane: 32
+    /// consecutive words of the private overlay, else the handler (only in the copy for a
+    /// full vector state).
+    Private(bool),
     /// `vdivu.vx`/`vremu.vx` by a power of two (a shift, a mask), else the handler.
     DivPow2(Op),
     /// A scalar branch or `jal` ending the function (see [`emit_run`]).
     Jump(Op),
+    /// A `jal ra` to an inline host call ([`Role::Link`]): `ra = pc + 4`.
+    Link,
+    /// The inline host call ([`Role::Call`]): its handler, which cannot stop the turn.
+    HostCall,
     /// The handler.
     Call,
 }
@@ -371,6 +458,8 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     match op {
         Op::Vlw12V => return Plan::UnitStride(false),
         Op::Vsw12V => return Plan::UnitStride(true),
+        Op::VlwV => return Plan::Private(false),
+        Op::VswV => return Plan::Private(true),
         _ => {}
     }
     let (vv, vx, vi) = (B::V(d.rs1), B::X(d.rs1), B::Imm(d.imm as u32));
@@ -475,6 +564,7 @@ impl Jit {
         }
         let mut a = Assembler::new().ok()?;
         let mut entries = vec![Entry::default(); ops.len()];
+        let mut ext_entries = vec![Entry::default(); prog.ext().len()];
         let flags_unread = !prog.reads_fflags();
         for i in 0..ops.len() {
             let d = &ops[i];
@@ -500,19 +590,49 @@ impl Jit {
             }
             // A scalar branch or `jal` right after the run ends the function (a loop's body
             // and its branch back: one call per iteration, or per turn, see `emit_run`).
-            let (run, over) = function_entries(ops, prog.ext(), i, len);
+            let (run, over) = function_entries(prog, i, len);
             len = run.len();
             if len < 2 && !(head && inline_head(d)) {
                 continue;
             }
             let start = a.offset();
-            emit_run(&mut a, &run, over, prog.text_base().wrapping_add(4 * i as u32), flags_unread);
+            emit_run(&mut a, &run, over, prog.text_base(), flags_unread);
             let off = u32::try_from(start.0).ok()?.checked_add(1)?;
             entries[i] = Entry { off, len: len as u16, head };
         }
+        // A shared variant a prefix selects (a global access behind a `regext`, as compiled
+        // code keeps its high registers): a head of its own, entered with the prefix's
+        // selection pending (the variant and the run after it).
+        for i in 0..ops.len() {
+            let Some(v) = selected(&ops[i], prog.ext()) else { continue };
+            let after = ops.get(i + 2).map_or(0, |n| usize::from(n.run));
+            let worth = after >= 1 || inline_head(v);
+            if v.sharing != Sharing::Shared || !straight(v) || !worth {
+                continue;
+            }
+            if ops[(i + 2).min(ops.len())..(i + 2 + after).min(ops.len())].iter().any(reads_counter) {
+                continue;
+            }
+            let (rest, over) = function_entries(prog, i + 2, after);
+            let x = ops[i].next_ext as usize;
+            let mut run = vec![Item { d: *v, src: Src::Ext((x * ENTRY) as i32), at: i + 1, role: Role::Own }];
+            run.extend(rest);
+            let start = a.offset();
+            emit_run(&mut a, &run, over, prog.text_base(), flags_unread);
+            let off = u32::try_from(start.0).ok()?.checked_add(1)?;
+            ext_entries[x] = Entry { off, len: run.len() as u16, head: true };
+        }
         let buf = a.finalize().ok()?;
         let base = buf.as_ptr() as usize;
-        Some(Jit { buf, base, entries })
+        Some(Jit { buf, base, entries, ext_entries })
+    }
+
+    /// The head compiled from extended variant `x` (a shared global access a prefix selected;
+    /// the warp's pc is the variant's): as [`Jit::entry`], always a head. The caller clears
+    /// the warp's pending selection first, as the interpreter does before running the variant.
+    #[inline(always)]
+    pub fn ext_entry(&self, x: usize) -> Option<(RunFn, u64, bool)> {
+        self.function(*self.ext_entries.get(x)?)
     }
 
     /// The function compiled from entry `idx`, if any: the function, how many entries it runs
@@ -520,7 +640,11 @@ impl Jit {
     /// a turn's first: a shared instruction runs in its round-robin place).
     #[inline(always)]
     pub fn entry(&self, idx: usize) -> Option<(RunFn, u64, bool)> {
-        let e = *self.entries.get(idx)?;
+        self.function(*self.entries.get(idx)?)
+    }
+
+    #[inline(always)]
+    fn function(&self, e: Entry) -> Option<(RunFn, u64, bool)> {
         if e.off == 0 {
             return None;
         }
@@ -531,8 +655,8 @@ impl Jit {
     }
 }
 
-/// Emits the function for `entries` ([`function_entries`]), whose first pc is `pc0`; `over`:
-/// the turn is over after them ([`TURN_OVER`] or 0).
+/// Emits the function for `entries` ([`function_entries`]) of the text at `text_base`;
+/// `over`: the turn is over after them ([`TURN_OVER`] or 0).
 ///
 /// Two copies of the run: one for a full vector state (vector templates on all 32 lanes), one
 /// for any other (the same templates blending into the active lanes below `vl`,
@@ -541,18 +665,21 @@ impl Jit {
 /// asks for; after an entry that may change the state (`vset*`, a CSR write) it checks again
 /// and goes on in the copy that fits, at the next entry (both copies leave the warp the same
 /// at every entry boundary after a call: registers in memory, pc current).
-fn emit_run(a: &mut Assembler, entries: &[(Decoded, Src)], over: u64, pc0: u32, flags_unread: bool) {
+fn emit_run(a: &mut Assembler, entries: &[Item], over: u64, text_base: u32, flags_unread: bool) {
     let len = entries.len();
-    let run: Vec<Decoded> = entries.iter().map(|e| e.0).collect();
-    let srcs: Vec<Src> = entries.iter().map(|e| e.1).collect();
+    let run: Vec<Decoded> = entries.iter().map(|e| e.d).collect();
+    let srcs: Vec<Src> = entries.iter().map(|e| e.src).collect();
+    let pcs: Vec<u32> = entries.iter().map(|e| text_base.wrapping_add(4 * e.at as u32)).collect();
     let run = &run[..];
     // A prefix whose variant follows in the function does nothing more (the variant is
     // compiled with its registers); one that ends the function selects it for the turn loop.
     let planned = |full: bool| -> Vec<Plan> {
         (0..len)
-            .map(|k| match srcs.get(k + 1) {
-                Some(Src::Ext(_)) => Plan::Nothing,
-                _ => plan(&run[k], full, flags_unread),
+            .map(|k| match (entries[k].role, srcs.get(k + 1)) {
+                (Role::Link, _) => Plan::Link,
+                (Role::Call, _) => Plan::HostCall,
+                (Role::Own, Some(Src::Ext(_))) => Plan::Nothing,
+                (Role::Own, _) => plan(&run[k], full, flags_unread),
             })
             .collect()
     };
@@ -586,10 +713,10 @@ fn emit_run(a: &mut Assembler, entries: &[(Decoded, Src)], over: u64, pc0: u32, 
     let copies = Copies { at_full: &at_full, at_partial: &at_partial, full: &full, partial: &partial };
     if full != partial {
         check_state(a, at_full[0], at_partial[0]);
-        emit_body(a, run, true, &copies, &srcs, pc0, (exit, over), &mut stops);
+        emit_body(a, run, true, &copies, &srcs, &pcs, (exit, over), &mut stops);
     }
     dynasm!(a ; .arch x64 ; =>at_partial[0]);
-    emit_body(a, run, false, &copies, &srcs, pc0, (exit, over), &mut stops);
+    emit_body(a, run, false, &copies, &srcs, &pcs, (exit, over), &mut stops);
     // Out of line: the ends before a scalar load that may not run (`n`; the prefix before an
     // extended one selects it for the turn loop) and after an entry that ended the turn
     // (`n | 1 << 32`).
@@ -644,8 +771,10 @@ fn check_state(a: &mut Assembler, full: DynamicLabel, partial: DynamicLabel) {
     );
 }
 
-/// Emits one copy (`full`: the full-state one) of `run`; ends with the run's length (and
-/// `over`, [`TURN_OVER`] or 0) in rax and a jump to `exit`.
+/// Emits one copy (`full`: the full-state one) of `run` (its entries' pcs `pcs`); ends with
+/// the run's length (and `over`, [`TURN_OVER`] or 0) in rax and a jump to `exit`. A turn
+/// ended at entry `k` is reported at its pc's position from the first ([`STOP_AT_SHIFT`]):
+/// only an inline host call, which never ends one, lies elsewhere.
 #[allow(clippy::too_many_arguments)]
 fn emit_body(
     a: &mut Assembler,
@@ -653,19 +782,31 @@ fn emit_body(
     full: bool,
     c: &Copies,
     srcs: &[Src],
-    pc0: u32,
+    pcs: &[u32],
     (exit, over): (DynamicLabel, u64),
     stops: &mut Vec<(DynamicLabel, u64, Option<Src>)>,
 ) {
     let (labels, plans) = if full { (c.at_full, c.full) } else { (c.at_partial, c.partial) };
+    let pc0 = pcs[0];
     // Whether the warp's pc in memory is behind (templates do not advance it).
     let mut stale = false;
     for (k, (d, p)) in run.iter().zip(plans).enumerate() {
         if k > 0 || full {
             dynasm!(a ; .arch x64 ; =>labels[k]);
         }
-        let pc = pc0.wrapping_add(4 * k as u32);
+        let pc = pcs[k];
+        let pos = u64::from(pc.wrapping_sub(pc0) >> 2);
         match *p {
+            Plan::Link => dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(1)], pc.wrapping_add(4) as i32),
+            Plan::HostCall => {
+                // The call's handler runs it on the warp's registers and sets the pc to `ra`
+                // (it never declines: no result to test).
+                dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
+                let h: Handler = handlers::handler(&handlers::AVX2, d);
+                call(a, h as usize, srcs[k], true);
+                stale = false;
+                continue;
+            }
             Plan::Nothing => {}
             Plan::Scalar(op) => scalar(a, d, op, pc),
             Plan::ReadCsr(f) => dynasm!(a
@@ -703,7 +844,12 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], ecx);
                 }
             }
-            Plan::LoadWord | Plan::DivPow2(_) | Plan::UnitStride(_) | Plan::Masked(_) | Plan::Call => {
+            Plan::LoadWord
+            | Plan::DivPow2(_)
+            | Plan::UnitStride(_)
+            | Plan::Private(_)
+            | Plan::Masked(_)
+            | Plan::Call => {
                 let done = a.new_dynamic_label();
                 if let Plan::Masked(m) = *p {
                     let slow = a.new_dynamic_label();
@@ -718,7 +864,19 @@ fn emit_body(
                 }
                 if let Plan::UnitStride(store) = *p {
                     let slow = a.new_dynamic_label();
-                    templates::unit_stride(a, d, store, slow, done);
+                    if store {
+                        templates::unit_stride(a, d, true, slow, done);
+                    } else {
+                        let other = a.new_dynamic_label();
+                        templates::unit_stride(a, d, false, other, done);
+                        dynasm!(a ; .arch x64 ; =>other);
+                        templates::gather(a, d, slow, done);
+                    }
+                    dynasm!(a ; .arch x64 ; =>slow);
+                }
+                if let Plan::Private(store) = *p {
+                    let slow = a.new_dynamic_label();
+                    templates::private_words(a, d, store, slow, done);
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::DivPow2(op) = *p {
@@ -744,7 +902,7 @@ fn emit_body(
                 }
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 let ended = a.new_dynamic_label();
-                stops.push((ended, STOPPED | (k as u64) << STOP_AT_SHIFT | (k as u64 + 1), None));
+                stops.push((ended, STOPPED | pos << STOP_AT_SHIFT | (k as u64 + 1), None));
                 call(a, h as usize, entry, true);
                 dynasm!(a ; .arch x64 ; jz =>ended);
                 dynasm!(a ; .arch x64 ; =>done);
@@ -765,7 +923,7 @@ fn emit_body(
         }
         stale = true;
     }
-    let end = pc0.wrapping_add(4 * run.len() as u32);
+    let end = pcs[run.len() - 1].wrapping_add(4);
     if stale {
         dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], end as i32);
     }

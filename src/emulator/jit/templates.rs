@@ -614,3 +614,149 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
     }
     dynasm!(a ; .arch x64 ; jmp =>done);
 }
+
+/// A full warp's private word access `vlw.v vd, imm(vs1)` (`store`: `vsw.v vs2, imm(vs1)`)
+/// whose lanes all hold the same address, inline: lane `i`'s word is then
+/// `pds + (a & !3) · numw · numt + 4 (tid + i)` (`exec::memops::private_addr`), 32 consecutive
+/// words, moved whole when they lie in the view's private overlay (what
+/// [`MemView::unit_stride`] does there: 128 private bytes counted, a store marks the overlay
+/// written); anything else jumps to `slow` with nothing changed. Only in the copy for a full
+/// vector state. Jumps to `done` after a hit.
+///
+/// [`MemView::unit_stride`]: crate::emulator::memory::MemView::unit_stride
+pub(super) fn private_words(a: &mut Assembler, d: &Decoded, store: bool, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |field: usize| (l.private + field) as i32;
+    let csr = |n| wg_csr(n).expect("a work-group CSR");
+    // Every lane's address register equal to lane 0's (ymm3: the bits in which any differs).
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [r15 + v(d.rs1, 0)]
+        ; vmovd xmm0, eax
+        ; vpbroadcastd ymm0, xmm0
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; vpxor ymm1, ymm0, [r15 + v(d.rs1, j)]
+            ; vpor ymm3, ymm3, ymm1
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>slow
+        ; add eax, d.imm
+        ; and eax, -4
+        ; mov ecx, [rbx + csr(csr::NUMW)]
+        ; imul ecx, [rbx + csr(csr::NUMT)]
+        ; imul eax, ecx
+        ; add eax, [rbx + csr(csr::PDS)]
+        ; mov ecx, [rbx + csr(csr::TID)]
+        ; shl ecx, 2
+        ; add eax, ecx
+        ; test al, 3
+        ; jnz =>slow
+        ; mov rcx, [r12 + mem]
+        ; mov edx, eax
+        ; sub edx, [rcx + block(l.base)]
+        ; cmp edx, [rcx + block(l.n)]
+        ; jae =>slow
+        ; mov rax, [rcx + block(l.words)]
+        ; add QWORD [rcx + l.moved_private as i32], 128
+    );
+    if store {
+        dynasm!(a ; .arch x64 ; mov BYTE [rcx + l.private_written as i32], 1);
+        for j in 0..4 {
+            dynasm!(a
+                ; .arch x64
+                ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
+                ; vmovdqu [rax + rdx + 32 * j], ymm0
+            );
+        }
+    } else {
+        for j in 0..4 {
+            dynasm!(a
+                ; .arch x64
+                ; vmovdqu ymm0, [rax + rdx + 32 * j]
+                ; vmovdqu [r15 + v(d.rd, j)], ymm0
+            );
+        }
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
+
+/// A full warp's `vlw12.v vd, imm(vs1)` whose lanes address aligned words of one global
+/// buffer the view's gather table holds (filed under lane 0's address,
+/// [`GATHER_SHIFT`](crate::emulator::memory::GATHER_SHIFT)), inline: four host gathers (what
+/// [`MemView::load_lanes`] does then: 128 global bytes counted); anything else jumps to `slow`
+/// with nothing changed (the table is filled only without a checker). Only in the copy for a
+/// full vector state. Jumps to `done` after a hit. Also uses ymm9–ymm12 (the offsets).
+///
+/// [`MemView::load_lanes`]: crate::emulator::memory::MemView::load_lanes
+pub(super) fn gather(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::{MemView, GATHER_SHIFT, GATHER_SLOTS};
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    // rdx = lane 0's slot; ymm6 = its block's n − 1, ymm5 = its base, ymm4 = the immediate.
+    dynasm!(a
+        ; .arch x64
+        ; mov rcx, [r12 + mem]
+        ; mov edx, [r15 + v(d.rs1, 0)]
+        ; add edx, d.imm
+        ; shr edx, GATHER_SHIFT as i8
+        ; and edx, (GATHER_SLOTS - 1) as i32
+        ; imul edx, edx, l.block_size as i32
+        ; lea rdx, [rcx + rdx + l.gather as i32]
+        ; mov eax, [rdx + l.n as i32]
+        ; sub eax, 1
+        ; jb =>slow
+        ; vmovd xmm6, eax
+        ; vpbroadcastd ymm6, xmm6
+        ; vpbroadcastd ymm5, [rdx + l.base as i32]
+        ; mov eax, d.imm
+        ; vmovd xmm4, eax
+        ; vpbroadcastd ymm4, xmm4
+        ; vpcmpeqd ymm3, ymm3, ymm3
+        ; vpxor ymm2, ymm2, ymm2
+    );
+    // Per chunk: the addresses (their low bits ORed into ymm2), the offsets from the base
+    // (ymm9 + j), and in ymm3 whether every offset is at most n − 1 (unsigned).
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, i32::from(j))]
+            ; vpor ymm2, ymm2, ymm1
+            ; vpsubd Ry(9 + j), ymm1, ymm5
+            ; vpmaxud ymm0, Ry(9 + j), ymm6
+            ; vpcmpeqd ymm0, ymm0, ymm6
+            ; vpand ymm3, ymm3, ymm0
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; vpslld ymm2, ymm2, 30
+        ; vptest ymm2, ymm2
+        ; jnz =>slow
+        ; vpcmpeqd ymm0, ymm0, ymm0
+        ; vptest ymm3, ymm0
+        ; jnc =>slow
+        ; mov rax, [rdx + l.words as i32]
+        ; add QWORD [rcx + l.moved_global as i32], 128
+    );
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vpcmpeqd ymm0, ymm0, ymm0
+            ; vpxor ymm1, ymm1, ymm1
+            ; vpgatherdd ymm1, [rax + Ry(9 + j) * 1], ymm0
+            ; vmovdqu [r15 + v(d.rd, i32::from(j))], ymm1
+        );
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
