@@ -9,7 +9,7 @@
 mod common;
 use common::*;
 use ventus_icd::emulator::hostcall::{F64Op, HostCall};
-use ventus_icd::emulator::{run, DeviceMemory, RunOptions, RunStats};
+use ventus_icd::emulator::{run, DeviceMemory, LaunchParams, LdsMap, RunOptions, RunStats};
 
 #[path = "common/rng.rs"]
 mod rng;
@@ -60,12 +60,21 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         s += &format!("    vmul.vx {v}, v1, {}\n    vxor.vx {v}, {v}, {}\n", XS[k + 2], XS[k + 3]);
     }
     s += "    li s9, 0x7ff00000\n    vmv.s.x v27, s9\n    vmv.s.x v29, s9\n";
+    // s10: this warp's uniform stack in the LDS window (256 bytes per warp, as the launch
+    // declares: its loads are private and run inline).
+    s += "    csrr s10, lds\n    csrr s11, wid\n    slli s11, s11, 8\n    add s10, s10, s11\n";
+    for k in 0..64 {
+        s += &format!("    sw {}, {}(s10)\n", XS[k % (XS.len() - 1)], 4 * k);
+    }
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
     let vvx = ["vadd", "vsub", "vand", "vor", "vxor", "vmul", "vsll", "vsrl", "vsra", "vmin", "vmax", "vminu", "vmaxu"];
-    let vvx_extra = ["vmseq", "vmsne"];
-    let vi = ["vadd", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vmseq", "vmsne"];
+    let vvx_extra = ["vmseq", "vmsne", "vmslt", "vmsltu", "vmsle", "vmsleu", "vmadd", "vnmsub", "vmacc", "vnmsac"];
+    let vi = [
+        "vadd", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vmseq", "vmsne", "vmsle", "vmsleu", "vmsgt",
+        "vmsgtu",
+    ];
     for k in 0..len {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
@@ -86,13 +95,27 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                 format!("{op}.vv {v1}, {v2}, {v3}{masked}")
             }
             9 | 10 => {
-                let op = if r.next() % 4 == 0 { r.pick(&vvx_extra) } else { r.pick(&vvx) };
-                format!("{op}.vx {v1}, {v2}, {x1}{masked}")
+                let op = match r.next() % 8 {
+                    0 | 1 => *r.pick(&vvx_extra),
+                    2 => *r.pick(&["vmsgt", "vmsgtu"]),
+                    _ => *r.pick(&vvx),
+                };
+                if ["vmadd", "vnmsub", "vmacc", "vnmsac"].contains(&op) {
+                    // The multiply-adds take the scalar first.
+                    format!("{op}.vx {v1}, {x1}, {v2}{masked}")
+                } else {
+                    format!("{op}.vx {v1}, {v2}, {x1}{masked}")
+                }
             }
             11 => {
                 let op = *r.pick(&vi);
-                // Shift amounts are unsigned 5-bit immediates, the others signed.
-                let k = if op.starts_with("vs") { (r.next() % 32) as i32 } else { imm(&mut r).clamp(-16, 15) };
+                // Shift amounts and unsigned comparisons' immediates are unsigned 5-bit ones, the others
+                // signed.
+                let k = if op.starts_with("vs") || op.ends_with('u') {
+                    (r.next() % 32) as i32
+                } else {
+                    imm(&mut r).clamp(-16, 15)
+                };
                 format!("{op}.vi {v1}, {v2}, {k}{masked}")
             }
             12 => match r.next() % 4 {
@@ -145,8 +168,11 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                 // A load from a read-only block (s5, s8), or from the text (read-only, but not a
                 // block the memory view remembers), or from the output buffer (writable: a
                 // shared load, which ends the run).
-                match r.next() % 5 {
+                match r.next() % 7 {
                     0 => format!("lw {x1}, {}(a0)", 4 * (r.next() % 64)),
+                    // The warp's stack (the next warp's at 256: shared), a store now and then.
+                    5 => format!("lw {x1}, {}(s10)", 4 * (r.next() % 66)),
+                    6 => format!("sw {x1}, {}(s10)", 4 * (r.next() % 64)),
                     1 => {
                         let b = if x1 == "x0" { "t1" } else { x1 };
                         format!("auipc {b}, 0\n    lw {x1}, {}({b})", 4 * (r.next() % 8))
@@ -275,7 +301,8 @@ fn run_with_block(seed: u64, s: &Setup, opts: &RunOptions) -> (RunStats, Vec<u32
         assert!(prog.install_host_call(labels[f], call));
     }
     let opts = RunOptions { threads: s.threads, ..opts.clone() };
-    let stats = run(&mem, &prog, &params(s), &opts).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
+    let params = LaunchParams { lds_map: LdsMap::WHOLE.with_warp_stack(256), ..params(s) };
+    let stats = run(&mem, &prog, &params, &opts).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{src}"));
     (stats, read_out(&mem, s.out_words), src)
 }
 
@@ -284,8 +311,8 @@ fn compare(seed: u64, setup: Setup) {
     let (b, off, _) = run_with_block(seed, &setup, &RunOptions { no_jit: true, ..RunOptions::default() });
     assert_eq!(on, off, "seed {seed}, numt {}: registers differ with the translator\n{src}", setup.numt);
     assert_eq!(
-        (a.instructions, a.lane_instructions, a.global_bytes, a.private_bytes),
-        (b.instructions, b.lane_instructions, b.global_bytes, b.private_bytes),
+        (a.instructions, a.lane_instructions, a.global_bytes, a.local_bytes, a.private_bytes),
+        (b.instructions, b.lane_instructions, b.global_bytes, b.local_bytes, b.private_bytes),
         "seed {seed}: statistics differ"
     );
 }
@@ -331,6 +358,11 @@ fn the_generator_makes_programs_the_translator_changes() {
         "(v14)",
         "jal f64_fma",
         "jal f64_mul_u",
+        "vmsgtu.vx",
+        "vnmsac.vv",
+        "vmsleu.vi",
+        "vmacc.vx",
+        "(s10)",
     ] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }

@@ -123,6 +123,9 @@ pub struct MemView<'a> {
     /// `n` counts the word addresses inside it (at most `i32::MAX`: the host gather's offsets
     /// are signed).
     gather_blocks: [std::cell::Cell<RecentBlock>; GATHER_SLOTS],
+    /// The mapped bottom of the LDS window (the warp stacks, static `__local` data) as a block
+    /// of words (`n` = 0 under a checker), for the translator's warp-stack loads.
+    lds_block: RecentBlock,
 }
 
 /// Slots of [`MemView`]'s gather table (a power of two).
@@ -167,8 +170,10 @@ struct RecentReadOnly<'a> {
 /// buffer with no read-only part and no written-byte bits); the private overlay (`private`,
 /// the same for its 32-word spans) and the flag a store there sets (`private_written`, a
 /// `bool`); the gather table (`gather`, [`GATHER_SLOTS`] blocks `block_size` bytes apart,
-/// `n` counting word addresses); in each, `base`, `n` and `words` of its [`RecentBlock`];
-/// the global and private bytes-moved counters.
+/// `n` counting word addresses); the mapped bottom of the LDS window (`lds`, `n` counting
+/// word addresses) and each warp's stack bytes (`warp_stack`, a `u32`, [`LdsMap::warp_stack`]);
+/// in each, `base`, `n` and `words` of its [`RecentBlock`]; the global, local and private
+/// bytes-moved counters.
 pub(crate) struct ViewLayout {
     pub check: usize,
     pub read_only: usize,
@@ -182,7 +187,10 @@ pub(crate) struct ViewLayout {
     pub base: usize,
     pub n: usize,
     pub words: usize,
+    pub lds: usize,
+    pub warp_stack: usize,
     pub moved_global: usize,
+    pub moved_local: usize,
     pub moved_private: usize,
 }
 
@@ -201,7 +209,10 @@ impl MemView<'static> {
         base: std::mem::offset_of!(RecentBlock, base),
         n: std::mem::offset_of!(RecentBlock, n),
         words: std::mem::offset_of!(RecentBlock, words),
+        lds: std::mem::offset_of!(MemView<'static>, lds_block),
+        warp_stack: std::mem::offset_of!(MemView<'static>, lds_map) + std::mem::offset_of!(LdsMap, warp_stack),
         moved_global: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Global as usize,
+        moved_local: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Local as usize,
         moved_private: std::mem::offset_of!(MemView<'static>, moved) + 8 * Space::Private as usize,
     };
 }
@@ -249,6 +260,18 @@ impl<'a> MemView<'a> {
                 |p| RecentBlock { base: p.base, n: p.size.saturating_sub(127), words: p.words().as_ptr() },
             ),
             gather_blocks: std::array::from_fn(|_| Default::default()),
+            lds_block: Self::lds_block(lds, LdsMap::WHOLE),
+        }
+    }
+
+    /// [`MemView::lds_block`] for `map`.
+    fn lds_block(lds: &Region, map: LdsMap) -> RecentBlock {
+        let end = map.low_end.min(lds.base.wrapping_add(lds.size));
+        match end.checked_sub(lds.base) {
+            Some(bytes) if lds.base == abi::LDS_BASE && bytes >= 4 && lds.written.is_none() => {
+                RecentBlock { base: lds.base, n: bytes - 3, words: lds.words().as_ptr() }
+            }
+            _ => RecentBlock::default(),
         }
     }
 
@@ -283,6 +306,9 @@ impl<'a> MemView<'a> {
     /// Maps only `map` of the LDS window.
     pub fn with_lds_map(mut self, map: LdsMap) -> Self {
         self.lds_map = map;
+        if self.check.is_none() {
+            self.lds_block = Self::lds_block(self.lds, map);
+        }
         self
     }
 
@@ -299,6 +325,7 @@ impl<'a> MemView<'a> {
         self.check = extents.filter(|_| check);
         if self.check.is_some() {
             self.private_block = RecentBlock::default();
+            self.lds_block = RecentBlock::default();
         }
         self
     }
@@ -807,6 +834,26 @@ mod tests {
         assert_eq!(v.load(b.base() + 4, 4), Ok(0));
         assert_eq!(v.load(a.base() + 2, 4), Err(MemError::Misaligned(a.base() + 2)));
         assert_eq!(v.bytes_moved(Space::Global), before + 11);
+    }
+
+    #[test]
+    fn one_step_accesses_cross_a_256_mib_boundary_inside_one_region() {
+        // A buffer straddling 0xa000_0000 (the private block of a large launch often does):
+        // a warp's strided words across the boundary load and store in one step.
+        let m = DeviceMemory::new();
+        m.map(0x9fff_f000, 0x2000).unwrap();
+        let lds = Region::zeroed(abi::LDS_BASE, 0x1000);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        let addrs: [u32; 32] = std::array::from_fn(|i| 0x9fff_ffc8 + 8 * i as u32);
+        let values: [u32; 32] = std::array::from_fn(|i| 100 + i as u32);
+        assert!(v.store_lanes(&addrs, &values, u32::MAX, 4));
+        assert_eq!(v.load_lanes(&addrs, u32::MAX, 4), Some(values));
+        assert_eq!(v.load(0xa000_0000, 4).ok(), Some(107));
+        // Past the region's end: the per-lane path (which faults there).
+        let out: [u32; 32] = std::array::from_fn(|i| 0xa000_0f80 + 8 * i as u32);
+        assert_eq!(v.load_lanes(&out, u32::MAX, 4), None);
     }
 
     #[test]

@@ -37,7 +37,7 @@
 //!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.
 //! * Memory, inline with the handler as the fallback (the same effect and counts either way):
 //!   `lw` from one of the two read-only blocks the memory view remembers (a kernel's argument
-//!   and metadata loads); in the full-state copy, a unit-stride `vlw12.v`/`vsw12.v` in the
+//!   and metadata loads) or from the warp's own uniform stack (spills); in the full-state copy, a unit-stride `vlw12.v`/`vsw12.v` in the
 //!   global buffer the view's latest such access found, any other `vlw12.v` of aligned words
 //!   as four host gathers from a buffer of the view's gather table (filed by address), and a
 //!   private `vlw.v`/`vsw.v` whose lanes share one address (32 consecutive words of the
@@ -175,6 +175,19 @@ pub(super) enum VAlu {
     Maxu,
     Seq,
     Sne,
+    /// Comparisons, lane = 1 when `a ⋚ b` (signed, or unsigned with `u`).
+    Slt,
+    Sltu,
+    Sle,
+    Sleu,
+    Sgt,
+    Sgtu,
+    /// `vd = b · vd + a` (`vmadd`), `vd = a − b · vd` (`vnmsub`), `vd = b · a + vd`
+    /// (`vmacc`), `vd = vd − b · a` (`vnmsac`).
+    Madd,
+    Nmsub,
+    Macc,
+    Nmsac,
 }
 
 /// A vector FP operation with a template (round-to-nearest-even, no flags, NaNs canonical).
@@ -241,7 +254,7 @@ struct Item {
 const MAX_CHAINED: usize = 128;
 
 /// Whether a private `jal` `d` at text index `k` calls a host call that may run inside a
-/// compiled function: a soft-double primitive ([`HostCall::F64`] and its uniform form: on the
+/// compiled function: a soft-double primitive ([`HostCall::F64`](super::hostcall::HostCall::F64) and its uniform form: on the
 /// warp's registers only, never declining, never stopping the turn), returning to `ra`, which
 /// the `jal` sets. The callee's index then.
 fn inline_call(prog: &Program, d: &Decoded, k: usize) -> Option<usize> {
@@ -463,6 +476,15 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         _ => {}
     }
     let (vv, vx, vi) = (B::V(d.rs1), B::X(d.rs1), B::Imm(d.imm as u32));
+    // A copy (`vadd.vx vd, vs2, x0`, the compiler's register moves): the move alone.
+    let identity = match op {
+        Op::VaddVx | Op::VsubVx | Op::VorVx | Op::VxorVx => d.rs1 == 0,
+        Op::VaddVi | Op::VorVi | Op::VxorVi => d.imm == 0,
+        _ => false,
+    };
+    if identity {
+        return Plan::Vmv(B::V(d.rs2));
+    }
     // A `.vf` scalar comes from the zfinx mirror, where x0 reads as a NaN: those call.
     let vf = (d.rs1 != 0).then_some(vx);
     let fp = match op {
@@ -526,6 +548,28 @@ fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         Op::VmsneVv => (VAlu::Sne, vv),
         Op::VmsneVx => (VAlu::Sne, vx),
         Op::VmsneVi => (VAlu::Sne, vi),
+        Op::VmsltVv => (VAlu::Slt, vv),
+        Op::VmsltVx => (VAlu::Slt, vx),
+        Op::VmsltuVv => (VAlu::Sltu, vv),
+        Op::VmsltuVx => (VAlu::Sltu, vx),
+        Op::VmsleVv => (VAlu::Sle, vv),
+        Op::VmsleVx => (VAlu::Sle, vx),
+        Op::VmsleVi => (VAlu::Sle, vi),
+        Op::VmsleuVv => (VAlu::Sleu, vv),
+        Op::VmsleuVx => (VAlu::Sleu, vx),
+        Op::VmsleuVi => (VAlu::Sleu, vi),
+        Op::VmsgtVx => (VAlu::Sgt, vx),
+        Op::VmsgtVi => (VAlu::Sgt, vi),
+        Op::VmsgtuVx => (VAlu::Sgtu, vx),
+        Op::VmsgtuVi => (VAlu::Sgtu, vi),
+        Op::VmaddVv => (VAlu::Madd, vv),
+        Op::VmaddVx => (VAlu::Madd, vx),
+        Op::VnmsubVv => (VAlu::Nmsub, vv),
+        Op::VnmsubVx => (VAlu::Nmsub, vx),
+        Op::VmaccVv => (VAlu::Macc, vv),
+        Op::VmaccVx => (VAlu::Macc, vx),
+        Op::VnmsacVv => (VAlu::Nmsac, vv),
+        Op::VnmsacVx => (VAlu::Nmsac, vx),
         Op::VidV => return Plan::Vid,
         Op::VdivuVx | Op::VremuVx => return Plan::DivPow2(op),
         Op::VmvVV => return Plan::Vmv(vv),
@@ -947,8 +991,14 @@ fn vid(a: &mut Assembler, d: &Decoded, masked: bool) {
 /// `vmv.v.*`: `vd = b` (`masked`: on the lanes of r10d).
 fn vmv(a: &mut Assembler, d: &Decoded, b: B, masked: bool) {
     for j in 0..4 {
-        operand(a, b, j, 1);
-        dynasm!(a ; .arch x64 ; vmovdqa ymm0, ymm1);
+        match b {
+            B::V(r) => dynasm!(a ; .arch x64 ; vmovdqu ymm0, [r15 + templates::v(r, j)]),
+            _ => {
+                // A broadcast stays in ymm1 for the next chunks (a masked store changes ymm0).
+                operand(a, b, j, 1);
+                dynasm!(a ; .arch x64 ; vmovdqa ymm0, ymm1);
+            }
+        }
         templates::store_chunk(a, d.rd, j, masked);
     }
 }

@@ -208,9 +208,19 @@ pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B, masked: bo
             B::Imm(_) => {}
         }
     }
-    if matches!(alu, VAlu::Sne) {
+    if matches!(alu, VAlu::Sne | VAlu::Sle | VAlu::Sleu) {
         // ymm2 = all ones (to invert a comparison).
         dynasm!(a ; .arch x64 ; vpcmpeqd ymm2, ymm2, ymm2);
+    }
+    let unsigned = matches!(alu, VAlu::Sltu | VAlu::Sleu | VAlu::Sgtu);
+    if unsigned {
+        // ymm3 = sign bits: an unsigned comparison is the signed one of both flipped.
+        dynasm!(a
+            ; .arch x64
+            ; mov eax, i32::MIN
+            ; vmovd xmm3, eax
+            ; vpbroadcastd ymm3, xmm3
+        );
     }
     for j in 0..4 {
         dynasm!(a ; .arch x64 ; vmovdqu ymm0, [r15 + v(vs2, j)]);
@@ -240,7 +250,46 @@ pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B, masked: bo
             }
         } else {
             operand(a, b, j, 1);
+            // The comparisons' second operand: ymm1, or unsigned ymm4, flipped (ymm1 may be a
+            // broadcast kept for the next chunk).
+            let c = if unsigned { 4 } else { 1 };
+            if unsigned {
+                dynasm!(a
+                    ; .arch x64
+                    ; vpxor ymm0, ymm0, ymm3
+                    ; vpxor ymm4, ymm1, ymm3
+                );
+            }
             match alu {
+                VAlu::Slt | VAlu::Sltu => dynasm!(a ; .arch x64 ; vpcmpgtd ymm0, Ry(c), ymm0 ; vpsrld ymm0, ymm0, 31),
+                VAlu::Sgt | VAlu::Sgtu => dynasm!(a ; .arch x64 ; vpcmpgtd ymm0, ymm0, Ry(c) ; vpsrld ymm0, ymm0, 31),
+                VAlu::Sle | VAlu::Sleu => dynasm!(a
+                    ; .arch x64
+                    ; vpcmpgtd ymm0, ymm0, Ry(c)
+                    ; vpxor ymm0, ymm0, ymm2
+                    ; vpsrld ymm0, ymm0, 31
+                ),
+                VAlu::Madd => dynasm!(a
+                    ; .arch x64
+                    ; vpmulld ymm4, ymm1, [r15 + v(vd, j)]
+                    ; vpaddd ymm0, ymm0, ymm4
+                ),
+                VAlu::Nmsub => dynasm!(a
+                    ; .arch x64
+                    ; vpmulld ymm4, ymm1, [r15 + v(vd, j)]
+                    ; vpsubd ymm0, ymm0, ymm4
+                ),
+                VAlu::Macc => dynasm!(a
+                    ; .arch x64
+                    ; vpmulld ymm0, ymm0, ymm1
+                    ; vpaddd ymm0, ymm0, [r15 + v(vd, j)]
+                ),
+                VAlu::Nmsac => dynasm!(a
+                    ; .arch x64
+                    ; vpmulld ymm0, ymm0, ymm1
+                    ; vmovdqu ymm4, [r15 + v(vd, j)]
+                    ; vpsubd ymm0, ymm4, ymm0
+                ),
                 VAlu::Add => dynasm!(a ; .arch x64 ; vpaddd ymm0, ymm0, ymm1),
                 VAlu::Sub => dynasm!(a ; .arch x64 ; vpsubd ymm0, ymm0, ymm1),
                 VAlu::Rsub => dynasm!(a ; .arch x64 ; vpsubd ymm0, ymm1, ymm0),
@@ -504,8 +553,10 @@ pub(super) fn jump(
 
 /// `lw rd, imm(rs1)` from one of the view's two remembered read-only blocks, inline (what
 /// [`MemView::load`] of 4 bytes does there: an aligned address inside a block, no checker; the
-/// word to rd, 4 bytes to the global bytes moved); anything else jumps to `slow` with nothing
-/// changed. Jumps to `done` after a hit.
+/// word to rd, 4 bytes to the global bytes moved), or from the warp's own uniform stack in
+/// the mapped bottom of the LDS window (`MemView::in_warp_stack`: words no other warp
+/// addresses, so the load is private wherever it runs; 4 local bytes moved); anything else
+/// jumps to `slow` with nothing changed. Jumps to `done` after a hit. Also uses r8 and r9.
 ///
 /// [`MemView::load`]: crate::emulator::memory::MemView::load
 pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
@@ -514,7 +565,9 @@ pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, d
     let l = MemView::LAYOUT;
     let mem = offset_of!(Ctx<'static>, mem) as i32;
     let block = |k: usize, field: usize| (l.read_only + k * l.read_only_stride + field) as i32;
-    let (hit0, load) = (a.new_dynamic_label(), a.new_dynamic_label());
+    let (hit0, load, stack) = (a.new_dynamic_label(), a.new_dynamic_label(), a.new_dynamic_label());
+    let stored = a.new_dynamic_label();
+    let csr = |n| wg_csr(n).expect("a work-group CSR");
     dynasm!(a
         ; .arch x64
         ; mov eax, [rbx + x(d.rs1)]
@@ -531,14 +584,35 @@ pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, d
         ; mov edx, eax
         ; sub edx, [rcx + block(1, l.base)]
         ; cmp edx, [rcx + block(1, l.n)]
-        ; jae =>slow
+        ; jae =>stack
         ; mov rax, [rcx + block(1, l.words)]
         ; jmp =>load
+        // The warp's stack: addr − (lds + wid · bytes) ≤ bytes − 4, and inside the block.
+        ; =>stack
+        ; mov r8d, [rcx + l.warp_stack as i32]
+        ; mov r9d, [rbx + csr(csr::WID)]
+        ; imul r9d, r8d
+        ; add r9d, [rbx + csr(csr::LDS)]
+        ; mov edx, eax
+        ; sub edx, r9d
+        ; sub r8d, 4
+        ; jb =>slow
+        ; cmp edx, r8d
+        ; ja =>slow
+        ; mov edx, eax
+        ; sub edx, [rcx + (l.lds + l.base) as i32]
+        ; cmp edx, [rcx + (l.lds + l.n) as i32]
+        ; jae =>slow
+        ; mov rax, [rcx + (l.lds + l.words) as i32]
+        ; add QWORD [rcx + l.moved_local as i32], 4
+        ; mov eax, [rax + rdx]
+        ; jmp =>stored
         ; =>hit0
         ; mov rax, [rcx + block(0, l.words)]
         ; =>load
         ; add QWORD [rcx + l.moved_global as i32], 4
         ; mov eax, [rax + rdx]
+        ; =>stored
     );
     if d.rd != 0 {
         dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
