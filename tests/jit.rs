@@ -59,6 +59,12 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     for (k, v) in ["v26", "v27", "v28", "v29", "v30", "v31"].iter().enumerate() {
         s += &format!("    vmul.vx {v}, v1, {}\n    vxor.vx {v}, {v}, {}\n", XS[k + 2], XS[k + 3]);
     }
+    // Their high words: moderate exponents (lane-varying finite results whose fused and
+    // separate roundings differ), but for an infinity or NaN in lane 0.
+    s += "    li s9, 0x800fffff\n    li s11, 0x3fe00000\n";
+    for v in ["v27", "v29", "v31"] {
+        s += &format!("    vand.vx {v}, {v}, s9\n    vor.vx {v}, {v}, s11\n");
+    }
     s += "    li s9, 0x7ff00000\n    vmv.s.x v27, s9\n    vmv.s.x v29, s9\n";
     // s10: this warp's uniform stack in the LDS window (256 bytes per warp, as the launch
     // declares: its loads are private and run inline).
@@ -365,5 +371,87 @@ fn the_generator_makes_programs_the_translator_changes() {
         "(s10)",
     ] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
+    }
+}
+
+/// Every soft-double primitive as a host call a translated function runs inline (the `jal`,
+/// the call's handler, the run after the return in one function): 32 lanes of operands — special values,
+/// subnormals, and products whose fused and separate roundings differ — loaded, the primitive
+/// called after a run, the result stored; bit for bit the host's IEEE result (NaNs canonical),
+/// with and without the translator, and for the uniform form lane 31's result in every lane.
+#[test]
+fn soft_double_primitives_called_inline_are_bit_exact() {
+    let mut r = Rng(0x5eed);
+    let special = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE / 8.0, -1.0, 2.5];
+    let near_one = |r: &mut Rng| f64::from_bits(0x3ff0_0000_0000_0000 | (r.next() & 0x000f_ffff_ffff_ffff));
+    for round in 0..4 {
+        let operands: [[f64; 32]; 3] = std::array::from_fn(|k| {
+            std::array::from_fn(|lane| match (round, lane % 4) {
+                (0, _) => special[(lane + 3 * k) % special.len()],
+                (_, 0) if k == 2 => -1.0,
+                _ => near_one(&mut r) * if lane % 3 == 0 { -1.0 } else { 1.0 },
+            })
+        });
+        for (name, call) in [
+            ("add", HostCall::F64(F64Op::Add)),
+            ("sub", HostCall::F64(F64Op::Sub)),
+            ("mul", HostCall::F64(F64Op::Mul)),
+            ("div", HostCall::F64(F64Op::Div)),
+            ("fma", HostCall::F64(F64Op::Fma)),
+            ("sqrt", HostCall::F64(F64Op::Sqrt)),
+            ("mul_u", HostCall::F64Uniform(F64Op::Mul)),
+        ] {
+            // Operand k's low and high words at OUT + 256 k (+ 128), the result at OUT + 1024.
+            let mut src = String::from("    vsll.vi v2, v1, 2\n    vadd.vx v2, v2, a0\n");
+            for k in 0..3 {
+                src += &format!(
+                    "    vlw12.v v{}, {}(v2)\n    vlw12.v v{}, {}(v2)\n",
+                    26 + 2 * k,
+                    256 * k,
+                    27 + 2 * k,
+                    256 * k + 128
+                );
+            }
+            src += "    vadd.vx v3, v2, x0\n    vadd.vx v4, v3, x0\n    jal f64\n";
+            src += "    vsw12.v v26, 1024(v2)\n    vsw12.v v27, 1152(v2)\n    endprg x0, x0, x0\nf64:\n    ret\n";
+            let expect = |lane: usize| {
+                let [a, b, c] = [0, 1, 2].map(|k| operands[k][if name == "mul_u" { 31 } else { lane }]);
+                let v = match name {
+                    "add" => a + b,
+                    "sub" => a - b,
+                    "mul" | "mul_u" => a * b,
+                    "div" => a / b,
+                    "fma" => a.mul_add(b, c),
+                    _ => a.sqrt(),
+                };
+                if v.is_nan() {
+                    0x7ff8_0000_0000_0000
+                } else {
+                    v.to_bits()
+                }
+            };
+            for no_jit in [false, true] {
+                let (mut prog, labels) = build(&src);
+                assert!(prog.install_host_call(labels["f64"], call));
+                let mem = DeviceMemory::new();
+                mem.map(OUT, 4096).unwrap();
+                mem.map(0x9100_0000, 0x1000 * 32).unwrap();
+                let mut bytes = vec![0u8; 1024];
+                for (k, lanes) in operands.iter().enumerate() {
+                    for (lane, x) in lanes.iter().enumerate() {
+                        let b = x.to_bits();
+                        bytes[256 * k + 4 * lane..][..4].copy_from_slice(&(b as u32).to_le_bytes());
+                        bytes[256 * k + 128 + 4 * lane..][..4].copy_from_slice(&((b >> 32) as u32).to_le_bytes());
+                    }
+                }
+                mem.write(OUT, &bytes).unwrap();
+                run(&mem, &prog, &params(&Setup::default()), &RunOptions { no_jit, ..RunOptions::default() }).unwrap();
+                let out = read_out(&mem, 320);
+                for lane in 0..32 {
+                    let got = u64::from(out[256 + lane]) | u64::from(out[288 + lane]) << 32;
+                    assert_eq!(got, expect(lane), "{name}, round {round}, lane {lane}, translator {}", !no_jit);
+                }
+            }
+        }
     }
 }
