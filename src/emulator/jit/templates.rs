@@ -669,16 +669,20 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
         ; mov rax, [rcx + block(l.words)]
         ; add QWORD [rcx + l.moved_global as i32], 128
     );
-    if store {
-        for j in 0..4 {
+    move_words(a, d, store, done);
+}
+
+/// The 32 words at `rax + rdx` to vector register `vd` (`store`: from `vs2` to them), then a
+/// jump to `done`.
+fn move_words(a: &mut Assembler, d: &Decoded, store: bool, done: DynamicLabel) {
+    for j in 0..4 {
+        if store {
             dynasm!(a
                 ; .arch x64
                 ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
                 ; vmovdqu [rax + rdx + 32 * j], ymm0
             );
-        }
-    } else {
-        for j in 0..4 {
+        } else {
             dynasm!(a
                 ; .arch x64
                 ; vmovdqu ymm0, [rax + rdx + 32 * j]
@@ -745,23 +749,8 @@ pub(super) fn private_words(a: &mut Assembler, d: &Decoded, store: bool, slow: D
     );
     if store {
         dynasm!(a ; .arch x64 ; mov BYTE [rcx + l.private_written as i32], 1);
-        for j in 0..4 {
-            dynasm!(a
-                ; .arch x64
-                ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
-                ; vmovdqu [rax + rdx + 32 * j], ymm0
-            );
-        }
-    } else {
-        for j in 0..4 {
-            dynasm!(a
-                ; .arch x64
-                ; vmovdqu ymm0, [rax + rdx + 32 * j]
-                ; vmovdqu [r15 + v(d.rd, j)], ymm0
-            );
-        }
     }
-    dynasm!(a ; .arch x64 ; jmp =>done);
+    move_words(a, d, store, done);
 }
 
 /// A full warp's `vlw12.v vd, imm(vs1)` whose lanes address aligned words of one global
