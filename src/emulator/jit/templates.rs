@@ -629,10 +629,8 @@ pub(super) fn read_only_lw(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, d
 ///
 /// [`MemView::unit_stride`]: crate::emulator::memory::MemView::unit_stride
 pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: DynamicLabel, done: DynamicLabel) {
-    use crate::emulator::exec::Ctx;
     use crate::emulator::memory::MemView;
     let l = MemView::LAYOUT;
-    let mem = offset_of!(Ctx<'static>, mem) as i32;
     let block = |field: usize| (l.unit_stride + usize::from(store) * l.unit_stride_stride + field) as i32;
     // Lane i's address minus lane 0's must be 4 i: ymm0 = lane 0's, ymm1 = it + 4 × iota,
     // ymm3 = the bits in which any lane differs from that.
@@ -659,17 +657,31 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
         ; vptest ymm3, ymm3
         ; jnz =>slow
         ; add eax, d.imm
+    );
+    span_in_block(a, block(0), l.moved_global as i32, slow);
+    move_words(a, d, store, done);
+}
+
+/// For a 32-word access at eax: to `slow` unless it is aligned and starts 32 words inside the
+/// view's block at `block` (a [`MemView`](crate::emulator::memory::MemView) offset); then
+/// rcx = the view, rax + rdx = the first word, and 128 bytes counted at `moved`.
+fn span_in_block(a: &mut Assembler, block: i32, moved: i32, slow: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    dynasm!(a
+        ; .arch x64
         ; test al, 3
         ; jnz =>slow
         ; mov rcx, [r12 + mem]
         ; mov edx, eax
-        ; sub edx, [rcx + block(l.base)]
-        ; cmp edx, [rcx + block(l.n)]
+        ; sub edx, [rcx + block + l.base as i32]
+        ; cmp edx, [rcx + block + l.n as i32]
         ; jae =>slow
-        ; mov rax, [rcx + block(l.words)]
-        ; add QWORD [rcx + l.moved_global as i32], 128
+        ; mov rax, [rcx + block + l.words as i32]
+        ; add QWORD [rcx + moved], 128
     );
-    move_words(a, d, store, done);
 }
 
 /// The 32 words at `rax + rdx` to vector register `vd` (`store`: from `vs2` to them), then a
@@ -703,10 +715,8 @@ fn move_words(a: &mut Assembler, d: &Decoded, store: bool, done: DynamicLabel) {
 ///
 /// [`MemView::unit_stride`]: crate::emulator::memory::MemView::unit_stride
 pub(super) fn private_words(a: &mut Assembler, d: &Decoded, store: bool, slow: DynamicLabel, done: DynamicLabel) {
-    use crate::emulator::exec::Ctx;
     use crate::emulator::memory::MemView;
     let l = MemView::LAYOUT;
-    let mem = offset_of!(Ctx<'static>, mem) as i32;
     let block = |field: usize| (l.private + field) as i32;
     let csr = |n| wg_csr(n).expect("a work-group CSR");
     // Every lane's address register equal to lane 0's (ymm3: the bits in which any differs).
@@ -737,16 +747,8 @@ pub(super) fn private_words(a: &mut Assembler, d: &Decoded, store: bool, slow: D
         ; mov ecx, [rbx + csr(csr::TID)]
         ; shl ecx, 2
         ; add eax, ecx
-        ; test al, 3
-        ; jnz =>slow
-        ; mov rcx, [r12 + mem]
-        ; mov edx, eax
-        ; sub edx, [rcx + block(l.base)]
-        ; cmp edx, [rcx + block(l.n)]
-        ; jae =>slow
-        ; mov rax, [rcx + block(l.words)]
-        ; add QWORD [rcx + l.moved_private as i32], 128
     );
+    span_in_block(a, block(0), l.moved_private as i32, slow);
     if store {
         dynasm!(a ; .arch x64 ; mov BYTE [rcx + l.private_written as i32], 1);
     }
