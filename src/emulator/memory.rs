@@ -536,6 +536,8 @@ impl<'a> MemView<'a> {
                 *o = unsafe { r.word_unchecked(a) }.load(Relaxed);
             }
         } else {
+            // A partial warp's: the translator's masked unit-stride template may use the block.
+            self.remember_unit_block(r, space, false);
             for (i, (o, &a)) in out.iter_mut().zip(addrs).enumerate() {
                 if (m >> i) & 1 != 0 {
                     *o = r.load(a, bytes);
@@ -566,17 +568,25 @@ impl<'a> MemView<'a> {
         }
         let first = (lo.wrapping_sub(r.base) >> 2) as usize;
         let words = r.words().get(first..first + 32)?.try_into().ok()?;
-        if space == Space::Global && !(write && r.read_only) && !self.under_private(r) {
-            // For the translator: the buffer's other 32-word spans are the same case (a global
-            // buffer, no checker: `span_region` found none; for a store, no written-byte bits and
-            // no read-only part). The program window (also global space) never gets here.
-            let n = r.size.saturating_sub(127);
-            let block = RecentBlock { base: r.base, n, words: r.words().as_ptr() };
-            self.unit_stride_blocks[usize::from(write)].set(block);
-        }
+        self.remember_unit_block(r, space, write);
         let c = &self.moved[space as usize];
         c.set(c.get() + 128);
         Some(words)
+    }
+
+    /// For the translator's unit-stride templates: region `r` (in `space`), which a load
+    /// (`write`: a store) just reached in one step, is the block their accesses of that kind
+    /// may use directly — every 32-word span in it is the same case (a global buffer, no
+    /// checker: `span_region` found none; for a store, no written-byte bits and no read-only
+    /// part; no private overlay over it; at least 128 bytes, so `n` + 127 is its size). The
+    /// program window (also global space) never gets here.
+    #[inline(always)]
+    fn remember_unit_block(&self, r: &Region, space: Space, write: bool) {
+        let store_ok = !write || (!r.read_only && r.written.is_none());
+        if space == Space::Global && store_ok && r.size >= 128 && !self.under_private(r) {
+            let block = RecentBlock { base: r.base, n: r.size - 127, words: r.words().as_ptr() };
+            self.unit_stride_blocks[usize::from(write)].set(block);
+        }
     }
 
     /// Stores of `bytes` (1, 2 or 4) of `values[lane]` at `addrs[lane]` for every lane in `m`,
@@ -590,6 +600,10 @@ impl<'a> MemView<'a> {
             return false;
         }
         let Some((r, space)) = self.span_region(lo, hi, true) else { return false };
+        if m != u32::MAX {
+            // A partial warp's: the translator's masked unit-stride template may use the block.
+            self.remember_unit_block(r, space, true);
+        }
         if bytes == 4 && r.written.is_none() {
             for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
                 if (m >> i) & 1 != 0 {

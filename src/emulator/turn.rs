@@ -157,7 +157,7 @@ fn turn_table(
                     lanes += n * u64::from(w.mask.count_ones());
                     w.csr.instret += n;
                     if r & jit::STOPPED != 0 {
-                        let pc = pc.wrapping_add(4 * (r >> jit::STOP_AT_SHIFT) as u32);
+                        let pc = w.stop_pc;
                         return FastEnd { executed, lanes, pc, stopped: true };
                     }
                     if r & jit::TURN_OVER != 0 && !ctx.lone {

@@ -105,6 +105,9 @@ impl std::ops::DerefMut for VRegs {
     }
 }
 
+/// [`Warp::join_at`] of an empty SIMT stack: odd, so no instruction's pc.
+pub const NO_JOIN: u32 = 1;
+
 /// The state of one warp.
 pub struct Warp {
     pub pc: u32,
@@ -114,7 +117,15 @@ pub struct Warp {
     pub mask: u32,
     /// `(1 << numt) - 1`.
     pub width_mask: u32,
-    pub stack: Vec<SimtEntry>,
+    /// The SIMT stack ([`Warp::simt_push`], [`Warp::simt_top`], [`Warp::simt_pop`]).
+    stack: Vec<SimtEntry>,
+    /// The `r_pc` of the SIMT stack's top, or 1 (no instruction's pc) while it is empty: a
+    /// `join` at another pc does nothing, which compiled code tests inline (kept by the three
+    /// methods that change the stack).
+    pub join_at: u32,
+    /// The pc of the entry that ended a translated function's turn (written by the compiled
+    /// code when it returns `STOPPED`, read by the turn loop).
+    pub stop_pc: u32,
     /// Pending extended successor (set by a prefix), or `program::NO_EXT`.
     pub ext: u32,
     pub csr: Csrs,
@@ -154,6 +165,8 @@ impl Warp {
             mask: 0,
             width_mask: 0,
             stack: Vec::new(),
+            join_at: NO_JOIN,
+            stop_pc: 0,
             ext: super::program::NO_EXT,
             csr: Csrs::default(),
             done: false,
@@ -187,11 +200,32 @@ impl Warp {
         self.mask = width_mask;
         self.width_mask = width_mask;
         self.stack.clear();
+        self.join_at = NO_JOIN;
         self.ext = super::program::NO_EXT;
         self.csr = Csrs { mstatus: 1 << mstatus::VS_SHIFT, vill: true, ..csrs };
         self.done = false;
         self.divergent_branches = 0;
         self.resume_mask = 0;
+    }
+
+    /// Pushes `e` on the SIMT stack.
+    #[inline(always)]
+    pub fn simt_push(&mut self, e: SimtEntry) {
+        self.stack.push(e);
+        self.join_at = e.r_pc;
+    }
+
+    /// The SIMT stack's top entry.
+    #[inline(always)]
+    pub fn simt_top(&self) -> Option<SimtEntry> {
+        self.stack.last().copied()
+    }
+
+    /// Pops the SIMT stack's top entry.
+    #[inline(always)]
+    pub fn simt_pop(&mut self) {
+        self.stack.pop();
+        self.join_at = self.stack.last().map_or(NO_JOIN, |e| e.r_pc);
     }
 
     /// Debug builds: panics when a register at or above the bounds of the last reset is not zero

@@ -28,6 +28,8 @@ use std::time::Duration;
 const CHECK_EVERY: u64 = 4096;
 /// The most instructions one warp runs in one turn (untraced; see `run_group_impl`).
 const TURN: u64 = 256;
+/// The most instructions a lone warp ([`Ctx::lone`](super::exec::Ctx)) runs in one turn.
+const LONE_TURN: u64 = 4096;
 
 /// Time since an arbitrary start on the host's coarse monotonic clock (`CLOCK_MONOTONIC_COARSE`:
 /// a memory read, resolution a few milliseconds), for the watchdog and the launch time-out,
@@ -242,7 +244,15 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     // warps' turns is invisible, while every shared instruction still runs in its round-robin
     // place. A trap ahead of its place waits (`pending`) until every earlier place has run: an
     // earlier trap of another warp wins, and the same shared instructions have run.
-    let turn = if T::ENABLED { 1 } else { TURN };
+    // A lone warp (no other warp to keep an order with) takes longer turns: fewer returns to
+    // this loop, more iterations of a compiled loop per call.
+    let turn = if T::ENABLED {
+        1
+    } else if ctx.lone {
+        LONE_TURN
+    } else {
+        TURN
+    };
     // The outcome of the instruction that ended the latest turn (see `FastEnd`).
     let mut out: Result<Flow, Trap> = Ok(Flow::Next);
     let mut pending: Option<(u64, usize, Fault)> = None;

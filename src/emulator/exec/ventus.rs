@@ -76,23 +76,23 @@ pub(super) fn ventus<T: Tracer>(w: &mut Warp, d: &Decoded, ctx: &Ctx, t: &mut T,
                 next = target;
             } else {
                 w.divergent_branches += 1;
-                w.stack.push(SimtEntry { r_pc: rpc, else_pc: rpc, else_mask: r_mask });
+                w.simt_push(SimtEntry { r_pc: rpc, else_pc: rpc, else_mask: r_mask });
                 if fall.count_ones() < taken.count_ones() {
-                    w.stack.push(SimtEntry { r_pc: rpc, else_pc: target, else_mask: taken });
+                    w.simt_push(SimtEntry { r_pc: rpc, else_pc: target, else_mask: taken });
                     w.mask = fall & wm;
                 } else {
-                    w.stack.push(SimtEntry { r_pc: rpc, else_pc: next, else_mask: fall });
+                    w.simt_push(SimtEntry { r_pc: rpc, else_pc: next, else_mask: fall });
                     w.mask = taken & wm;
                     next = target;
                 }
             }
         }
         Op::Join => {
-            if let Some(top) = w.stack.last().copied() {
+            if let Some(top) = w.simt_top() {
                 if top.r_pc == pc {
                     next = top.else_pc;
                     w.mask = top.else_mask;
-                    w.stack.pop();
+                    w.simt_pop();
                 }
             }
         }

@@ -8,8 +8,9 @@
 //! the turn's first instruction:
 //! * It has exactly the effect of the interpreter's turn loop over the same entries — the same
 //!   registers, memory, CSRs, pc and outcome — and returns, packed: the entries executed `n`
-//!   (≥ 1) in the low 32 bits, bit 32 set when the last of them ended the turn (its outcome
-//!   then is in `out`, and the warp's pc is that entry's, as the handler left it), and
+//!   (≥ 1; with those of the functions it went on into, see below) in the low 32 bits, bit 32
+//!   set when the last of them ended the turn (its outcome then is in `out`, the warp's pc is
+//!   as the handler left it, and `Warp::stop_pc` is that entry's pc), and
 //!   [`TURN_OVER`] when the next entry may not run in this turn (it is shared, or past the
 //!   text) so the caller need not look at it. A scalar load or store after the first entry
 //!   whose address other warps may see or store to ([`super::turn`]'s `private`) is not run:
@@ -19,15 +20,32 @@
 //!   later entry's fault sees the registers exactly as the interpreter would leave them); every
 //!   other entry calls its AVX2 handler ([`handlers::AVX2`]) with the warp's pc set to the
 //!   entry's address first.
+//! * A function's last entry may be a private vector branch, `join`, scalar branch or `jal`
+//!   ([`terminal`]); after it, or after the last entry of its run, the function goes on
+//!   *into the function compiled where the warp goes* ([`link`]: a jump to its body, after
+//!   the frame, with rbp counting the entries run so far) when that one may run now — the
+//!   turn's budget has room for all its entries too, it reads no counter (they advance when
+//!   the call returns), and a function starting with a shared or address-checked entry is
+//!   entered only by a lone warp ([`Ctx::lone`], whose instructions are all private) — else
+//!   it returns with the warp's pc there. So a lone warp's loop over global accesses, vector
+//!   branches and soft-double calls runs inside one call while the budget lasts. A vector
+//!   branch that no active lane takes goes on at the next entry, one that all take at its
+//!   target; one that splits the lanes or would change the mask returns *before* it, and the
+//!   interpreter runs it (a function's first entry runs it through its handler, then
+//!   returns) — so the mask never changes inside a call. A `join` goes on unless the SIMT
+//!   stack's top is for its pc ([`Warp::join_at`]; then likewise).
 //! * Vector templates are used only while the warp's vector state is known to be full: every
 //!   lane active and below `vl`, `vtype` legal (checked at entry and again after a `vset*` or
 //!   CSR write, which switches to the other copy of the run when it no longer holds), and only
 //!   for unmasked (`vm = 1`) operations: then "the active lanes" is all 32 lanes, and a
 //!   lane-wise operation on 32 lanes is four 256-bit host operations. A run entered with a
 //!   partial mask runs its second copy, where the same templates compute all 32 lanes and
-//!   blend the result into the lanes the state selects (`Warp::vmask`, computed at each such
-//!   entry; an illegal `vtype` calls the handler, which traps) — narrow work-groups and
-//!   divergent code no longer call a handler per vector instruction. In a program that
+//!   blend the result into the lanes the state selects (`Warp::vmask` and its lane masks,
+//!   computed once and kept in host registers until a call or a change of `vl`; an illegal
+//!   `vtype` calls the handler, which traps) — narrow work-groups and divergent code no
+//!   longer call a handler per vector instruction. There a unit-stride `vlw12.v`/`vsw12.v`
+//!   moves the active lanes' words with masked host moves
+//!   ([`templates::unit_stride_masked`]). In a program that
 //!   never reads the accrued FP flags ([`Program::reads_fflags`]; untraced warps then compute
 //!   none, `Warp::fflags_unread`), unmasked `vfadd`/`vfsub`/`vfmul`/`vfmacc`/`vfmadd` `.vv`/`.vf` (not
 //!   `.vf` with x0, which reads as a NaN) have templates too: host arithmetic in
@@ -43,13 +61,6 @@
 //!   private `vlw.v`/`vsw.v` whose lanes share one address (32 consecutive words of the
 //!   private overlay) ([`MemView::LAYOUT`] gives the fields read). A global access as a head
 //!   gets a function of its own even with no run after it.
-//! * A scalar branch or `jal` right after a run is compiled as the function's last entry
-//!   (neither changes the mask). Taken back to the function's first entry — a loop — when
-//!   that entry is private, and the turn's budget (the last argument: entries the turn still
-//!   allows) has room for another whole iteration, it runs the body again inside the call;
-//!   the result then counts every iteration, and a turn-ending entry's position is given
-//!   separately ([`STOP_AT_SHIFT`]) since its pc no longer follows from the count.
-//!
 //! * A `regext`/`regexti` prefix whose extended variant is plain ([`paired`]) and that variant
 //!   are two entries of a run: the prefix compiles to nothing (its pc is passed), the variant
 //!   with its extended registers (its [`Decoded`] is in the program's extended variants, the
@@ -66,9 +77,10 @@
 //!   declining) does not end the function: the `jal` sets `ra`, the call's handler runs it
 //!   (and returns the pc to `ra`), and the function goes on with the run after the return —
 //!   so double-precision code of a few instructions between calls runs as one function of
-//!   up to [`MAX_CHAINED`] entries instead of a call, a handler and a call per primitive.
-//!   Such a function's entries are no longer consecutive: each carries its pc, and a
-//!   turn-ending entry is reported by its pc's distance from the first ([`STOP_AT_SHIFT`]).
+//!   up to [`MAX_CHAINED`] entries instead of a call, a handler and a call per primitive
+//!   ([`CHAIN_CALLS`]; the copies of the runs between calls in every function that reaches
+//!   them cost code size, but measured faster than going on into the function after each
+//!   return). Such a function's entries are no longer consecutive: each carries its pc.
 //! * Compiled code clears the upper halves of the vector registers (`vzeroupper`) before every
 //!   call and before it returns: what it calls and returns to reaches code compiled without
 //!   AVX (the host calls' arithmetic, `hostcall::run_registers_only`), where dirty upper halves
@@ -82,8 +94,11 @@
 //! Traced runs never use it: they interpret every instruction (records are per instruction).
 //!
 //! [`Program::jit`]: super::program::Program::jit
+//! [`Warp::join_at`]: super::warp::Warp::join_at
+//! [`Ctx::lone`]: super::exec::Ctx
 //! [`MemView::LAYOUT`]: super::memory::MemView::LAYOUT
 
+mod plan;
 mod templates;
 
 use super::exec::handlers::{self, Handler};
@@ -91,10 +106,10 @@ use super::exec::{Ctx, Flow};
 use super::fault::Trap;
 use super::program::{paired, selected, straight, Decoded, Program, Sharing, MAX_RUN};
 use super::warp::Warp;
-use crate::isa::regs::csr;
 use crate::isa::{Fmt, Op};
 use dynasmrt::x64::Assembler;
 use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer};
+use plan::*;
 use templates::*;
 
 /// A compiled run (see the module documentation): `(warp, ctx, out, ops, budget, ext)` →
@@ -113,9 +128,6 @@ pub type RunFn = unsafe extern "sysv64" fn(
 pub const EXECUTED: u64 = 0xffff_ffff;
 /// In a compiled function's result: the last entry executed ended the turn.
 pub const STOPPED: u64 = 1 << 32;
-/// In a compiled function's result, when [`STOPPED`]: the position in the function's text of
-/// the entry that ended the turn (its pc = the first pc + 4 × this).
-pub const STOP_AT_SHIFT: u32 = 40;
 
 /// The compiled runs of one program.
 pub struct Jit {
@@ -156,69 +168,6 @@ unsafe extern "sysv64" fn scalar_load_private(w: &Warp, d: &Decoded, ctx: &Ctx) 
     super::exec::private(w, d, ctx)
 }
 
-/// A vector integer operation with a template, `vd = a ⊕ b` lane by lane (`a` = vs2).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum VAlu {
-    Add,
-    Sub,
-    Rsub,
-    And,
-    Or,
-    Xor,
-    Mul,
-    Sll,
-    Srl,
-    Sra,
-    Min,
-    Max,
-    Minu,
-    Maxu,
-    Seq,
-    Sne,
-    /// Comparisons, lane = 1 when `a ⋚ b` (signed, or unsigned with `u`).
-    Slt,
-    Sltu,
-    Sle,
-    Sleu,
-    Sgt,
-    Sgtu,
-    /// `vd = b · vd + a` (`vmadd`), `vd = a − b · vd` (`vnmsub`), `vd = b · a + vd`
-    /// (`vmacc`), `vd = vd − b · a` (`vnmsac`).
-    Madd,
-    Nmsub,
-    Macc,
-    Nmsac,
-}
-
-/// A vector FP operation with a template (round-to-nearest-even, no flags, NaNs canonical).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum FAlu {
-    Add,
-    Sub,
-    Mul,
-    /// `vd = b · vs2 + vd`, one rounding.
-    Macc,
-    /// `vd = b · vd + vs2`, one rounding (`vfmadd`).
-    Madd,
-}
-
-/// A vector template in the copy for a partial vector state ([`Plan::Masked`]).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Masked {
-    Vector(VAlu, B),
-    Fp(FAlu, B),
-    Vid,
-    Vmv(B),
-}
-
-/// The second operand of a [`VAlu`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum B {
-    V(u8),
-    X(u8),
-    Imm(u32),
-}
-
 /// Where a compiled entry's [`Decoded`] lives: the program's plain text or its extended
 /// variants (the entry after a [`paired`] prefix), at this byte offset.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -230,7 +179,7 @@ enum Src {
 /// What an entry of a compiled function is ([`Item`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Role {
-    /// Translated by its [`plan`].
+    /// Translated by its [`plan()`].
     Own,
     /// A `jal ra` to a host call that runs inline ([`inline_call`]): only `ra = pc + 4`.
     Link,
@@ -253,6 +202,10 @@ struct Item {
 /// turn has room for all of its.
 const MAX_CHAINED: usize = 128;
 
+/// Whether a function goes on after an inline host call's return with the run there (up to
+/// [`MAX_CHAINED`] entries) rather than into the function compiled there ([`link`]).
+const CHAIN_CALLS: bool = true;
+
 /// Whether a private `jal` `d` at text index `k` calls a host call that may run inside a
 /// compiled function: a soft-double primitive ([`HostCall::F64`](super::hostcall::HostCall::F64) and its uniform form: on the
 /// warp's registers only, never declining, never stopping the turn), returning to `ra`, which
@@ -267,14 +220,43 @@ fn inline_call(prog: &Program, d: &Decoded, k: usize) -> Option<usize> {
     matches!(prog.host_call(callee.host_call)?, HostCall::F64(_) | HostCall::F64Uniform(_)).then_some(t)
 }
 
+/// Whether `d` is private and ends a function as its last entry, which then leaves to the
+/// function at its target or at the next entry ([`Place`]): a vector branch (when it neither
+/// splits the lanes nor changes the mask; else the interpreter runs it), a `join` (when it has
+/// nothing to do), a scalar branch or a `jal`.
+fn terminal(d: &Decoded) -> bool {
+    d.sharing == Sharing::Private
+        && d.host_call == 0
+        && d.op.is_some_and(|op| {
+            is_jump(op) || matches!(op, Op::Vbeq | Op::Vbne | Op::Vblt | Op::Vbge | Op::Vbltu | Op::Vbgeu | Op::Join)
+        })
+}
+
+/// Where a warp goes on after a function (or its last entry): the entry at a plain index, or
+/// the shared extended variant a prefix at this index selects (the prefix runs first; its
+/// function is an extended head, [`Jit::ext_entry`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Place {
+    Plain(usize),
+    Ext(usize),
+}
+
+/// What a function compiled from one entry runs ([`function_entries`]).
+struct Spec {
+    entries: Vec<Item>,
+    /// Where it goes on when its entries end without a [`terminal`] one.
+    next: Option<Place>,
+    /// It starts with a shared instruction.
+    head: bool,
+}
+
 /// The entries a function compiled from entry `i` runs, `len` of them from `i` on (fewer when
 /// the text ends): after a [`paired`] prefix, its variant; then, when the next entry is a
 /// `jal` to a host call that runs inline ([`inline_call`]), that `jal`, the call and the run
 /// after its return, and so on (at most [`MAX_CHAINED`] entries, none reading a counter);
-/// then, when the next entry is a private scalar branch or `jal` — or a prefix selecting one
-/// — that too (see [`emit_run`]). Also whether the turn is over after them ([`TURN_OVER`]:
-/// the next entry is shared or past the text).
-fn function_entries(prog: &Program, i: usize, len: usize) -> (Vec<Item>, u64) {
+/// then, when the next entry is [`terminal`] — or a prefix selecting a private jump — that
+/// too. Also where a warp goes on when it has no terminal entry ([`Spec::next`]).
+fn function_entries(prog: &Program, i: usize, len: usize) -> (Vec<Item>, Option<Place>) {
     let (ops, ext) = (prog.ops(), prog.ext());
     let at = |k: usize| Item { d: ops[k], src: Src::Plain((k * ENTRY) as i32), at: k, role: Role::Own };
     let variant = |d: &Decoded, k: usize| Item {
@@ -293,291 +275,42 @@ fn function_entries(prog: &Program, i: usize, len: usize) -> (Vec<Item>, u64) {
             out.push(if after_prefix.is_some() { variant(&out.last().unwrap().d, k) } else { at(k) });
             k += 1;
         }
-        // Ends with a paired prefix (a run split at `MAX_RUN`): its variant runs next.
+        // Ends with a paired prefix (a run split at `MAX_RUN`): its handler selects the
+        // variant for the turn loop.
         if out.last().is_some_and(|e| paired(&e.d, ext).is_some()) {
-            let next = ext[out.last().unwrap().d.next_ext as usize];
-            let over = if next.sharing == Sharing::Shared { TURN_OVER } else { 0 };
-            return (out, over);
+            return (out, None);
         }
         let Some(t) = ops.get(k).and_then(|d| inline_call(prog, d, k)) else { break };
-        let after = ops.get(k + 1).map_or(0, |n| usize::from(n.run));
-        let reads = ops[(k + 1).min(ops.len())..(k + 1 + after).min(ops.len())].iter().any(reads_counter);
-        if out.len() + 2 + after > MAX_CHAINED || reads {
-            break;
-        }
         out.push(Item { role: Role::Link, ..at(k) });
         out.push(Item { role: Role::Call, ..at(t) });
-        (k, len) = (k + 1, after);
+        if CHAIN_CALLS {
+            let after = ops.get(k + 1).map_or(0, |n| usize::from(n.run));
+            let reads = ops[(k + 1).min(ops.len())..(k + 1 + after).min(ops.len())].iter().any(reads_counter);
+            if out.len() + after <= MAX_CHAINED && !reads {
+                (k, len) = (k + 1, after);
+                continue;
+            }
+        }
+        // On into the function after the return.
+        return (out, Some(Place::Plain(k + 1)));
     }
     let private_jump = |d: &Decoded| d.sharing == Sharing::Private && d.op.is_some_and(is_jump);
     if let Some(t) = ops.get(k) {
-        if private_jump(t) {
+        if terminal(t) {
             out.push(at(k));
-            return (out, 0);
+            return (out, None);
         }
         if selected(t, ext).is_some_and(private_jump) {
             let v = variant(t, k + 1);
             out.push(at(k));
             out.push(v);
-            return (out, 0);
+            return (out, None);
+        }
+        if selected(t, ext).is_some_and(|v| v.sharing == Sharing::Shared) {
+            return (out, Some(Place::Ext(k)));
         }
     }
-    let over = if ops.get(k).is_none_or(|d| d.sharing == Sharing::Shared) { TURN_OVER } else { 0 };
-    (out, over)
-}
-
-/// How one entry is translated.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Plan {
-    /// No effect (an arithmetic write to x0).
-    Nothing,
-    /// `x[rd] = x[rs1] ⊕ (x[rs2] or imm)`.
-    Scalar(Op),
-    /// `x[rd] = ` a work-group CSR's field.
-    ReadCsr(i32),
-    /// `vd = vs2 ⊕ b` on all 32 lanes.
-    Vector(VAlu, B),
-    /// In the copy for any other vector state: a vector template on the warp's active lanes
-    /// below `vl` ([`templates::store_chunk`]), else (an illegal `vtype`) the handler.
-    Masked(Masked),
-    /// `vd = vs2 ⊕ b` (FP) on all 32 lanes.
-    Fp(FAlu, B),
-    /// `vd = 0, 1, …, 31`.
-    Vid,
-    /// `vd = b` on all lanes.
-    Vmv(B),
-    /// `vsetvli`/`vsetivli` (`vl`, `vtype`, `vill`, `mstatus.VS`, `x[rd]`).
-    Vsetvli,
-    /// `csrrw rd, mtvec, rs1`.
-    WriteMtvec,
-    /// `csrr{w,s,c}[i] rd, mstatus, …` (crt0 turns the FP unit on this way).
-    Mstatus(Op),
-    /// `lw` from a remembered read-only block, else the general path.
-    LoadWord,
-    /// A full warp's unit-stride `vlw12.v` (false) / `vsw12.v` (true) in the global buffer
-    /// the view remembers, a `vlw12.v` also as a gather from a buffer of the view's gather
-    /// table, else the handler (only in the copy for a full vector state).
-    UnitStride(bool),
-    /// A full warp's `vlw.v` (false) / `vsw.v` (true) with one address in every lane: 32
-    /// consecutive words of the private overlay, else the handler (only in the copy for a
-    /// full vector state).
-    Private(bool),
-    /// `vdivu.vx`/`vremu.vx` by a power of two (a shift, a mask), else the handler.
-    DivPow2(Op),
-    /// A scalar branch or `jal` ending the function (see [`emit_run`]).
-    Jump(Op),
-    /// A `jal ra` to an inline host call ([`Role::Link`]): `ra = pc + 4`.
-    Link,
-    /// The inline host call ([`Role::Call`]): its handler, which cannot stop the turn.
-    HostCall,
-    /// The handler.
-    Call,
-}
-
-/// A shared instruction worth a function of its own (a head with no run after it): one with
-/// an inline path, which saves the handler call ([`Plan::UnitStride`]).
-fn inline_head(d: &Decoded) -> bool {
-    matches!(plan(d, true, false), Plan::UnitStride(_))
-}
-
-/// Whether `op` may change what "the vector state is full" means (`vl`, `vtype`), or a CSR.
-fn changes_vector_state(d: &Decoded) -> bool {
-    match d.op {
-        Some(Op::Vsetvli | Op::Vsetivli | Op::Vsetvl) => true,
-        Some(Op::Csrrw | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci) => true,
-        Some(Op::Csrrs) => d.rs1 != 0,
-        _ => false,
-    }
-}
-
-/// Whether `d` reads `instret` (or `cycle`, `time`: the same counter).
-fn reads_counter(d: &Decoded) -> bool {
-    let csr_op = matches!(d.op, Some(Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci));
-    csr_op
-        && matches!(
-            d.imm as u16,
-            csr::CYCLE | csr::TIME | csr::INSTRET | csr::CYCLEH | csr::INSTRETH | csr::MCYCLE | csr::MINSTRET
-        )
-}
-
-/// A scalar branch or `jal`: continues at a known pc without changing the mask.
-fn is_jump(op: Op) -> bool {
-    matches!(op, Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu | Op::Jal)
-}
-
-/// How entry `d` is translated, in the copy for a full vector state (`vector_full`) or the
-/// other; `flags_unread`: the program never reads the accrued FP flags, so untraced runs
-/// compute none ([`Program::reads_fflags`]).
-fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
-    let Some(op) = d.op else { return Plan::Call };
-    let scalar = matches!(
-        op,
-        Op::Addi
-            | Op::Slti
-            | Op::Sltiu
-            | Op::Xori
-            | Op::Ori
-            | Op::Andi
-            | Op::Slli
-            | Op::Srli
-            | Op::Srai
-            | Op::Add
-            | Op::Sub
-            | Op::Sll
-            | Op::Slt
-            | Op::Sltu
-            | Op::Xor
-            | Op::Srl
-            | Op::Sra
-            | Op::Or
-            | Op::And
-            | Op::Lui
-            | Op::Auipc
-            | Op::Mul
-    );
-    if scalar {
-        return if d.rd == 0 { Plan::Nothing } else { Plan::Scalar(op) };
-    }
-    if is_jump(op) {
-        return Plan::Jump(op);
-    }
-    if op == Op::Csrrs && d.rs1 == 0 {
-        if let Some(f) = wg_csr(d.imm as u16) {
-            return if d.rd == 0 { Plan::Nothing } else { Plan::ReadCsr(f) };
-        }
-    }
-    match op {
-        Op::Vsetvli | Op::Vsetivli => return Plan::Vsetvli,
-        Op::Csrrw if d.imm as u16 == csr::MTVEC => return Plan::WriteMtvec,
-        Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci if d.imm as u16 == csr::MSTATUS => {
-            return Plan::Mstatus(op)
-        }
-        Op::Lw => return Plan::LoadWord,
-        _ => {}
-    }
-    if !d.vm {
-        return Plan::Call;
-    }
-    if !vector_full {
-        // The lane-wise templates, writing only the lanes the warp's state selects.
-        return match plan(d, true, flags_unread) {
-            Plan::Vector(alu, b) => Plan::Masked(Masked::Vector(alu, b)),
-            Plan::Fp(f, b) => Plan::Masked(Masked::Fp(f, b)),
-            Plan::Vid => Plan::Masked(Masked::Vid),
-            Plan::Vmv(b) => Plan::Masked(Masked::Vmv(b)),
-            _ => Plan::Call,
-        };
-    }
-    match op {
-        Op::Vlw12V => return Plan::UnitStride(false),
-        Op::Vsw12V => return Plan::UnitStride(true),
-        Op::VlwV => return Plan::Private(false),
-        Op::VswV => return Plan::Private(true),
-        _ => {}
-    }
-    let (vv, vx, vi) = (B::V(d.rs1), B::X(d.rs1), B::Imm(d.imm as u32));
-    // A copy (`vadd.vx vd, vs2, x0`, the compiler's register moves): the move alone.
-    let identity = match op {
-        Op::VaddVx | Op::VsubVx | Op::VorVx | Op::VxorVx => d.rs1 == 0,
-        Op::VaddVi | Op::VorVi | Op::VxorVi => d.imm == 0,
-        _ => false,
-    };
-    if identity {
-        return Plan::Vmv(B::V(d.rs2));
-    }
-    // A `.vf` scalar comes from the zfinx mirror, where x0 reads as a NaN: those call.
-    let vf = (d.rs1 != 0).then_some(vx);
-    let fp = match op {
-        Op::VfaddVv => Some((FAlu::Add, Some(vv))),
-        Op::VfaddVf => Some((FAlu::Add, vf)),
-        Op::VfsubVv => Some((FAlu::Sub, Some(vv))),
-        Op::VfsubVf => Some((FAlu::Sub, vf)),
-        Op::VfmulVv => Some((FAlu::Mul, Some(vv))),
-        Op::VfmulVf => Some((FAlu::Mul, vf)),
-        Op::VfmaccVv => Some((FAlu::Macc, Some(vv))),
-        Op::VfmaccVf => Some((FAlu::Macc, vf)),
-        Op::VfmaddVv => Some((FAlu::Madd, Some(vv))),
-        Op::VfmaddVf => Some((FAlu::Madd, vf)),
-        _ => None,
-    };
-    if let Some((f, b)) = fp {
-        return match b {
-            Some(b) if flags_unread => Plan::Fp(f, b),
-            _ => Plan::Call,
-        };
-    }
-    let (alu, b) = match op {
-        Op::VaddVv => (VAlu::Add, vv),
-        Op::VaddVx => (VAlu::Add, vx),
-        Op::VaddVi => (VAlu::Add, vi),
-        Op::VsubVv => (VAlu::Sub, vv),
-        Op::VsubVx => (VAlu::Sub, vx),
-        Op::VrsubVx => (VAlu::Rsub, vx),
-        Op::VrsubVi => (VAlu::Rsub, vi),
-        Op::VandVv => (VAlu::And, vv),
-        Op::VandVx => (VAlu::And, vx),
-        Op::VandVi => (VAlu::And, vi),
-        Op::VorVv => (VAlu::Or, vv),
-        Op::VorVx => (VAlu::Or, vx),
-        Op::VorVi => (VAlu::Or, vi),
-        Op::VxorVv => (VAlu::Xor, vv),
-        Op::VxorVx => (VAlu::Xor, vx),
-        Op::VxorVi => (VAlu::Xor, vi),
-        Op::VmulVv => (VAlu::Mul, vv),
-        Op::VmulVx => (VAlu::Mul, vx),
-        Op::VsllVv => (VAlu::Sll, vv),
-        Op::VsllVx => (VAlu::Sll, vx),
-        Op::VsllVi => (VAlu::Sll, vi),
-        Op::VsrlVv => (VAlu::Srl, vv),
-        Op::VsrlVx => (VAlu::Srl, vx),
-        Op::VsrlVi => (VAlu::Srl, vi),
-        Op::VsraVv => (VAlu::Sra, vv),
-        Op::VsraVx => (VAlu::Sra, vx),
-        Op::VsraVi => (VAlu::Sra, vi),
-        Op::VminVv => (VAlu::Min, vv),
-        Op::VminVx => (VAlu::Min, vx),
-        Op::VmaxVv => (VAlu::Max, vv),
-        Op::VmaxVx => (VAlu::Max, vx),
-        Op::VminuVv => (VAlu::Minu, vv),
-        Op::VminuVx => (VAlu::Minu, vx),
-        Op::VmaxuVv => (VAlu::Maxu, vv),
-        Op::VmaxuVx => (VAlu::Maxu, vx),
-        Op::VmseqVv => (VAlu::Seq, vv),
-        Op::VmseqVx => (VAlu::Seq, vx),
-        Op::VmseqVi => (VAlu::Seq, vi),
-        Op::VmsneVv => (VAlu::Sne, vv),
-        Op::VmsneVx => (VAlu::Sne, vx),
-        Op::VmsneVi => (VAlu::Sne, vi),
-        Op::VmsltVv => (VAlu::Slt, vv),
-        Op::VmsltVx => (VAlu::Slt, vx),
-        Op::VmsltuVv => (VAlu::Sltu, vv),
-        Op::VmsltuVx => (VAlu::Sltu, vx),
-        Op::VmsleVv => (VAlu::Sle, vv),
-        Op::VmsleVx => (VAlu::Sle, vx),
-        Op::VmsleVi => (VAlu::Sle, vi),
-        Op::VmsleuVv => (VAlu::Sleu, vv),
-        Op::VmsleuVx => (VAlu::Sleu, vx),
-        Op::VmsleuVi => (VAlu::Sleu, vi),
-        Op::VmsgtVx => (VAlu::Sgt, vx),
-        Op::VmsgtVi => (VAlu::Sgt, vi),
-        Op::VmsgtuVx => (VAlu::Sgtu, vx),
-        Op::VmsgtuVi => (VAlu::Sgtu, vi),
-        Op::VmaddVv => (VAlu::Madd, vv),
-        Op::VmaddVx => (VAlu::Madd, vx),
-        Op::VnmsubVv => (VAlu::Nmsub, vv),
-        Op::VnmsubVx => (VAlu::Nmsub, vx),
-        Op::VmaccVv => (VAlu::Macc, vv),
-        Op::VmaccVx => (VAlu::Macc, vx),
-        Op::VnmsacVv => (VAlu::Nmsac, vv),
-        Op::VnmsacVx => (VAlu::Nmsac, vx),
-        Op::VidV => return Plan::Vid,
-        Op::VdivuVx | Op::VremuVx => return Plan::DivPow2(op),
-        Op::VmvVV => return Plan::Vmv(vv),
-        Op::VmvVX | Op::VmvSX => return Plan::Vmv(vx),
-        Op::VmvVI => return Plan::Vmv(vi),
-        _ => return Plan::Call,
-    };
-    Plan::Vector(alu, b)
+    (out, Some(Place::Plain(k)))
 }
 
 impl Jit {
@@ -596,6 +329,7 @@ impl Jit {
     /// instruction. `None` when the host's executable memory cannot be had (the interpreter
     /// then runs everything).
     pub fn new(prog: &Program) -> Option<Jit> {
+        let started = std::time::Instant::now();
         let ops = prog.ops();
         let mut enter: Vec<bool> = (0..ops.len()).map(|i| i == 0 || ops[i - 1].run < 2).collect();
         for (i, d) in ops.iter().enumerate() {
@@ -607,14 +341,17 @@ impl Jit {
             }
         }
         let mut a = Assembler::new().ok()?;
-        let mut entries = vec![Entry::default(); ops.len()];
-        let mut ext_entries = vec![Entry::default(); prog.ext().len()];
         let flags_unread = !prog.reads_fflags();
+        // What each function runs, first: a function may go on into another ([`Target`]).
+        let mut plain: Vec<Option<Spec>> = (0..ops.len()).map(|_| None).collect();
         for i in 0..ops.len() {
             let d = &ops[i];
             let after = ops.get(i + 1).map_or(0, |n| usize::from(n.run));
-            let (mut len, head) = if d.run >= 1 && enter[i] {
+            let (len, head) = if d.run >= 1 && enter[i] {
                 (usize::from(d.run), false)
+            } else if enter[i] && terminal(d) {
+                // Only the terminal entry (a target a function may go on to).
+                (0, false)
             } else if d.sharing == Sharing::Shared
                 && straight(d)
                 && (after >= 1 || inline_head(d))
@@ -632,21 +369,15 @@ impl Jit {
                     *e = true;
                 }
             }
-            // A scalar branch or `jal` right after the run ends the function (a loop's body
-            // and its branch back: one call per iteration, or per turn, see `emit_run`).
-            let (run, over) = function_entries(prog, i, len);
-            len = run.len();
-            if len < 2 && !(head && inline_head(d)) {
-                continue;
+            let (entries, next) = function_entries(prog, i, len);
+            if !entries.is_empty() {
+                plain[i] = Some(Spec { entries, next, head });
             }
-            let start = a.offset();
-            emit_run(&mut a, &run, over, prog.text_base(), flags_unread);
-            let off = u32::try_from(start.0).ok()?.checked_add(1)?;
-            entries[i] = Entry { off, len: len as u16, head };
         }
         // A shared variant a prefix selects (a global access behind a `regext`, as compiled
         // code keeps its high registers): a head of its own, entered with the prefix's
         // selection pending (the variant and the run after it).
+        let mut ext: Vec<Option<Spec>> = (0..prog.ext().len()).map(|_| None).collect();
         for i in 0..ops.len() {
             let Some(v) = selected(&ops[i], prog.ext()) else { continue };
             let after = ops.get(i + 2).map_or(0, |n| usize::from(n.run));
@@ -657,18 +388,44 @@ impl Jit {
             if ops[(i + 2).min(ops.len())..(i + 2 + after).min(ops.len())].iter().any(reads_counter) {
                 continue;
             }
-            let (rest, over) = function_entries(prog, i + 2, after);
+            let (rest, next) = function_entries(prog, i + 2, after);
             let x = ops[i].next_ext as usize;
-            let mut run = vec![Item { d: *v, src: Src::Ext((x * ENTRY) as i32), at: i + 1, role: Role::Own }];
-            run.extend(rest);
+            let mut entries = vec![Item { d: *v, src: Src::Ext((x * ENTRY) as i32), at: i + 1, role: Role::Own }];
+            entries.extend(rest);
+            ext[x] = Some(Spec { entries, next, head: true });
+        }
+        let target = |f: &Spec, a: &mut Assembler| Target {
+            body: a.new_dynamic_label(),
+            len: f.entries.len(),
+            lone_only: f.entries[0].d.sharing != Sharing::Private,
+            never: f.entries.iter().any(|e| reads_counter(&e.d)),
+        };
+        let targets: Vec<Option<Target>> = plain.iter().map(|f| f.as_ref().map(|f| target(f, &mut a))).collect();
+        let ext_targets: Vec<Option<Target>> = ext.iter().map(|f| f.as_ref().map(|f| target(f, &mut a))).collect();
+        let links = Links { plain: &targets, ext: &ext_targets, ops, text_base: prog.text_base() };
+        let emit = |f: &Spec, t: &Target, a: &mut Assembler| -> Option<Entry> {
             let start = a.offset();
-            emit_run(&mut a, &run, over, prog.text_base(), flags_unread);
+            emit_run(a, f, t.body, &links, flags_unread);
             let off = u32::try_from(start.0).ok()?.checked_add(1)?;
-            ext_entries[x] = Entry { off, len: run.len() as u16, head: true };
+            Some(Entry { off, len: f.entries.len() as u16, head: f.head })
+        };
+        let mut entries = vec![Entry::default(); ops.len()];
+        for (i, f) in plain.iter().enumerate() {
+            if let (Some(f), Some(t)) = (f, &targets[i]) {
+                entries[i] = emit(f, t, &mut a)?;
+            }
+        }
+        let mut ext_entries = vec![Entry::default(); prog.ext().len()];
+        for (x, f) in ext.iter().enumerate() {
+            if let (Some(f), Some(t)) = (f, &ext_targets[x]) {
+                ext_entries[x] = emit(f, t, &mut a)?;
+            }
         }
         let buf = a.finalize().ok()?;
         let base = buf.as_ptr() as usize;
-        Some(Jit { buf, base, entries, ext_entries })
+        let jit = Jit { buf, base, entries, ext_entries };
+        log::debug!("translated {} entries: {jit:?} in {:.1?}", ops.len(), started.elapsed());
+        Some(jit)
     }
 
     /// The head compiled from extended variant `x` (a shared global access a prefix selected;
@@ -680,7 +437,8 @@ impl Jit {
     }
 
     /// The function compiled from entry `idx`, if any: the function, how many entries it runs
-    /// when none stops it, and whether it starts with a shared instruction (then it may only be
+    /// itself (those of the functions it goes on into are within the budget it is given, see
+    /// [`RunFn`]), and whether it starts with a shared instruction (then it may only be
     /// a turn's first: a shared instruction runs in its round-robin place).
     #[inline(always)]
     pub fn entry(&self, idx: usize) -> Option<(RunFn, u64, bool)> {
@@ -699,8 +457,8 @@ impl Jit {
     }
 }
 
-/// Emits the function for `entries` ([`function_entries`]) of the text at `text_base`;
-/// `over`: the turn is over after them ([`TURN_OVER`] or 0).
+/// Emits the function `f` (its body at label `body`, which other functions jump to, see
+/// [`link`]).
 ///
 /// Two copies of the run: one for a full vector state (vector templates on all 32 lanes), one
 /// for any other (the same templates blending into the active lanes below `vl`,
@@ -709,7 +467,8 @@ impl Jit {
 /// asks for; after an entry that may change the state (`vset*`, a CSR write) it checks again
 /// and goes on in the copy that fits, at the next entry (both copies leave the warp the same
 /// at every entry boundary after a call: registers in memory, pc current).
-fn emit_run(a: &mut Assembler, entries: &[Item], over: u64, text_base: u32, flags_unread: bool) {
+fn emit_run(a: &mut Assembler, f: &Spec, body: DynamicLabel, links: &Links, flags_unread: bool) {
+    let (entries, text_base) = (&f.entries[..], links.text_base);
     let len = entries.len();
     let run: Vec<Decoded> = entries.iter().map(|e| e.d).collect();
     let srcs: Vec<Src> = entries.iter().map(|e| e.src).collect();
@@ -732,9 +491,10 @@ fn emit_run(a: &mut Assembler, entries: &[Item], over: u64, text_base: u32, flag
     let at_full: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
     let at_partial: Vec<DynamicLabel> = (0..len).map(|_| a.new_dynamic_label()).collect();
     // rbx = warp, r12 = ctx, r13 = out, r14 = ops, r15 = vector register file, rbp = entries
-    // run by earlier iterations of a loop, [rsp] = the budget (entries the turn allows),
-    // [rsp + 8] = the extended variants. Six pushes and three slots after the return address:
-    // rsp is 16-byte aligned at every call.
+    // run by the functions this call ran before (see `link`), [rsp] = the budget (entries the
+    // turn allows), [rsp + 8] = the extended variants. Six pushes and three slots after the
+    // return address: rsp is 16-byte aligned at every call. Another function goes on into
+    // this one at `body`, with the same frame.
     dynasm!(a
         ; .arch x64
         ; push rbx
@@ -752,22 +512,29 @@ fn emit_run(a: &mut Assembler, entries: &[Item], over: u64, text_base: u32, flag
         ; mov r13, rdx
         ; mov r14, rcx
         ; mov r15, [rbx + V]
+        ; =>body
     );
     let mut stops = Vec::new();
     let copies = Copies { at_full: &at_full, at_partial: &at_partial, full: &full, partial: &partial };
     if full != partial {
         check_state(a, at_full[0], at_partial[0]);
-        emit_body(a, run, true, &copies, &srcs, &pcs, (exit, over), &mut stops);
+        emit_body(a, run, true, &copies, &srcs, &pcs, (exit, links, f.next), &mut stops);
     }
     dynasm!(a ; .arch x64 ; =>at_partial[0]);
-    emit_body(a, run, false, &copies, &srcs, &pcs, (exit, over), &mut stops);
+    emit_body(a, run, false, &copies, &srcs, &pcs, (exit, links, f.next), &mut stops);
     // Out of line: the ends before a scalar load that may not run (`n`; the prefix before an
     // extended one selects it for the turn loop) and after an entry that ended the turn
     // (`n | 1 << 32`).
-    for (label, value, selects) in stops {
+    for Stop { label, value, selects, pc, stopped_at } in stops {
         dynasm!(a ; .arch x64 ; =>label);
         if let Some(Src::Ext(off)) = selects {
             dynasm!(a ; .arch x64 ; mov DWORD [rbx + EXT], off / ENTRY as i32);
+        }
+        if let Some(pc) = pc {
+            dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
+        }
+        if let Some(at) = stopped_at {
+            dynasm!(a ; .arch x64 ; mov DWORD [rbx + STOP_PC], at as i32);
         }
         dynasm!(a
             ; .arch x64
@@ -790,6 +557,148 @@ fn emit_run(a: &mut Assembler, entries: &[Item], over: u64, text_base: u32, flag
         ; vzeroupper
         ; ret
     );
+}
+
+/// An out-of-line end of a function ([`emit_run`]): at `label`, the result `value`; with the
+/// prefix of `selects` selected (a scalar load behind it may not run yet), the warp's pc set
+/// to `pc` (an entry left to the interpreter), and `Warp::stop_pc` to `stopped_at` (the pc of
+/// an entry that ended the turn).
+struct Stop {
+    label: DynamicLabel,
+    value: u64,
+    selects: Option<Src>,
+    pc: Option<u32>,
+    stopped_at: Option<u32>,
+}
+
+/// A function another may go on into ([`link`]): the label of its body (after the frame is
+/// set up), its entries, whether only a lone warp may enter it mid-turn (its first entry is
+/// not private: a head, or a scalar access that must pass the sharing check), and whether
+/// none may (it reads a counter, which advances only when the call returns).
+#[derive(Clone, Copy)]
+struct Target {
+    body: DynamicLabel,
+    len: usize,
+    lone_only: bool,
+    never: bool,
+}
+
+/// The functions of a program by entry index and by extended variant ([`Jit::new`]), for
+/// [`link`].
+struct Links<'l> {
+    plain: &'l [Option<Target>],
+    ext: &'l [Option<Target>],
+    ops: &'l [Decoded],
+    text_base: u32,
+}
+
+/// Leaves for `place` after `done` entries of this function: into the function compiled
+/// there when it may run now — the turn's budget has room for all of its entries too, a lone
+/// warp for a shared first entry ([`Target`]) — with rbp counting the entries so far (for an
+/// extended head, the prefix before it as well); else back to the turn loop with the warp's pc
+/// at `place` (before the prefix) and [`TURN_OVER`] when that entry is shared or past the text.
+fn link(a: &mut Assembler, links: &Links, place: Place, done: usize, exit: DynamicLabel) {
+    let pc = |i: usize| links.text_base.wrapping_add(4 * i as u32);
+    let (target, extra, into, back, over) = match place {
+        Place::Plain(i) => {
+            let shared = links.ops.get(i).is_none_or(|d| d.sharing == Sharing::Shared);
+            (links.plain.get(i).copied().flatten(), 0, pc(i), pc(i), if shared { TURN_OVER } else { 0 })
+        }
+        Place::Ext(i) => {
+            let t = links.ext.get(links.ops[i].next_ext as usize).copied().flatten();
+            (t, 1, pc(i + 1), pc(i), 0)
+        }
+    };
+    if let Some(t) = target.filter(|t| !t.never) {
+        let no = a.new_dynamic_label();
+        dynasm!(a
+            ; .arch x64
+            ; lea rax, [rbp + (done + extra + t.len) as i32]
+            ; cmp rax, [rsp]
+            ; ja =>no
+        );
+        if t.lone_only {
+            dynasm!(a
+                ; .arch x64
+                ; cmp BYTE [r12 + LONE], 0
+                ; je =>no
+            );
+        }
+        dynasm!(a
+            ; .arch x64
+            ; add rbp, (done + extra) as i32
+            ; mov DWORD [rbx + PC], into as i32
+            ; jmp =>t.body
+            ; =>no
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov DWORD [rbx + PC], back as i32
+        ; mov rax, QWORD (done as u64 | over) as i64
+        ; jmp =>exit
+    );
+}
+
+/// The entry at `pc` of the text at `text_base` with `n` entries, if any.
+fn index_of(pc: u32, text_base: u32, n: usize) -> Option<usize> {
+    let off = pc.wrapping_sub(text_base);
+    (off & 3 == 0).then_some((off >> 2) as usize).filter(|&i| i < n)
+}
+
+/// Leaves for the entry at `pc` after `done` entries ([`link`]); a pc outside the text (or
+/// misaligned) goes back to the turn loop, which faults there.
+fn link_pc(a: &mut Assembler, links: &Links, pc: u32, done: usize, exit: DynamicLabel) {
+    match index_of(pc, links.text_base, links.ops.len()) {
+        Some(i) => link(a, links, Place::Plain(i), done, exit),
+        None => dynasm!(a
+            ; .arch x64
+            ; mov DWORD [rbx + PC], pc as i32
+            ; mov rax, QWORD (done as u64 | TURN_OVER) as i64
+            ; jmp =>exit
+        ),
+    }
+}
+
+/// Where a vector branch or `join` (entry `k` of its function, at `pc`) goes when the
+/// interpreter must run it (it splits the lanes or changes the mask): back to the turn loop
+/// before it — but a function's first entry must run (a call makes progress): there, when no
+/// earlier function of this call ran anything (rbp = 0), its handler runs it and the call
+/// returns (the mask may have changed: nothing more may run in it).
+fn bail(
+    a: &mut Assembler,
+    d: &Decoded,
+    k: usize,
+    src: Src,
+    pc: u32,
+    exit: DynamicLabel,
+    stops: &mut Vec<Stop>,
+) -> DynamicLabel {
+    let before = a.new_dynamic_label();
+    stops.push(Stop { label: before, value: k as u64, selects: None, pc: Some(pc), stopped_at: None });
+    if k > 0 {
+        return before;
+    }
+    let (bail, skip, ended) = (a.new_dynamic_label(), a.new_dynamic_label(), a.new_dynamic_label());
+    stops.push(Stop { label: ended, value: STOPPED | 1, selects: None, pc: None, stopped_at: Some(pc) });
+    dynasm!(a
+        ; .arch x64
+        ; jmp =>skip
+        ; =>bail
+        ; test rbp, rbp
+        ; jnz =>before
+        ; mov DWORD [rbx + PC], pc as i32
+    );
+    let h: Handler = handlers::handler(&handlers::AVX2, d);
+    call(a, h as usize, src, true);
+    dynasm!(a
+        ; .arch x64
+        ; jz =>ended
+        ; mov eax, 1
+        ; jmp =>exit
+        ; =>skip
+    );
+    bail
 }
 
 /// The two copies of a run: per entry, its label and its plan in each.
@@ -815,10 +724,9 @@ fn check_state(a: &mut Assembler, full: DynamicLabel, partial: DynamicLabel) {
     );
 }
 
-/// Emits one copy (`full`: the full-state one) of `run` (its entries' pcs `pcs`); ends with
-/// the run's length (and `over`, [`TURN_OVER`] or 0) in rax and a jump to `exit`. A turn
-/// ended at entry `k` is reported at its pc's position from the first ([`STOP_AT_SHIFT`]):
-/// only an inline host call, which never ends one, lies elsewhere.
+/// Emits one copy (`full`: the full-state one) of `run` (its entries' pcs `pcs`), ending in
+/// its terminal entry or a [`link`] to `next` (or, after a prefix that selected its variant,
+/// a return).
 #[allow(clippy::too_many_arguments)]
 fn emit_body(
     a: &mut Assembler,
@@ -827,19 +735,22 @@ fn emit_body(
     c: &Copies,
     srcs: &[Src],
     pcs: &[u32],
-    (exit, over): (DynamicLabel, u64),
-    stops: &mut Vec<(DynamicLabel, u64, Option<Src>)>,
+    (exit, links, next): (DynamicLabel, &Links, Option<Place>),
+    stops: &mut Vec<Stop>,
 ) {
     let (labels, plans) = if full { (c.at_full, c.full) } else { (c.at_partial, c.partial) };
-    let pc0 = pcs[0];
     // Whether the warp's pc in memory is behind (templates do not advance it).
     let mut stale = false;
+    // Whether r10d and ymm11–ymm14 hold the lanes the masked templates write
+    // ([`templates::masked_lanes`]): computed at the first that needs them, kept until a call
+    // or a change of `vl` (every jump into the copy lands where they are not yet computed: its
+    // first entry, or after such a change).
+    let mut masks = false;
     for (k, (d, p)) in run.iter().zip(plans).enumerate() {
         if k > 0 || full {
             dynasm!(a ; .arch x64 ; =>labels[k]);
         }
         let pc = pcs[k];
-        let pos = u64::from(pc.wrapping_sub(pc0) >> 2);
         match *p {
             Plan::Link => dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(1)], pc.wrapping_add(4) as i32),
             Plan::HostCall => {
@@ -848,7 +759,7 @@ fn emit_body(
                 dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pc as i32);
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 call(a, h as usize, srcs[k], true);
-                stale = false;
+                (stale, masks) = (false, false);
                 continue;
             }
             Plan::Nothing => {}
@@ -862,17 +773,43 @@ fn emit_body(
             Plan::Fp(f, b) => fp(a, d, f, b, false),
             Plan::Vid => vid(a, d, false),
             Plan::Vmv(b) => vmv(a, d, b, false),
+            // The last entry: on to its target or the next entry (`link`).
             Plan::Jump(op) => {
-                // The function's last entry: sets the pc, returns or loops.
-                // Only a private first entry may run again without the turn loop's checks,
-                // and only a body that reads no counter: `instret` (and the cycle and time
-                // CSRs, which read it) advances when the call returns, as after an
-                // interpreted run, so a loop inside one call would read it unchanged.
-                let again = run[0].sharing == Sharing::Private && !run.iter().any(reads_counter);
-                let head = again.then_some(labels[0]);
-                jump(a, d, op, pc, pc0, head, run.len(), exit);
+                let target = pc.wrapping_add(d.imm as u32);
+                if op == Op::Jal {
+                    if d.rd != 0 {
+                        dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(d.rd)], pc.wrapping_add(4) as i32);
+                    }
+                } else {
+                    let not = a.new_dynamic_label();
+                    templates::branch_not_taken(a, d, op, not);
+                    link_pc(a, links, target, k + 1, exit);
+                    dynasm!(a ; .arch x64 ; =>not);
+                    link_pc(a, links, pc.wrapping_add(4), k + 1, exit);
+                    return;
+                }
+                link_pc(a, links, target, k + 1, exit);
                 return;
             }
+            Plan::VBranch(op) => {
+                let (bail, taken) = (bail(a, d, k, srcs[k], pc, exit, stops), a.new_dynamic_label());
+                if !full && !masks {
+                    // An illegal `vtype`: the interpreter traps.
+                    templates::masked_lanes(a, Some(bail));
+                }
+                templates::vbranch(a, d, op, !full, bail, taken);
+                link_pc(a, links, pc.wrapping_add(4), k + 1, exit);
+                dynasm!(a ; .arch x64 ; =>taken);
+                link_pc(a, links, pc.wrapping_add(d.imm as u32), k + 1, exit);
+                return;
+            }
+            Plan::Join => {
+                let bail = bail(a, d, k, srcs[k], pc, exit, stops);
+                templates::join(a, pc, bail);
+                link_pc(a, links, pc.wrapping_add(4), k + 1, exit);
+                return;
+            }
+            Plan::Setrpc => templates::setrpc(a, d),
             Plan::Vsetvli => vsetvli(a, d),
             Plan::Mstatus(op) => mstatus(a, d, op),
             Plan::WriteMtvec => {
@@ -891,13 +828,16 @@ fn emit_body(
             Plan::LoadWord
             | Plan::DivPow2(_)
             | Plan::UnitStride(_)
+            | Plan::MaskedUnitStride(_)
             | Plan::Private(_)
             | Plan::Masked(_)
             | Plan::Call => {
                 let done = a.new_dynamic_label();
                 if let Plan::Masked(m) = *p {
                     let slow = a.new_dynamic_label();
-                    templates::masked_lanes(a, slow);
+                    if !masks {
+                        templates::masked_lanes(a, Some(slow));
+                    }
                     match m {
                         Masked::Vector(alu, b) => vector(a, d, alu, b, true),
                         Masked::Fp(f, b) => fp(a, d, f, b, true),
@@ -916,6 +856,14 @@ fn emit_body(
                         dynasm!(a ; .arch x64 ; =>other);
                         templates::gather(a, d, slow, done);
                     }
+                    dynasm!(a ; .arch x64 ; =>slow);
+                }
+                if let Plan::MaskedUnitStride(store) = *p {
+                    let slow = a.new_dynamic_label();
+                    if !masks {
+                        templates::masked_lanes(a, Some(slow));
+                    }
+                    templates::unit_stride_masked(a, d, store, slow, done);
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::Private(store) = *p {
@@ -939,16 +887,38 @@ fn emit_body(
                 if k > 0 && d.sharing.by_address() {
                     let before = a.new_dynamic_label();
                     // That load may not run now: the turn is over before it.
-                    stops.push((before, k as u64 | TURN_OVER, Some(entry)));
+                    stops.push(Stop {
+                        label: before,
+                        value: k as u64 | TURN_OVER,
+                        selects: Some(entry),
+                        pc: None,
+                        stopped_at: None,
+                    });
                     let f = scalar_load_private as unsafe extern "sysv64" fn(&Warp, &Decoded, &Ctx) -> bool;
                     call(a, f as usize, entry, false);
                     dynasm!(a ; .arch x64 ; jz =>before);
                 }
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 let ended = a.new_dynamic_label();
-                stops.push((ended, STOPPED | pos << STOP_AT_SHIFT | (k as u64 + 1), None));
+                stops.push(Stop {
+                    label: ended,
+                    value: STOPPED | (k as u64 + 1),
+                    selects: None,
+                    pc: None,
+                    stopped_at: Some(pc),
+                });
                 call(a, h as usize, entry, true);
                 dynasm!(a ; .arch x64 ; jz =>ended);
+                // The call clobbered the masked templates' lanes: a masked template's fallback
+                // (a handler that changes no vector state) computes them again, so that its
+                // fast path and it leave them alike; any other leaves them to be computed.
+                masks = match *p {
+                    Plan::Masked(_) | Plan::MaskedUnitStride(_) => {
+                        templates::masked_lanes(a, None);
+                        true
+                    }
+                    _ => false,
+                };
                 dynasm!(a ; .arch x64 ; =>done);
                 if *p == Plan::Call {
                     stale = false;
@@ -962,18 +932,24 @@ fn emit_body(
                 // A fast path left the pc behind, the general one did not.
             }
         }
-        if *p == Plan::Vsetvli && c.full[k + 1..] != c.partial[k + 1..] {
-            check_state(a, c.at_full[k + 1], c.at_partial[k + 1]);
+        if *p == Plan::Vsetvli {
+            masks = false;
+            if c.full[k + 1..] != c.partial[k + 1..] {
+                check_state(a, c.at_full[k + 1], c.at_partial[k + 1]);
+            }
         }
         stale = true;
     }
-    let end = pcs[run.len() - 1].wrapping_add(4);
+    if let Some(place) = next {
+        return link(a, links, place, run.len(), exit);
+    }
+    // A prefix whose handler selected its variant for the turn loop.
     if stale {
-        dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], end as i32);
+        dynasm!(a ; .arch x64 ; mov DWORD [rbx + PC], pcs[run.len() - 1].wrapping_add(4) as i32);
     }
     dynasm!(a
         ; .arch x64
-        ; mov rax, QWORD (run.len() as u64 | over) as i64
+        ; mov eax, run.len() as i32
         ; jmp =>exit
     );
 }

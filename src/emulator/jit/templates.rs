@@ -4,8 +4,10 @@
 //! Register conventions of the code around them ([`super::emit_run`]): `rbx` = the warp,
 //! `r12` = the context, `r13` = the outcome slot, `r14` = the program's entries, `r15` = the
 //! vector register file (`v[r][lane]`, 128 bytes per register), `rbp` = entries run by earlier
-//! iterations of a loop, `[rsp]` = the turn's budget. A template may use rax, rcx, rdx and
-//! ymm0–ymm6 freely; no emulated register stays in a host register after it.
+//! iterations of a loop, `[rsp]` = the turn's budget. A template may use rax, rcx, rdx, r8,
+//! r9, r11 and ymm0–ymm8 freely (the gather also ymm9–ymm12, in the full-state copy only);
+//! r10d and ymm11–ymm15 hold the partial-state copy's lane masks ([`masked_lanes`]); no
+//! emulated register stays in a host register after a template.
 
 use super::{FAlu, VAlu, B};
 use crate::emulator::program::Decoded;
@@ -42,33 +44,47 @@ pub(super) static LANE_BITS: LaneBits = LaneBits({
     a
 });
 
-/// Before a masked template ([`store_chunk`]): r10d = the lanes an unmasked (`vm = 1`) vector
-/// instruction writes, `Warp::vmask` (active and below `vl`); to `slow` while `vtype` is
-/// illegal (the handler then traps).
-pub(super) fn masked_lanes(a: &mut Assembler, slow: DynamicLabel) {
+/// Before the masked templates ([`store_chunk`], [`vbranch`], [`unit_stride_masked`]):
+/// r10d = the lanes an unmasked (`vm = 1`) vector instruction writes, `Warp::vmask` (active
+/// and below `vl`), and ymm11 + j = those of lanes `8 j ..` as lane-wide masks (all ones or
+/// zero); `slow`: to there while `vtype` is illegal (the handler then traps). They stay valid
+/// until a call (which clobbers them) or a change of `vl` — the function emitter tracks that
+/// ([`super::emit_body`]) and computes them again only then (`slow` = `None` after a handler
+/// that cannot have changed `vtype`).
+pub(super) fn masked_lanes(a: &mut Assembler, slow: Option<DynamicLabel>) {
+    if let Some(slow) = slow {
+        dynasm!(a
+            ; .arch x64
+            ; cmp BYTE [rbx + VILL], 0
+            ; jne =>slow
+        );
+    }
     dynasm!(a
         ; .arch x64
-        ; cmp BYTE [rbx + VILL], 0
-        ; jne =>slow
         ; mov ecx, [rbx + VL]
         ; bzhi r10d, [rbx + MASK], ecx
+        ; vmovd xmm15, r10d
+        ; vpbroadcastd ymm15, xmm15
+        ; mov r11, QWORD LANE_BITS.0.as_ptr() as i64
     );
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; vpand Ry(11 + j as u8), ymm15, [r11 + 32 * j]
+            ; vpcmpeqd Ry(11 + j as u8), Ry(11 + j as u8), [r11 + 32 * j]
+        );
+    }
 }
 
-/// Stores ymm0 as lanes `8 j ..` of vector register `vd`: all eight, or (`masked`) those whose
-/// bit is set in r10d ([`masked_lanes`]), the others keeping their value — the interpreter's
-/// blend of a result into the active lanes. Uses ymm7, ymm8 and r11.
+/// Stores ymm0 as lanes `8 j ..` of vector register `vd`: all eight, or (`masked`) those
+/// [`masked_lanes`] selected, the others keeping their value — the interpreter's blend of a
+/// result into the active lanes. Uses ymm8.
 pub(super) fn store_chunk(a: &mut Assembler, vd: u8, j: i32, masked: bool) {
     if masked {
         dynasm!(a
             ; .arch x64
-            ; vmovd xmm7, r10d
-            ; vpbroadcastd ymm7, xmm7
-            ; mov r11, QWORD LANE_BITS.0.as_ptr() as i64
-            ; vpand ymm7, ymm7, [r11 + 32 * j]
-            ; vpcmpeqd ymm7, ymm7, [r11 + 32 * j]
             ; vmovdqu ymm8, [r15 + v(vd, j)]
-            ; vpblendvb ymm0, ymm8, ymm0, ymm7
+            ; vpblendvb ymm0, ymm8, ymm0, Ry(11 + j as u8)
         );
     }
     dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(vd, j)], ymm0);
@@ -94,6 +110,8 @@ pub(super) const PC: i32 = offset_of!(Warp, pc) as i32;
 pub(super) const X: i32 = offset_of!(Warp, x) as i32;
 pub(super) const V: i32 = offset_of!(Warp, v) as i32;
 pub(super) const MASK: i32 = offset_of!(Warp, mask) as i32;
+pub(super) const WIDTH: i32 = offset_of!(Warp, width_mask) as i32;
+pub(super) const JOIN_AT: i32 = offset_of!(Warp, join_at) as i32;
 pub(super) const CSR: i32 = offset_of!(Warp, csr) as i32;
 pub(super) const VL: i32 = CSR + offset_of!(Csrs, vl) as i32;
 pub(super) const VILL: i32 = CSR + offset_of!(Csrs, vill) as i32;
@@ -101,7 +119,11 @@ pub(super) const VTYPE: i32 = CSR + offset_of!(Csrs, vtype) as i32;
 pub(super) const NUMT: i32 = CSR + offset_of!(Csrs, numt) as i32;
 pub(super) const MSTATUS: i32 = CSR + offset_of!(Csrs, mstatus) as i32;
 pub(super) const MTVEC: i32 = CSR + offset_of!(Csrs, mtvec) as i32;
+pub(super) const RPC: i32 = CSR + offset_of!(Csrs, rpc) as i32;
 pub(super) const EXT: i32 = offset_of!(Warp, ext) as i32;
+pub(super) const STOP_PC: i32 = offset_of!(Warp, stop_pc) as i32;
+/// `Ctx::lone` (from r12).
+pub(super) const LONE: i32 = offset_of!(crate::emulator::exec::Ctx<'static>, lone) as i32;
 pub(super) const ENTRY: usize = size_of::<Decoded>();
 
 pub(super) fn x(r: u8) -> i32 {
@@ -483,71 +505,125 @@ pub(super) fn div_pow2(a: &mut Assembler, d: &Decoded, op: Op, done: DynamicLabe
     dynasm!(a ; .arch x64 ; jmp =>done ; =>general);
 }
 
-/// The scalar branch or `jal` at `pc` that ends a function of `len` entries starting at `pc0`
-/// (`head`: its first entry's label in this copy, when that entry is private — a shared one,
-/// or a scalar load that must pass the sharing check, may not run again inside the turn).
-/// Not taken: the pc moves on and the function returns. Taken to `pc0` (a loop) while the
-/// budget has room for another whole iteration: counts this one (rbp) and runs the body again
-/// — in this copy, whose assumption about the vector state still holds; otherwise the pc
-/// moves to the target and the function returns.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn jump(
-    a: &mut Assembler,
-    d: &Decoded,
-    op: Op,
-    pc: u32,
-    pc0: u32,
-    head: Option<DynamicLabel>,
-    len: usize,
-    exit: DynamicLabel,
-) {
-    let target = pc.wrapping_add(d.imm as u32);
-    let taken = a.new_dynamic_label();
-    let n = len as i32;
-    if op == Op::Jal {
-        if d.rd != 0 {
-            dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(d.rd)], pc.wrapping_add(4) as i32);
-        }
-    } else {
-        dynasm!(a
-            ; .arch x64
-            ; mov eax, [rbx + x(d.rs1)]
-            ; cmp eax, [rbx + x(d.rs2)]
-        );
-        match op {
-            Op::Beq => dynasm!(a ; .arch x64 ; je =>taken),
-            Op::Bne => dynasm!(a ; .arch x64 ; jne =>taken),
-            Op::Blt => dynasm!(a ; .arch x64 ; jl =>taken),
-            Op::Bge => dynasm!(a ; .arch x64 ; jge =>taken),
-            Op::Bltu => dynasm!(a ; .arch x64 ; jb =>taken),
-            _ => dynasm!(a ; .arch x64 ; jae =>taken),
-        }
-        dynasm!(a
-            ; .arch x64
-            ; mov DWORD [rbx + PC], pc.wrapping_add(4) as i32
-            ; mov eax, n
-            ; jmp =>exit
-        );
-    }
-    dynasm!(a ; .arch x64 ; =>taken);
-    if let Some(head) = head.filter(|_| target == pc0) {
-        let done = a.new_dynamic_label();
-        dynasm!(a
-            ; .arch x64
-            ; lea rax, [rbp + 2 * n]
-            ; cmp rax, [rsp]
-            ; ja =>done
-            ; add rbp, n
-            ; mov DWORD [rbx + PC], pc0 as i32
-            ; jmp =>head
-            ; =>done
-        );
-    }
+/// A scalar branch `d` (`op`): to `not` when it is not taken, else on.
+pub(super) fn branch_not_taken(a: &mut Assembler, d: &Decoded, op: Op, not: DynamicLabel) {
     dynasm!(a
         ; .arch x64
-        ; mov DWORD [rbx + PC], target as i32
-        ; mov eax, n
-        ; jmp =>exit
+        ; mov eax, [rbx + x(d.rs1)]
+        ; cmp eax, [rbx + x(d.rs2)]
+    );
+    match op {
+        Op::Beq => dynasm!(a ; .arch x64 ; jne =>not),
+        Op::Bne => dynasm!(a ; .arch x64 ; je =>not),
+        Op::Blt => dynasm!(a ; .arch x64 ; jge =>not),
+        Op::Bge => dynasm!(a ; .arch x64 ; jl =>not),
+        Op::Bltu => dynasm!(a ; .arch x64 ; jae =>not),
+        _ => dynasm!(a ; .arch x64 ; jb =>not),
+    }
+}
+
+/// A vector branch (`vbeq` … `vbgeu`: lane taken when `vs2 ⋚ vs1`) that does not change the
+/// warp's mask: to `taken` when every lane the warp's state selects takes it, on (falling
+/// through) when none does — the interpreter's two cases without a SIMT stack entry, whose
+/// new mask (the taken or the falling lanes, within the warp's width) equals the old one. To
+/// `bail` otherwise (lanes split, a mask outside the width — the interpreter then runs it).
+/// `masked`: the state may be partial (the active lanes below `vl` in r10d, [`masked_lanes`]),
+/// else every lane is known active.
+pub(super) fn vbranch(a: &mut Assembler, d: &Decoded, op: Op, masked: bool, bail: DynamicLabel, taken: DynamicLabel) {
+    let unsigned = matches!(op, Op::Vbltu | Op::Vbgeu);
+    if unsigned {
+        // ymm3 = sign bits: an unsigned comparison is the signed one of both flipped.
+        dynasm!(a
+            ; .arch x64
+            ; mov eax, i32::MIN
+            ; vmovd xmm3, eax
+            ; vpbroadcastd ymm3, xmm3
+        );
+    }
+    dynasm!(a ; .arch x64 ; xor edx, edx);
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
+            ; vmovdqu ymm1, [r15 + v(d.rs1, j)]
+        );
+        if unsigned {
+            dynasm!(a
+                ; .arch x64
+                ; vpxor ymm0, ymm0, ymm3
+                ; vpxor ymm1, ymm1, ymm3
+            );
+        }
+        match op {
+            // Equal lanes all ones.
+            Op::Vbeq | Op::Vbne => dynasm!(a ; .arch x64 ; vpcmpeqd ymm0, ymm0, ymm1),
+            // Lanes with vs2 < vs1 all ones.
+            _ => dynasm!(a ; .arch x64 ; vpcmpgtd ymm0, ymm1, ymm0),
+        }
+        // `vmovmskps eax, ymm0` (dynasm rejects its operand sizes).
+        dynasm!(a ; .arch x64 ; .bytes [0xc5, 0xfc, 0x50, 0xc0]);
+        if j > 0 {
+            dynasm!(a ; .arch x64 ; shl eax, (8 * j) as i8);
+        }
+        dynasm!(a ; .arch x64 ; or edx, eax);
+    }
+    if matches!(op, Op::Vbne | Op::Vbge | Op::Vbgeu) {
+        dynasm!(a ; .arch x64 ; not edx);
+    }
+    if masked {
+        dynasm!(a ; .arch x64 ; and edx, r10d);
+    }
+    // edx = taken lanes, eax = the mask, ecx = the width's lanes.
+    let some = a.new_dynamic_label();
+    let on = a.new_dynamic_label();
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + MASK]
+        ; mov ecx, [rbx + WIDTH]
+        ; test edx, ecx
+        ; jnz =>some
+        // None taken: the new mask is the old one within the width (always, while every
+        // path keeps the mask inside the width; checked all the same).
+        ; and ecx, eax
+        ; cmp ecx, eax
+        ; jne =>bail
+        ; jmp =>on
+        ; =>some
+        // Some taken: none may fall (within the width), and the taken ones within the width
+        // are the old mask.
+        ; mov r8d, edx
+        ; not r8d
+        ; and r8d, eax
+        ; test r8d, ecx
+        ; jnz =>bail
+        ; and edx, ecx
+        ; cmp edx, eax
+        ; jne =>bail
+        ; jmp =>taken
+        ; =>on
+    );
+}
+
+/// `setrpc rd, rs1, imm`: the reconvergence pc and `x[rd]` = `x[rs1] + imm`.
+pub(super) fn setrpc(a: &mut Assembler, d: &Decoded) {
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + x(d.rs1)]
+        ; add eax, d.imm
+        ; mov [rbx + RPC], eax
+    );
+    if d.rd != 0 {
+        dynasm!(a ; .arch x64 ; mov [rbx + x(d.rd)], eax);
+    }
+}
+
+/// `join` at `pc`: nothing when the SIMT stack's top is not for `pc` ([`Warp::join_at`]),
+/// else to `bail` (the interpreter pops it).
+pub(super) fn join(a: &mut Assembler, pc: u32, bail: DynamicLabel) {
+    dynasm!(a
+        ; .arch x64
+        ; cmp DWORD [rbx + JOIN_AT], pc as i32
+        ; je =>bail
     );
 }
 
@@ -660,6 +736,100 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
     );
     span_in_block(a, block(0), l.moved_global as i32, slow);
     move_words(a, d, store, done);
+}
+
+/// `vlw12.v vd, imm(vs1)` (`store`: `vsw12.v vs2, imm(vs1)`) in the copy for a partial vector
+/// state: when the active lanes below `vl` ([`masked_lanes`]; at least one) address
+/// consecutive words — lane `i` at `A + 4 i` for one aligned `A` — that all lie in the global
+/// buffer the view's latest unit-stride access of this kind found, those lanes' words move
+/// inline (masked host moves: no other word is read or written; a load leaves the other
+/// lanes of `vd` alone) and `4 ·` their number of bytes are counted, as the per-lane path
+/// would; anything else jumps to `slow` with nothing changed. Jumps to `done` after a hit.
+pub(super) fn unit_stride_masked(a: &mut Assembler, d: &Decoded, store: bool, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |field: usize| (l.unit_stride + usize::from(store) * l.unit_stride_stride + field) as i32;
+    // r8 = the first active lane, eax = its address − 4 × its index (the address lane 0 would
+    // have); ymm3 = the bits in which an active lane differs.
+    dynasm!(a
+        ; .arch x64
+        ; test r10d, r10d
+        ; jz =>slow
+        ; tzcnt r8d, r10d
+        ; mov eax, [r15 + r8 * 4 + v(d.rs1, 0)]
+        ; lea edx, [r8 * 4]
+        ; sub eax, edx
+        ; vmovd xmm0, eax
+        ; vpbroadcastd ymm0, xmm0
+        ; mov rcx, QWORD IOTA.0.as_ptr() as i64
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; vmovdqu ymm1, [rcx + 32 * j]
+            ; vpslld ymm1, ymm1, 2
+            ; vpaddd ymm1, ymm1, ymm0
+            ; vpxor ymm1, ymm1, [r15 + v(d.rs1, j)]
+            ; vpand ymm1, ymm1, Ry(11 + j as u8)
+            ; vpor ymm3, ymm3, ymm1
+        );
+    }
+    // The active span: from edx = A + imm + 4 × first (aligned), 4 × (last − first + 1) bytes,
+    // inside the block (its size is n + 127 once one is remembered, n > 0). Then count, and
+    // rax = lane 0's host address.
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>slow
+        ; add eax, d.imm
+        ; lea edx, [rax + r8 * 4]
+        ; test dl, 3
+        ; jnz =>slow
+        ; mov rcx, [r12 + mem]
+        ; sub edx, [rcx + block(l.base)]
+        ; lzcnt r9d, r10d
+        ; neg r9d
+        ; add r9d, 32
+        ; sub r9d, r8d
+        ; shl r9d, 2
+        ; add r9, rdx
+        ; mov r11d, [rcx + block(l.n)]
+        // No block remembered yet (n = 0: the size below would be wrong).
+        ; test r11d, r11d
+        ; jz =>slow
+        ; add r11, 127
+        ; cmp r9, r11
+        ; ja =>slow
+        ; popcnt r9d, r10d
+        ; shl r9d, 2
+        ; add [rcx + l.moved_global as i32], r9
+        ; mov rax, [rcx + block(l.words)]
+        ; add rax, rdx
+        ; shl r8d, 2
+        ; sub rax, r8
+    );
+    for j in 0..4 {
+        let m = 11 + j as u8;
+        if store {
+            dynasm!(a
+                ; .arch x64
+                ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
+                ; vpmaskmovd [rax + 32 * j], Ry(m), ymm0
+            );
+        } else {
+            dynasm!(a
+                ; .arch x64
+                ; vpmaskmovd ymm0, Ry(m), [rax + 32 * j]
+                ; vmovdqu ymm1, [r15 + v(d.rd, j)]
+                ; vpblendvb ymm0, ymm1, ymm0, Ry(m)
+                ; vmovdqu [r15 + v(d.rd, j)], ymm0
+            );
+        }
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
 }
 
 /// For a 32-word access at eax: to `slow` unless it is aligned and starts 32 words inside the
