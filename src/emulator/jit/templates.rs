@@ -708,11 +708,19 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
     use crate::emulator::memory::MemView;
     let l = MemView::LAYOUT;
     let block = |field: usize| (l.unit_stride + usize::from(store) * l.unit_stride_stride + field) as i32;
-    // Lane i's address minus lane 0's must be 4 i: ymm0 = lane 0's, ymm1 = it + 4 × iota,
-    // ymm3 = the bits in which any lane differs from that.
+    dynasm!(a ; .arch x64 ; mov eax, [r15 + v(d.rs1, 0)]);
+    consecutive(a, d.rs1, false, slow);
+    dynasm!(a ; .arch x64 ; add eax, d.imm);
+    span_in_block(a, block(0), l.moved_global as i32, slow);
+    move_words(a, d, store, done);
+}
+
+/// To `slow` unless lane `i` of vector register `vs1` holds `eax + 4 i` — every lane, or
+/// (`masked`) those [`masked_lanes`] selected. Keeps eax.
+fn consecutive(a: &mut Assembler, vs1: u8, masked: bool, slow: DynamicLabel) {
+    // ymm0 = eax in every lane, ymm1 = it + 4 × iota, ymm3 = the bits in which a lane differs.
     dynasm!(a
         ; .arch x64
-        ; mov eax, [r15 + v(d.rs1, 0)]
         ; vmovd xmm0, eax
         ; vpbroadcastd ymm0, xmm0
         ; mov rcx, QWORD IOTA.0.as_ptr() as i64
@@ -724,18 +732,18 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
             ; vmovdqu ymm1, [rcx + 32 * j]
             ; vpslld ymm1, ymm1, 2
             ; vpaddd ymm1, ymm1, ymm0
-            ; vpxor ymm1, ymm1, [r15 + v(d.rs1, j)]
-            ; vpor ymm3, ymm3, ymm1
+            ; vpxor ymm1, ymm1, [r15 + v(vs1, j)]
         );
+        if masked {
+            dynasm!(a ; .arch x64 ; vpand ymm1, ymm1, Ry(11 + j as u8));
+        }
+        dynasm!(a ; .arch x64 ; vpor ymm3, ymm3, ymm1);
     }
     dynasm!(a
         ; .arch x64
         ; vptest ymm3, ymm3
         ; jnz =>slow
-        ; add eax, d.imm
     );
-    span_in_block(a, block(0), l.moved_global as i32, slow);
-    move_words(a, d, store, done);
 }
 
 /// `vlw12.v vd, imm(vs1)` (`store`: `vsw12.v vs2, imm(vs1)`) in the copy for a partial vector
@@ -752,7 +760,7 @@ pub(super) fn unit_stride_masked(a: &mut Assembler, d: &Decoded, store: bool, sl
     let mem = offset_of!(Ctx<'static>, mem) as i32;
     let block = |field: usize| (l.unit_stride + usize::from(store) * l.unit_stride_stride + field) as i32;
     // r8 = the first active lane, eax = its address − 4 × its index (the address lane 0 would
-    // have); ymm3 = the bits in which an active lane differs.
+    // have).
     dynasm!(a
         ; .arch x64
         ; test r10d, r10d
@@ -761,29 +769,13 @@ pub(super) fn unit_stride_masked(a: &mut Assembler, d: &Decoded, store: bool, sl
         ; mov eax, [r15 + r8 * 4 + v(d.rs1, 0)]
         ; lea edx, [r8 * 4]
         ; sub eax, edx
-        ; vmovd xmm0, eax
-        ; vpbroadcastd ymm0, xmm0
-        ; mov rcx, QWORD IOTA.0.as_ptr() as i64
-        ; vpxor ymm3, ymm3, ymm3
     );
-    for j in 0..4 {
-        dynasm!(a
-            ; .arch x64
-            ; vmovdqu ymm1, [rcx + 32 * j]
-            ; vpslld ymm1, ymm1, 2
-            ; vpaddd ymm1, ymm1, ymm0
-            ; vpxor ymm1, ymm1, [r15 + v(d.rs1, j)]
-            ; vpand ymm1, ymm1, Ry(11 + j as u8)
-            ; vpor ymm3, ymm3, ymm1
-        );
-    }
+    consecutive(a, d.rs1, true, slow);
     // The active span: from edx = A + imm + 4 × first (aligned), 4 × (last − first + 1) bytes,
     // inside the block (its size is n + 127 once one is remembered, n > 0). Then count, and
     // rax = lane 0's host address.
     dynasm!(a
         ; .arch x64
-        ; vptest ymm3, ymm3
-        ; jnz =>slow
         ; add eax, d.imm
         ; lea edx, [rax + r8 * 4]
         ; test dl, 3
