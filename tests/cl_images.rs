@@ -273,6 +273,7 @@ fn order_channels(o: cl_channel_order) -> &'static str {
         CL_ABGR => "abgr",
         CL_INTENSITY => "i",
         CL_LUMINANCE => "l",
+        CL_DEPTH => "r",
         _ => panic!("order {o:#x}"),
     }
 }
@@ -514,7 +515,19 @@ fn device_reports_images_and_the_minimum_formats() {
             }
         }
         assert!(has(CL_BGRA, CL_UNORM_INT8));
+        // cl_khr_depth_images: CL_DEPTH with both its types, on 2D images and arrays only.
+        assert!(has(CL_DEPTH, CL_FLOAT) && has(CL_DEPTH, CL_UNORM_INT16), "depth for flags {flags:#x}");
+        for t in [CL_MEM_OBJECT_IMAGE1D, CL_MEM_OBJECT_IMAGE3D, CL_MEM_OBJECT_IMAGE2D_ARRAY] {
+            let mut n = 0;
+            check(call!(clGetSupportedImageFormats(env.ctx, flags, t, 0, null_mut(), &mut n)), "formats");
+            let mut v = vec![fmt(0, 0); n as usize];
+            check(call!(clGetSupportedImageFormats(env.ctx, flags, t, n, v.as_mut_ptr(), null_mut())), "formats");
+            let depth = v.iter().filter(|f| f.image_channel_order == CL_DEPTH).count();
+            assert_eq!(depth, if t == CL_MEM_OBJECT_IMAGE2D_ARRAY { 2 } else { 0 }, "depth formats of {t:#x}");
+        }
     }
+    let exts = info_string(cl().clGetDeviceInfo, d, CL_DEVICE_EXTENSIONS);
+    assert!(exts.split(' ').any(|e| e == "cl_khr_depth_images"), "{exts}");
 }
 
 /// Every offered format: random pixels read by a kernel (sampler-less, integer coordinates)
@@ -547,10 +560,16 @@ fn kernels_read_and_write_every_format() {
             _ if int => ("read_imageui", "uint4"),
             _ => ("read_imagef", "float4"),
         };
+        // A depth image is read through `image2d_depth_t` as one float (its red channel).
+        let (ity, read) = if f.image_channel_order == CL_DEPTH {
+            ("image2d_depth_t", "(float4)(read_imagef(img, (int2)(x, y)), 0.0f, 0.0f, 1.0f)".to_string())
+        } else {
+            ("image2d_t", format!("{fun}(img, (int2)(x, y))"))
+        };
         let src = format!(
-            "kernel void k(read_only image2d_t img, global {ty} *out) {{
+            "kernel void k(read_only {ity} img, global {ty} *out) {{
                 int x = get_global_id(0), y = get_global_id(1);
-                out[y * get_image_width(img) + x] = {fun}(img, (int2)(x, y));
+                out[y * get_image_width(img) + x] = {read};
             }}"
         );
         env.run(&src, "", "k", &[w, h], &[mem_arg(&img), mem_arg(&out)]);
@@ -607,10 +626,13 @@ fn kernels_read_and_write_every_format() {
             _ if int => ("write_imageui", "uint4"),
             _ => ("write_imagef", "float4"),
         };
+        // A depth image is written through `image2d_depth_t` with one float.
+        let (ity, colour) =
+            if f.image_channel_order == CL_DEPTH { ("image2d_depth_t", ".x") } else { ("image2d_t", "") };
         let src = format!(
-            "kernel void k(write_only image2d_t img, global const {ty} *c) {{
+            "kernel void k(write_only {ity} img, global const {ty} *c) {{
                 int x = get_global_id(0), y = get_global_id(1);
-                {fun}(img, (int2)(x, y), c[y * get_image_width(img) + x]);
+                {fun}(img, (int2)(x, y), c[y * get_image_width(img) + x]{colour});
             }}"
         );
         env.run(&src, "", "k", &[w, h], &[mem_arg(&img), mem_arg(&colour_buf)]);
@@ -718,14 +740,16 @@ impl RefImage {
 #[test]
 fn samplers_address_and_filter_as_the_spec_says() {
     let env = Env::new();
-    let f = fmt(CL_RGBA, CL_FLOAT);
-    // (type, grid, dims, layer axis, kernel image type, coordinate type, components)
+    // (type, grid, dims, layer axis, kernel image type, coordinate type, components); the depth
+    // image types hold CL_DEPTH/CL_FLOAT texels (the red channel of the reference's texels).
     let shapes = [
         (CL_MEM_OBJECT_IMAGE1D, [9usize, 1, 1], 1usize, 0usize, "image1d_t", "float", 1usize),
         (CL_MEM_OBJECT_IMAGE1D_ARRAY, [7, 3, 1], 1, 1, "image1d_array_t", "float2", 2),
         (CL_MEM_OBJECT_IMAGE2D, [6, 5, 1], 2, 0, "image2d_t", "float2", 2),
         (CL_MEM_OBJECT_IMAGE2D_ARRAY, [5, 4, 3], 2, 2, "image2d_array_t", "float4", 4),
         (CL_MEM_OBJECT_IMAGE3D, [4, 3, 5], 3, 0, "image3d_t", "float4", 4),
+        (CL_MEM_OBJECT_IMAGE2D, [5, 6, 1], 2, 0, "image2d_depth_t", "float2", 2),
+        (CL_MEM_OBJECT_IMAGE2D_ARRAY, [4, 5, 3], 2, 2, "image2d_array_depth_t", "float4", 4),
     ];
     let modes =
         [CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE, CL_ADDRESS_CLAMP, CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT];
@@ -740,7 +764,14 @@ fn samplers_address_and_filter_as_the_spec_says() {
                 [v(0), v(1), v(2), v(3)]
             })
             .collect();
-        let data: Vec<u8> = texels.iter().flat_map(|t| t.iter().flat_map(|x| x.to_le_bytes())).collect();
+        let depth = ity.contains("depth");
+        let (f, data, texels) = if depth {
+            let data: Vec<u8> = texels.iter().flat_map(|t| t[0].to_le_bytes()).collect();
+            (fmt(CL_DEPTH, CL_FLOAT), data, texels.iter().map(|t| [t[0], 0.0, 0.0, 0.0]).collect())
+        } else {
+            let data: Vec<u8> = texels.iter().flat_map(|t| t.iter().flat_map(|x| x.to_le_bytes())).collect();
+            (fmt(CL_RGBA, CL_FLOAT), data, texels)
+        };
         let (w, h, d, a) = match t {
             CL_MEM_OBJECT_IMAGE1D_ARRAY => (grid[0], 1, 1, grid[1]),
             CL_MEM_OBJECT_IMAGE2D_ARRAY => (grid[0], grid[1], 1, grid[2]),
@@ -752,9 +783,10 @@ fn samplers_address_and_filter_as_the_spec_says() {
             "kernel void k(read_only {ity} img, sampler_t s, global const float4 *c, global float4 *out) {{
                 int i = get_global_id(0);
                 float4 v = c[i];
-                out[i] = read_imagef(img, s, ({cty})({}));
+                out[i] = {};
             }}",
-            ["v.x", "v.x, v.y", "", "v"][comps - 1]
+            if depth { "(float4)(read_imagef(img, s, COORD), 0.0f, 0.0f, 0.0f)" } else { "read_imagef(img, s, COORD)" }
+                .replace("COORD", &format!("({cty})({})", ["v.x", "v.x, v.y", "", "v"][comps - 1]))
         );
         for am in modes {
             for norm in [false, true] {
@@ -1557,6 +1589,125 @@ fn memcheck_names_the_image_argument_and_the_pixel() {
     assert_eq!(&got[32..36], &[0.0; 4], "a read outside gives the border colour");
     assert_eq!(got[4], 36.0 / 255.0, "pixel (1, 1), not written");
     for m in [img, pad, out] {
+        call!(clReleaseMemObject(m));
+    }
+}
+
+/// Depth images (`cl_khr_depth_images`): a 2D depth array written by one kernel and read by
+/// another with its queries, a fill from a single float, a copy between depth images, and the
+/// format checks of `clCreateImage`.
+#[test]
+fn depth_images_arrays_queries_fills_copies_and_errors() {
+    let env = Env::new();
+    let fu = fmt(CL_DEPTH, CL_UNORM_INT16);
+    let (w, h, a) = (5usize, 3usize, 4usize);
+    let n = w * h * a;
+    let arr = env.image(CL_MEM_READ_WRITE, fu, &desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, w, h, 0, a), None);
+    let src = "
+        kernel void put(write_only image2d_array_depth_t img) {
+            int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+            write_imagef(img, (int4)(x, y, z, 0), (float)(x + 8 * y + 32 * z) / 127.0f - 0.25f);
+        }
+        kernel void get(read_only image2d_array_depth_t img, global float *o, global int *q) {
+            int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+            o[(z * get_image_height(img) + y) * get_image_width(img) + x] = read_imagef(img, (int4)(x, y, z, 0));
+            if (x + y + z == 0) {
+                q[0] = get_image_width(img); q[1] = get_image_height(img); q[2] = get_image_array_size(img);
+                int2 d = get_image_dim(img); q[3] = d.x * 100 + d.y;
+                q[4] = get_image_channel_order(img) == CLK_DEPTH;
+                q[5] = get_image_channel_data_type(img) == CLK_UNORM_INT16;
+            }
+        }";
+    env.run(src, "", "put", &[w, h, a], &[mem_arg(&arr)]);
+    let value = |x: usize, y: usize, z: usize| (x + 8 * y + 32 * z) as f32 / 127.0 - 0.25;
+    let stored = env.read_image(arr, [w, h, a], 2);
+    let mut want_stored = Vec::new();
+    for z in 0..a {
+        for y in 0..h {
+            for x in 0..w {
+                want_stored.extend(encode(&fu, [value(x, y, z).to_bits(), 0, 0, 0]));
+            }
+        }
+    }
+    assert_eq!(stored, want_stored, "the depth array's texels");
+    let (o, q) = (env.buffer(&vec![0u8; n * 4]), env.buffer(&[0u8; 24]));
+    env.run(src, "", "get", &[w, h, a], &[mem_arg(&arr), mem_arg(&o), mem_arg(&q)]);
+    let got = f32s(&env.read_buffer(o, n * 4));
+    for (p, px) in want_stored.chunks_exact(2).enumerate() {
+        let want = decode_f(&fu, px)[0];
+        assert!(same(got[p], want), "texel {p}: {} (want {want})", got[p]);
+    }
+    assert_eq!(u32s(&env.read_buffer(q, 24)), [w as u32, h as u32, a as u32, (w * 100 + h) as u32, 1, 1]);
+
+    // A fill takes one float for a depth image (the pointer to it is all the command may read).
+    let ff = fmt(CL_DEPTH, CL_FLOAT);
+    let init: Vec<u8> = (0..w * h).flat_map(|k| (k as f32 * 0.5).to_le_bytes()).collect();
+    let img =
+        env.image(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ff, &desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0), Some(&init));
+    let colour = Box::new(0.75f32);
+    let (fo, fr) = ([1usize, 1, 0], [3usize, 2, 1]);
+    let code = call!(clEnqueueFillImage(
+        env.q,
+        img,
+        &*colour as *const f32 as *const c_void,
+        fo.as_ptr(),
+        fr.as_ptr(),
+        0,
+        null(),
+        null_mut()
+    ));
+    check(code, "clEnqueueFillImage");
+    let mut model = f32s(&init);
+    for y in fo[1]..fo[1] + fr[1] {
+        for x in fo[0]..fo[0] + fr[0] {
+            model[y * w + x] = 0.75;
+        }
+    }
+    assert_eq!(f32s(&env.read_image(img, [w, h, 1], 4)), model, "after the fill");
+
+    // A copy of the filled 2D depth image into layer 2 of a 2D depth array.
+    let arr_f = env.image(CL_MEM_READ_WRITE, ff, &desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, w, h, 0, 3), None);
+    let zero = [0.0f32];
+    let whole = [w, h, 3];
+    let code = call!(clEnqueueFillImage(
+        env.q,
+        arr_f,
+        zero.as_ptr() as *const c_void,
+        [0usize; 3].as_ptr(),
+        whole.as_ptr(),
+        0,
+        null(),
+        null_mut()
+    ));
+    check(code, "clEnqueueFillImage (array)");
+    let (so, dor, r) = ([0usize; 3], [0usize, 0, 2], [w, h, 1]);
+    check(
+        call!(clEnqueueCopyImage(env.q, img, arr_f, so.as_ptr(), dor.as_ptr(), r.as_ptr(), 0, null(), null_mut())),
+        "clEnqueueCopyImage",
+    );
+    let got = f32s(&env.read_image(arr_f, [w, h, 3], 4));
+    assert!(got[..2 * w * h].iter().all(|v| *v == 0.0), "layers 0 and 1 stay zero");
+    assert_eq!(&got[2 * w * h..], &model[..], "layer 2 is the copy");
+
+    // CL_DEPTH: only CL_UNORM_INT16 and CL_FLOAT, only 2D images and arrays.
+    let mut err = 0;
+    let bad = fmt(CL_DEPTH, CL_UNORM_INT8);
+    let m = call!(clCreateImage(
+        env.ctx,
+        CL_MEM_READ_WRITE,
+        &bad,
+        &desc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0),
+        null_mut(),
+        &mut err
+    ));
+    assert!(m.is_null());
+    assert_eq!(err, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "CL_DEPTH with CL_UNORM_INT8: {}", err_name(err));
+    for d in [desc(CL_MEM_OBJECT_IMAGE1D, 4, 0, 0, 0), desc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0)] {
+        let m = call!(clCreateImage(env.ctx, CL_MEM_READ_WRITE, &ff, &d, null_mut(), &mut err));
+        assert!(m.is_null());
+        assert_eq!(err, CL_IMAGE_FORMAT_NOT_SUPPORTED, "a depth image of type {:#x}: {}", d.image_type, err_name(err));
+    }
+    for m in [arr, o, q, img, arr_f] {
         call!(clReleaseMemObject(m));
     }
 }

@@ -60,7 +60,7 @@ pub extern "C" fn clGetSupportedImageFormats(
         check_image_flags(flags)?;
         check(IMAGE_TYPES.contains(&image_type), CL_INVALID_VALUE)?;
         check(num_entries != 0 || image_formats.is_null(), CL_INVALID_VALUE)?;
-        let formats = image_format::supported(flags);
+        let formats = image_format::supported(flags, image_type);
         if !image_formats.is_null() {
             let n = formats.len().min(num_entries as usize);
             // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`):
@@ -174,7 +174,7 @@ fn create_image(
     check(wants_ptr != host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
     // Spec: "CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context that support
     // image_format."
-    check(image_format::is_supported(&format, flags), CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
+    check(image_format::is_supported(&format, flags, t), CL_IMAGE_FORMAT_NOT_SUPPORTED)?;
     let init = if wants_ptr {
         // The host memory holds the image with `s`'s pitches (the application's, or tight).
         // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
@@ -661,11 +661,15 @@ pub(super) fn fill_image_op(
 ) -> CLResult<Op> {
     let m = image_in(context, image)?;
     let i = image_of(&m)?;
-    // Spec: "CL_INVALID_VALUE if fill_color is NULL."
-    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`): a
-    // four-component float, int or uint vector.
-    let c = unsafe { ptr::slice(fill_color as *const u32, 4, CL_INVALID_VALUE) }?;
-    let pixel = image_format::encode(&i.format, [c[0], c[1], c[2], c[3]]).ok_or(CL_INVALID_VALUE)?;
+    // Spec: "CL_INVALID_VALUE if fill_color is NULL." The colour "is a single floating-point
+    // value if the channel order is CL_DEPTH", else a four-component float, int or uint vector.
+    let n = if i.format.image_channel_order == CL_DEPTH { 1 } else { 4 };
+    // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`): `n`
+    // 32-bit values.
+    let c = unsafe { ptr::slice(fill_color as *const u32, n, CL_INVALID_VALUE) }?;
+    let mut color = [0u32; 4];
+    color[..n].copy_from_slice(c);
+    let pixel = image_format::encode(&i.format, color).ok_or(CL_INVALID_VALUE)?;
     // Spec: "CL_INVALID_VALUE if the region being filled as specified by origin and region
     // is out of bounds."
     let (o, r) = image_region(i, origin, region)?;

@@ -62,6 +62,7 @@ pub const EXTENSIONS: &[&str] = &[
     "cl_khr_fp16",
     "cl_khr_3d_image_writes",
     "cl_khr_image2d_from_buffer",
+    "cl_khr_depth_images",
     "cl_khr_command_buffer",
     "cl_khr_subgroups",
     "cl_khr_subgroup_extended_types",

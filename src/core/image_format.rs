@@ -6,7 +6,8 @@
 //!
 //! Contract: a format is listed by [`supported`] only if the device library reads, samples and
 //! writes it and the host commands copy it; [`is_supported`] is the one test `clCreateImage`
-//! applies (`CL_IMAGE_FORMAT_NOT_SUPPORTED`).
+//! applies (`CL_IMAGE_FORMAT_NOT_SUPPORTED`). Depth formats (`cl_khr_depth_images`: CL_DEPTH
+//! with CL_UNORM_INT16 or CL_FLOAT) exist for 2D images and 2D image arrays only.
 
 #![allow(non_upper_case_globals)] // CL_Rx, CL_sRGBA…: OpenCL's own names
 
@@ -38,6 +39,9 @@ const BYTE_TYPES: [cl_channel_type; 4] = [CL_UNORM_INT8, CL_SNORM_INT8, CL_SIGNE
 /// Packed types (three channels in one element; CL_RGB only).
 const PACKED_TYPES: [cl_channel_type; 3] = [CL_UNORM_SHORT_565, CL_UNORM_SHORT_555, CL_UNORM_INT_101010];
 
+/// The data types of CL_DEPTH (`cl_khr_depth_images`).
+const DEPTH_TYPES: [cl_channel_type; 2] = [CL_UNORM_INT16, CL_FLOAT];
+
 /// Every (order, type) pair offered, and whether it may be written by a kernel.
 fn table() -> Vec<(cl_channel_order, cl_channel_type, bool)> {
     let mut t = Vec::new();
@@ -54,7 +58,13 @@ fn table() -> Vec<(cl_channel_order, cl_channel_type, bool)> {
     // sRGB is read-only: writing it needs cl_khr_srgb_image_writes, which is not offered.
     t.push((CL_sRGBA, CL_UNORM_INT8, false));
     t.push((CL_sBGRA, CL_UNORM_INT8, false));
+    t.extend(DEPTH_TYPES.iter().map(|&ty| (CL_DEPTH, ty, true)));
     t
+}
+
+/// Whether images of `image_type` may have channel order `order` (depth: 2D and 2D arrays).
+fn order_allowed(order: cl_channel_order, image_type: cl_mem_object_type) -> bool {
+    order != CL_DEPTH || matches!(image_type, CL_MEM_OBJECT_IMAGE2D | CL_MEM_OBJECT_IMAGE2D_ARRAY)
 }
 
 /// Whether `flags` ask for kernel writes (write-only, read-write or kernel read-and-write).
@@ -62,19 +72,19 @@ fn writes(flags: cl_mem_flags) -> bool {
     flags & CL_MEM_READ_ONLY == 0 || flags & CL_MEM_KERNEL_READ_AND_WRITE != 0
 }
 
-/// The formats offered for images created with `flags` (`clGetSupportedImageFormats`; the same
-/// for every image type).
-pub fn supported(flags: cl_mem_flags) -> Vec<cl_image_format> {
+/// The formats offered for images of `image_type` created with `flags`
+/// (`clGetSupportedImageFormats`).
+pub fn supported(flags: cl_mem_flags, image_type: cl_mem_object_type) -> Vec<cl_image_format> {
     table()
         .into_iter()
-        .filter(|&(_, _, w)| w || !writes(flags))
+        .filter(|&(o, _, w)| (w || !writes(flags)) && order_allowed(o, image_type))
         .map(|(o, t, _)| cl_image_format { image_channel_order: o, image_channel_data_type: t })
         .collect()
 }
 
-/// Whether `f` is offered for images created with `flags`.
-pub fn is_supported(f: &cl_image_format, flags: cl_mem_flags) -> bool {
-    supported(flags).iter().any(|g| {
+/// Whether `f` is offered for images of `image_type` created with `flags`.
+pub fn is_supported(f: &cl_image_format, flags: cl_mem_flags, image_type: cl_mem_object_type) -> bool {
+    supported(flags, image_type).iter().any(|g| {
         g.image_channel_order == f.image_channel_order && g.image_channel_data_type == f.image_channel_data_type
     })
 }
@@ -113,9 +123,13 @@ pub fn stored_channels(f: &cl_image_format) -> Option<usize> {
     channels(f.image_channel_order)
 }
 
-/// Bytes per pixel (`CL_IMAGE_ELEMENT_SIZE`), `None` for an invalid order or type or a packed
-/// type with an order other than RGB/RGBx.
+/// Bytes per pixel (`CL_IMAGE_ELEMENT_SIZE`), `None` for an invalid order or type, a packed
+/// type with an order other than RGB/RGBx, or CL_DEPTH with a type other than CL_UNORM_INT16
+/// or CL_FLOAT (the only two the order allows).
 pub fn pixel_bytes(f: &cl_image_format) -> Option<usize> {
+    if f.image_channel_order == CL_DEPTH && !DEPTH_TYPES.contains(&f.image_channel_data_type) {
+        return None;
+    }
     let e = elem_bytes(f.image_channel_data_type)?;
     let n = channels(f.image_channel_order)?;
     if is_packed(f.image_channel_data_type) {
@@ -225,14 +239,39 @@ mod tests {
         ];
         for flags in [CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY, CL_MEM_READ_WRITE, CL_MEM_KERNEL_READ_AND_WRITE] {
             for t in minimum {
-                assert!(is_supported(&fmt(CL_RGBA, t), flags));
-                assert!(is_supported(&fmt(CL_R, t), flags));
+                assert!(is_supported(&fmt(CL_RGBA, t), flags, CL_MEM_OBJECT_IMAGE2D));
+                assert!(is_supported(&fmt(CL_R, t), flags, CL_MEM_OBJECT_IMAGE1D));
             }
-            assert!(is_supported(&fmt(CL_BGRA, CL_UNORM_INT8), flags));
+            assert!(is_supported(&fmt(CL_BGRA, CL_UNORM_INT8), flags, CL_MEM_OBJECT_IMAGE3D));
         }
-        assert!(is_supported(&fmt(CL_sRGBA, CL_UNORM_INT8), CL_MEM_READ_ONLY));
-        assert!(!is_supported(&fmt(CL_sRGBA, CL_UNORM_INT8), CL_MEM_WRITE_ONLY));
-        assert!(!is_supported(&fmt(CL_BGRA, CL_FLOAT), CL_MEM_READ_ONLY));
+        let t2 = CL_MEM_OBJECT_IMAGE2D;
+        assert!(is_supported(&fmt(CL_sRGBA, CL_UNORM_INT8), CL_MEM_READ_ONLY, t2));
+        assert!(!is_supported(&fmt(CL_sRGBA, CL_UNORM_INT8), CL_MEM_WRITE_ONLY, t2));
+        assert!(!is_supported(&fmt(CL_BGRA, CL_FLOAT), CL_MEM_READ_ONLY, t2));
+    }
+
+    #[test]
+    fn depth_formats_are_offered_for_2d_images_and_arrays_only() {
+        for flags in [CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY, CL_MEM_READ_WRITE] {
+            for ty in [CL_UNORM_INT16, CL_FLOAT] {
+                for t in [CL_MEM_OBJECT_IMAGE2D, CL_MEM_OBJECT_IMAGE2D_ARRAY] {
+                    assert!(is_supported(&fmt(CL_DEPTH, ty), flags, t));
+                }
+                for t in [
+                    CL_MEM_OBJECT_IMAGE1D,
+                    CL_MEM_OBJECT_IMAGE1D_ARRAY,
+                    CL_MEM_OBJECT_IMAGE1D_BUFFER,
+                    CL_MEM_OBJECT_IMAGE3D,
+                ] {
+                    assert!(!is_supported(&fmt(CL_DEPTH, ty), flags, t));
+                    assert!(!supported(flags, t).iter().any(|f| f.image_channel_order == CL_DEPTH));
+                }
+            }
+            assert!(!is_supported(&fmt(CL_DEPTH, CL_UNORM_INT8), flags, CL_MEM_OBJECT_IMAGE2D));
+        }
+        assert_eq!(pixel_bytes(&fmt(CL_DEPTH, CL_UNORM_INT16)), Some(2));
+        assert_eq!(pixel_bytes(&fmt(CL_DEPTH, CL_FLOAT)), Some(4));
+        assert_eq!(pixel_bytes(&fmt(CL_DEPTH, CL_HALF_FLOAT)), None);
     }
 
     #[test]
@@ -258,6 +297,8 @@ mod tests {
         assert_eq!(encode(&fmt(CL_R, CL_SIGNED_INT8), [(-300i32) as u32, 0, 0, 0]), Some(vec![0x80]));
         assert_eq!(encode(&fmt(CL_A, CL_UNSIGNED_INT16), [1, 2, 3, 70000]), Some(vec![0xff, 0xff]));
         assert_eq!(encode(&fmt(CL_R, CL_HALF_FLOAT), [f(1.0), 0, 0, 0]), Some(vec![0x00, 0x3c]));
+        assert_eq!(encode(&fmt(CL_DEPTH, CL_UNORM_INT16), [f(0.5), 0, 0, 0]), Some(32768u16.to_le_bytes().to_vec()));
+        assert_eq!(encode(&fmt(CL_DEPTH, CL_FLOAT), [f(0.25), 0, 0, 0]), Some(f(0.25).to_le_bytes().to_vec()));
         assert_eq!(
             encode(&fmt(CL_RGB, CL_UNORM_SHORT_565), [f(1.0), f(0.0), f(1.0), 0]),
             Some(0xf81fu16.to_le_bytes().to_vec())

@@ -9,7 +9,9 @@
 //! `OpImageQuerySize`, `OpImageQueryOrder` and `OpImageQueryFormat` for every image type OpenCL
 //! has; results of `read_imagef`/`h` are float/half vectors, of `read_imagei`/`ui` 32-bit integer
 //! vectors (the image's data type decides sign- or zero-extension, so the instruction's
-//! `SignExtend`/`ZeroExtend` hint is not needed). Coordinates are widened to four components
+//! `SignExtend`/`ZeroExtend` hint is not needed). Depth images (`image2d_depth_t`,
+//! `image2d_array_depth_t`) are 2D images whose reads return (or whose sampled reads' first
+//! component is) the red channel and whose writes take one float. Coordinates are widened to four components
 //! for the library (x, y, z — a 1D array's layer is y, a 2D array's z — and an ignored w).
 
 use super::super::ir::*;
@@ -35,10 +37,11 @@ pub(super) fn image_type(i: &Instruction) -> Result<SType, CompileError> {
         Some(Operand::AccessQualifier(a)) => *a as u32,
         _ => 0,
     };
-    // 1D, 2D, 3D and Buffer are OpenCL's; depth (2), multisampled and sampled images are not
-    // offered (`cl_khr_depth_images`, `cl_khr_gl_msaa_sharing` are off).
-    if ![0, 1, 2, 5].contains(&dim) || lit_operand(i, 2)? == 1 || lit_operand(i, 4)? != 0 {
-        return Err(CompileError::unsupported("depth, multisampled or non-OpenCL image types"));
+    // 1D, 2D, 3D and Buffer are OpenCL's; depth images (`cl_khr_depth_images`) are 2D ones,
+    // arrayed or not; multisampled images (`cl_khr_gl_msaa_sharing`) are not offered.
+    let depth = lit_operand(i, 2)? == 1;
+    if ![0, 1, 2, 5].contains(&dim) || depth && dim != 1 || lit_operand(i, 4)? != 0 {
+        return Err(CompileError::unsupported("multisampled, non-2D depth or non-OpenCL image types"));
     }
     Ok(SType::Image { dim, arrayed, access })
 }
@@ -141,9 +144,14 @@ impl Lowerer<'_> {
                 if float_coord {
                     return Err(invalid("an image write with float coordinates"));
                 }
-                let texel = self.get(fr, id_operand(i, 2)?)?;
+                let mut texel = self.get(fr, id_operand(i, 2)?)?;
+                // A depth image's texel is one float (its red channel).
+                if texel.len() == 1 && self.f.ty(texel[0]) == Ty::F32 {
+                    let z = self.const_val(Ty::F32, 0);
+                    texel.extend([z, z, z]);
+                }
                 if texel.len() != 4 {
-                    return Err(invalid("an image write of other than four components"));
+                    return Err(invalid("an image write of other than four components or one depth"));
                 }
                 let (name, texel) = match self.f.ty(texel[0]) {
                     Ty::F32 => ("__vt_img_write_f", texel),
