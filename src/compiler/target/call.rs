@@ -44,6 +44,7 @@ pub struct Level {
     pub ra_save: u8,
 }
 
+use super::mir::{MInst, MOp, Reg, RA, ZERO};
 use crate::abi::subroutine::{args, max_words, CHECK_LEVEL};
 pub use crate::abi::subroutine::{level_of, may_call, MAX_WORDS};
 
@@ -105,6 +106,34 @@ pub fn kernel(called: &[u8]) -> Level {
         vpool: leaf.vpool.into_iter().filter(|&r| !vbusy[usize::from(r)]).collect(),
         spool: leaf.spool.into_iter().filter(|&r| !sbusy[usize::from(r)]).collect(),
         ..leaf
+    }
+}
+
+/// Whether physical vector register `p` carries routine argument and result words (level 2's
+/// v26–v31, level 1's and the checker hooks' v232–v239). No function allocates them; copy
+/// coalescing may place a value in one (`target::coalesce`).
+pub fn is_word_register(p: u8) -> bool {
+    let (l2, l1) = (args(2), args(1));
+    (l2..l2 + max_words(2) as u8).contains(&p) || (l1..l1 + MAX_WORDS as u8).contains(&p)
+}
+
+/// What instruction `i` of a function of call level `level` reads and writes of the word
+/// registers ([`is_word_register`]) beyond its operand fields: a call (`MOp::Call`, `imm` =
+/// its argument words) reads its argument words and may write every word register (its result
+/// words and, through the routines it calls, theirs); a subroutine's return (`jalr zero, ra`)
+/// reads its level's words (its results).
+pub fn implicit_words(i: &MInst, level: u8) -> (Vec<Reg>, Vec<Reg>) {
+    match &i.op {
+        MOp::Call(name) => {
+            let base = level_of(name).map_or(0, args);
+            let uses = (0..i.imm.clamp(0, MAX_WORDS as i64) as u8).map(|k| Reg::PV(base + k)).collect();
+            (uses, (0..=255).filter(|&p| is_word_register(p)).map(Reg::PV).collect())
+        }
+        MOp::I(crate::isa::Op::Jalr) if level > 0 && i.rd == Some(ZERO) && i.rs1 == Some(RA) => {
+            let base = args(level);
+            ((0..max_words(level) as u8).map(|k| Reg::PV(base + k)).collect(), vec![])
+        }
+        _ => (vec![], vec![]),
     }
 }
 

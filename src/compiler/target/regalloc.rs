@@ -26,7 +26,7 @@ const SCALAR_SCRATCH: [u8; 3] = [7, 28, 29];
 /// [`CAS64_DESIRED`]) and not allocated either.
 /// Functions that take part in subroutine calls allocate only from their call level's ranges
 /// (`target::call`).
-fn vector_pool(m: &MFunc) -> Vec<u8> {
+pub(super) fn vector_pool(m: &MFunc) -> Vec<u8> {
     let cas64 = m.blocks.iter().flat_map(|b| &b.insts).any(|i| i.op == MOp::I(I::AmocasD));
     let fixed = CAS64_EXPECTED..CAS64_DESIRED + 2;
     let pool = call_level(m).vpool;
@@ -88,28 +88,54 @@ enum Loc {
     Slot(i64),
 }
 
-/// Dense numbering of virtual registers (scalars first) for the live sets.
+/// Dense numbering of virtual registers (scalars first) for the live sets; with
+/// [`VIndex::with_words`] also of the physical word registers (`call::is_word_register`), whose
+/// liveness then includes what calls and returns read and write of them implicitly
+/// (`call::implicit_words`).
 pub(super) struct VIndex {
     scalars: u32,
+    /// Virtual vector registers, when the word registers are numbered after them.
+    words_after: Option<u32>,
+    level: u8,
 }
 
 impl VIndex {
     pub(super) fn new(m: &MFunc) -> VIndex {
-        VIndex { scalars: m.next_s }
+        VIndex { scalars: m.next_s, words_after: None, level: m.level }
     }
-    fn of(&self, r: Reg) -> Option<usize> {
+    /// Numbers the word registers too (for copy coalescing).
+    pub(super) fn with_words(m: &MFunc) -> VIndex {
+        VIndex { words_after: Some(m.next_v), ..VIndex::new(m) }
+    }
+    pub(super) fn of(&self, r: Reg) -> Option<usize> {
         match r {
             Reg::S(n) => Some(n as usize),
             Reg::V(n) => Some((self.scalars + n) as usize),
+            Reg::PV(p) if super::call::is_word_register(p) => {
+                self.words_after.map(|v| (self.scalars + v) as usize + usize::from(p))
+            }
             _ => None,
         }
     }
     pub(super) fn reg(&self, i: usize) -> Reg {
-        if i < self.scalars as usize {
-            Reg::S(i as u32)
-        } else {
-            Reg::V(i as u32 - self.scalars)
+        let i = i as u32;
+        match self.words_after {
+            Some(v) if i >= self.scalars + v => Reg::PV((i - self.scalars - v) as u8),
+            _ if i < self.scalars => Reg::S(i),
+            _ => Reg::V(i - self.scalars),
         }
+    }
+    /// The registers `i` reads and writes that this numbering tracks, implicit ones included.
+    pub(super) fn effects(&self, i: &MInst) -> (Vec<Reg>, Vec<Reg>) {
+        let (mut uses, mut defs) = (i.uses(), i.defs());
+        if self.words_after.is_some() {
+            let (u, d) = super::call::implicit_words(i, self.level);
+            uses.extend(u);
+            defs.extend(d);
+        }
+        uses.retain(|r| self.of(*r).is_some());
+        defs.retain(|r| self.of(*r).is_some());
+        (uses, defs)
     }
 }
 
@@ -209,12 +235,13 @@ pub(super) fn liveness(m: &MFunc, ix: &VIndex) -> (Vec<Set>, Vec<Set>) {
         let mut defined = std::collections::HashSet::new();
         let mut g = Vec::new();
         for i in &blk.insts {
-            for u in i.uses().into_iter().filter_map(|r| ix.of(r)) {
+            let (uses, defs) = ix.effects(i);
+            for u in uses.into_iter().filter_map(|r| ix.of(r)) {
                 if !defined.contains(&u) {
                     g.push(u as u32);
                 }
             }
-            for d in i.defs().into_iter().filter_map(|r| ix.of(r)) {
+            for d in defs.into_iter().filter_map(|r| ix.of(r)) {
                 defined.insert(d);
             }
         }

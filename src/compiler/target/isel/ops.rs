@@ -865,7 +865,7 @@ impl Sel<'_> {
             for (k, src) in srcs.into_iter().enumerate() {
                 self.emit_rr(I::VmvVX, Reg::PV(base + k as u8), src, ZERO, 0);
             }
-            self.push(MInst::new(MOp::Call(call::uniform_name(&name))));
+            self.push(MInst { imm: args.len() as i64, ..MInst::new(MOp::Call(call::uniform_name(&name))) });
             for (v, k) in outs {
                 let d = self.reg(v);
                 if d.is_vector() {
@@ -883,7 +883,8 @@ impl Sel<'_> {
         for (k, src) in srcs.into_iter().enumerate() {
             self.emit_rr(I::VaddVx, Reg::PV(base + k as u8), ZERO, src, 0);
         }
-        self.push(MInst::new(MOp::Call(name)));
+        // `imm`: the argument words the call reads (`call::implicit_words`).
+        self.push(MInst { imm: args.len() as i64, ..MInst::new(MOp::Call(name)) });
         for (v, k) in outs {
             let d = self.reg(v);
             if !d.is_vector() {
