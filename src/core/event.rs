@@ -11,6 +11,8 @@ use crate::cl::object::Ref;
 use crate::cl::*;
 use once_cell::sync::Lazy;
 use parking_lot::{Condvar, Mutex};
+use std::sync::atomic::Ordering::{Acquire, Release, SeqCst};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize};
 
 /// A status callback: called once with the status that triggered it.
 pub type Callback = Box<dyn FnOnce(cl_int) + Send>;
@@ -28,32 +30,60 @@ pub struct Event {
     pub queue: Option<Ref<Queue>>,
     pub command_type: cl_command_type,
     state: Mutex<State>,
+    /// `state.status`, written with it under the lock: waiters poll it without locking.
+    status_now: AtomicI32,
     cv: Condvar,
     /// Statistics of a completed kernel launch (`CL_EVENT_STATISTICS_VENTUS`).
     stats: Mutex<Option<crate::device::LaunchStats>>,
 }
 
-/// Global "some event changed" signal for out-of-order workers.
-pub(crate) static CHANGED: Lazy<(Mutex<u64>, Condvar)> = Lazy::new(|| (Mutex::new(0), Condvar::new()));
+/// Global "some event changed" counter for out-of-order workers: read without a lock; the
+/// mutex and condition variable serve only threads that sleep on it ([`SLEEPERS`] of them), so
+/// a status change takes no lock while nobody sleeps.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+static SLEEPERS: AtomicUsize = AtomicUsize::new(0);
+static CHANGED: Lazy<(Mutex<()>, Condvar)> = Lazy::new(|| (Mutex::new(()), Condvar::new()));
 
-/// Wakes everything waiting on [`CHANGED`] (out-of-order workers).
+/// Advances the generation and wakes every thread sleeping in [`wait_generation`].
 pub(crate) fn bump_generation() {
-    let (m, cv) = &*CHANGED;
-    *m.lock() += 1;
-    cv.notify_all();
+    GENERATION.fetch_add(1, SeqCst);
+    // A sleeper counts itself (under the mutex) before it looks at the generation: either it
+    // sees this increment, or this sees it and notifies under the mutex it waits with.
+    if SLEEPERS.load(SeqCst) > 0 {
+        let (m, cv) = &*CHANGED;
+        let _g = m.lock();
+        cv.notify_all();
+    }
 }
 
-/// The current value of the [`CHANGED`] generation counter.
+/// The current value of the generation counter.
 pub(crate) fn generation() -> u64 {
-    *CHANGED.0.lock()
+    GENERATION.load(SeqCst)
 }
 
 /// Blocks until the generation differs from `seen` (or `timeout` passed, a safety net only).
 pub(crate) fn wait_generation(seen: u64, timeout: std::time::Duration) {
     let (m, cv) = &*CHANGED;
     let mut g = m.lock();
-    if *g == seen {
+    SLEEPERS.fetch_add(1, SeqCst);
+    if GENERATION.load(SeqCst) == seen {
         cv.wait_for(&mut g, timeout);
+    }
+    SLEEPERS.fetch_sub(1, SeqCst);
+}
+
+/// Polls `ready` (no lock taken: it should read atomics) until it holds or
+/// [`super::queue::SPIN`] has passed, yielding the CPU between looks; true when it holds.
+pub(crate) fn poll_briefly(ready: impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if ready() {
+            return true;
+        }
+        if start.elapsed() >= super::queue::SPIN {
+            return false;
+        }
+        std::thread::yield_now();
     }
 }
 
@@ -92,6 +122,7 @@ impl Event {
             queue,
             command_type,
             state: Mutex::new(State { status, times: [0; 5], callbacks: Vec::new() }),
+            status_now: AtomicI32::new(status),
             cv: Condvar::new(),
             stats: Mutex::new(None),
         }
@@ -109,7 +140,7 @@ impl Event {
 
     /// The current execution status.
     pub fn status(&self) -> cl_int {
-        self.state.lock().status
+        self.status_now.load(Acquire)
     }
 
     /// True once complete or failed.
@@ -147,6 +178,7 @@ impl Event {
                 s.times[4] = now;
             }
             s.status = status;
+            self.status_now.store(status, Release);
             let (due, keep): (Vec<_>, Vec<_>) =
                 std::mem::take(&mut s.callbacks).into_iter().partition(|(trigger, _)| status <= *trigger);
             s.callbacks = keep;
@@ -162,9 +194,10 @@ impl Event {
 
     /// Blocks until the event is complete or failed; returns the final status.
     pub fn wait(&self) -> cl_int {
+        // Short commands complete within the polling window: no sleep and OS wake-up, and no
+        // lock taken while the command's thread sets the status.
+        poll_briefly(|| self.status_now.load(Acquire) <= CL_COMPLETE);
         let mut s = self.state.lock();
-        // Short commands complete within the polling window: no sleep and OS wake-up.
-        super::queue::spin_until(&mut s, |s| s.status <= CL_COMPLETE);
         while s.status > CL_COMPLETE {
             self.cv.wait(&mut s);
         }

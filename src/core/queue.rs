@@ -16,11 +16,13 @@
 
 use super::context::Context;
 use super::device::Device;
-use super::event::{bump_generation, generation, wait_generation, Event};
+use super::event::{bump_generation, generation, poll_briefly, wait_generation, Event};
 use crate::cl::object::{Obj, Ref};
 use crate::cl::*;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, MutexGuard};
 use std::collections::VecDeque;
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::{Acquire, Release};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,6 +81,9 @@ struct Shared {
     state: Mutex<QState>,
     cv: Condvar,
     in_order: bool,
+    /// Counts commands enqueued (and the shutdown): an idle worker polls it without the lock
+    /// before it sleeps on `cv`.
+    posted: AtomicU64,
 }
 
 pub struct Queue {
@@ -110,7 +115,12 @@ impl Queue {
         properties_array: Vec<cl_queue_properties>,
     ) -> Queue {
         let in_order = properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0;
-        let shared = Arc::new(Shared { state: Mutex::new(QState::default()), cv: Condvar::new(), in_order });
+        let shared = Arc::new(Shared {
+            state: Mutex::new(QState::default()),
+            cv: Condvar::new(),
+            in_order,
+            posted: AtomicU64::new(0),
+        });
         let s2 = shared.clone();
         std::thread::Builder::new()
             .name("ventus-queue".into())
@@ -160,6 +170,7 @@ impl Queue {
         }
         st.outstanding.push_back(event.clone());
         st.pending.push_back(Command { event: event.clone(), deps: wait_list, after, work });
+        queue.shared.posted.fetch_add(1, Release);
         drop(st);
         drop(finished);
         event.set_status(CL_SUBMITTED);
@@ -180,6 +191,7 @@ impl Queue {
 impl Drop for Queue {
     fn drop(&mut self) {
         self.shared.state.lock().shutdown = true;
+        self.shared.posted.fetch_add(1, Release);
         self.shared.cv.notify_all();
         bump_generation();
     }
@@ -193,23 +205,9 @@ fn pick(st: &QState, in_order: bool) -> Option<usize> {
     st.pending.iter().position(Command::ready)
 }
 
-/// How long a thread polls for a state change before it blocks (see [`spin_until`]).
+/// How long a thread polls for a state change before it blocks (see
+/// [`super::event::poll_briefly`]).
 pub(crate) const SPIN: Duration = Duration::from_micros(100);
-
-/// Releases and re-takes the lock behind `guard` until `ready` holds or [`SPIN`] has passed
-/// (yielding the CPU between looks); true when `ready` holds.
-pub(crate) fn spin_until<T>(guard: &mut parking_lot::MutexGuard<'_, T>, ready: impl Fn(&T) -> bool) -> bool {
-    let start = std::time::Instant::now();
-    loop {
-        if ready(guard) {
-            return true;
-        }
-        if start.elapsed() >= SPIN {
-            return false;
-        }
-        parking_lot::MutexGuard::unlocked(guard, std::thread::yield_now);
-    }
-}
 
 fn worker(shared: Arc<Shared>) {
     loop {
@@ -228,8 +226,14 @@ fn worker(shared: Arc<Shared>) {
                     // Poll briefly before sleeping: a program enqueueing its next command right
                     // after the last one completes (a launch loop, enqueue-then-wait) finds this
                     // thread awake instead of paying an OS wake-up (tens of µs on a VM).
-                    if !st.pending.is_empty() || !spin_until(&mut st, |st| !st.pending.is_empty() || st.shutdown) {
-                        shared.cv.wait(&mut st);
+                    if st.pending.is_empty() {
+                        // Polled without the lock: the enqueueing thread never waits for it.
+                        let posted = shared.posted.load(Acquire);
+                        let woke =
+                            MutexGuard::unlocked(&mut st, || poll_briefly(|| shared.posted.load(Acquire) != posted));
+                        if !woke && st.pending.is_empty() && !st.shutdown {
+                            shared.cv.wait(&mut st);
+                        }
                     }
                 } else {
                     // Out of order and blocked on dependencies: wait for any event to change (the
