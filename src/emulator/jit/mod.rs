@@ -80,7 +80,9 @@
 //!   up to [`MAX_CHAINED`] entries instead of a call, a handler and a call per primitive
 //!   ([`CHAIN_CALLS`]; the copies of the runs between calls in every function that reaches
 //!   them cost code size, but measured faster than going on into the function after each
-//!   return). Such a function's entries are no longer consecutive: each carries its pc.
+//!   return). Such a function's entries are no longer consecutive: each carries its pc. In the
+//!   copy for a full vector state a varying primitive (`HostCall::F64`) is not even a call: its
+//!   operation is compiled inline ([`fp64::full`]), the pc set to `ra`.
 //! * Compiled code clears the upper halves of the vector registers (`vzeroupper`) before every
 //!   call and before it returns: what it calls and returns to reaches code compiled without
 //!   AVX (the host calls' arithmetic, `hostcall::run_registers_only`), where dirty upper halves
@@ -98,13 +100,14 @@
 //! [`Ctx::lone`]: super::exec::Ctx
 //! [`MemView::LAYOUT`]: super::memory::MemView::LAYOUT
 
+mod fp64;
 mod plan;
 mod templates;
 
 use super::exec::handlers::{self, Handler};
 use super::exec::{Ctx, Flow};
 use super::fault::Trap;
-use super::program::{paired, selected, straight, Decoded, Program, Sharing, MAX_RUN};
+use super::program::{paired, selected, straight, Decoded, F64Op, Program, Sharing, MAX_RUN};
 use super::warp::Warp;
 use crate::isa::{Fmt, Op};
 use dynasmrt::x64::Assembler;
@@ -183,8 +186,10 @@ enum Role {
     Own,
     /// A `jal ra` to a host call that runs inline ([`inline_call`]): only `ra = pc + 4`.
     Link,
-    /// That host call's marker: its handler runs the call and returns to `ra`, never stopping.
-    Call,
+    /// That host call's marker: its handler runs the call and returns to `ra`, never stopping;
+    /// a varying soft-double primitive's operation (compiled inline for a full vector state,
+    /// [`fp64::full`]).
+    Call(Option<F64Op>),
 }
 
 /// An entry of a compiled function: its [`Decoded`], where that lives, its word's index in
@@ -210,14 +215,18 @@ const CHAIN_CALLS: bool = true;
 /// compiled function: a soft-double primitive ([`HostCall::F64`](super::hostcall::HostCall::F64) and its uniform form: on the
 /// warp's registers only, never declining, never stopping the turn), returning to `ra`, which
 /// the `jal` sets. The callee's index then.
-fn inline_call(prog: &Program, d: &Decoded, k: usize) -> Option<usize> {
+fn inline_call(prog: &Program, d: &Decoded, k: usize) -> Option<(usize, Option<F64Op>)> {
     use super::hostcall::HostCall;
     if d.op != Some(Op::Jal) || d.rd != 1 || d.sharing != Sharing::Private {
         return None;
     }
     let t = usize::try_from(k as i64 + i64::from(d.imm >> 2)).ok()?;
     let callee = prog.ops().get(t)?;
-    matches!(prog.host_call(callee.host_call)?, HostCall::F64(_) | HostCall::F64Uniform(_)).then_some(t)
+    match prog.host_call(callee.host_call)? {
+        HostCall::F64(op) => Some((t, Some(op))),
+        HostCall::F64Uniform(_) => Some((t, None)),
+        _ => None,
+    }
 }
 
 /// Whether `d` is private and ends a function as its last entry, which then leaves to the
@@ -280,9 +289,9 @@ fn function_entries(prog: &Program, i: usize, len: usize) -> (Vec<Item>, Option<
         if out.last().is_some_and(|e| paired(&e.d, ext).is_some()) {
             return (out, None);
         }
-        let Some(t) = ops.get(k).and_then(|d| inline_call(prog, d, k)) else { break };
+        let Some((t, op)) = ops.get(k).and_then(|d| inline_call(prog, d, k)) else { break };
         out.push(Item { role: Role::Link, ..at(k) });
-        out.push(Item { role: Role::Call, ..at(t) });
+        out.push(Item { role: Role::Call(op), ..at(t) });
         if CHAIN_CALLS {
             let after = ops.get(k + 1).map_or(0, |n| usize::from(n.run));
             let reads = ops[(k + 1).min(ops.len())..(k + 1 + after).min(ops.len())].iter().any(reads_counter);
@@ -480,7 +489,8 @@ fn emit_run(a: &mut Assembler, f: &Spec, body: DynamicLabel, links: &Links, flag
         (0..len)
             .map(|k| match (entries[k].role, srcs.get(k + 1)) {
                 (Role::Link, _) => Plan::Link,
-                (Role::Call, _) => Plan::HostCall,
+                (Role::Call(Some(op)), _) if full => Plan::F64(op),
+                (Role::Call(_), _) => Plan::HostCall,
                 (Role::Own, Some(Src::Ext(_))) => Plan::Nothing,
                 (Role::Own, _) => plan(&run[k], full, flags_unread),
             })
@@ -753,6 +763,17 @@ fn emit_body(
         let pc = pcs[k];
         match *p {
             Plan::Link => dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(1)], pc.wrapping_add(4) as i32),
+            Plan::F64(op) => {
+                // The primitive on all 32 lanes, as its handler computes it; then to `ra`.
+                fp64::full(a, op);
+                dynasm!(a
+                    ; .arch x64
+                    ; mov eax, [rbx + x(1)]
+                    ; mov [rbx + PC], eax
+                );
+                stale = false;
+                continue;
+            }
             Plan::HostCall => {
                 // The call's handler runs it on the warp's registers and sets the pc to `ra`
                 // (it never declines: no result to test).
