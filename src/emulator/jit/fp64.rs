@@ -5,16 +5,45 @@
 //! to the same instructions), a NaN result replaced by the library's one NaN
 //! ([`CANONICAL_NAN_F64`]) — without the call: no register saves, no dispatch, no mask.
 //!
-//! Contract: only in the copy of a function for a full vector state (every lane active, `vl`
-//! 32), where the call's handler would write every lane; operands in v26–v31 (low word first,
-//! `a`, `b`, `c`), the result in v26/v27, the others unchanged. The caller sets the pc to `ra`.
-//! Uses ymm0–ymm5 (the copy for a full state keeps nothing in them between entries).
+//! Contract: one routine per primitive per translation ([`Stubs`]), reached by `call` from the
+//! copy of a function for a full vector state (every lane active, `vl` 32), where the call's
+//! handler would write every lane; operands in v26–v31 (low word first, `a`, `b`, `c`), the
+//! result in v26/v27, the others unchanged. The caller sets the pc to `ra`. Uses rax and
+//! ymm0–ymm5 (the copy for a full state keeps nothing in them between entries), no stack.
 
 use super::templates::v;
 use crate::abi::subroutine::{CANONICAL_NAN_F64, LEVEL2_ARGS};
 use crate::emulator::program::F64Op;
 use dynasmrt::x64::Assembler;
-use dynasmrt::{dynasm, DynasmApi};
+use dynasmrt::{dynasm, DynamicLabel, DynasmApi, DynasmLabelApi};
+
+/// The primitives' routines of one translation: labels handed out while functions are
+/// emitted, bodies emitted after them ([`Stubs::emit`]).
+pub(super) struct Stubs {
+    labels: [DynamicLabel; 6],
+}
+
+const OPS: [F64Op; 6] = [F64Op::Add, F64Op::Sub, F64Op::Mul, F64Op::Div, F64Op::Sqrt, F64Op::Fma];
+
+impl Stubs {
+    pub(super) fn new(a: &mut Assembler) -> Stubs {
+        Stubs { labels: std::array::from_fn(|_| a.new_dynamic_label()) }
+    }
+
+    /// The routine of `op`.
+    pub(super) fn of(&self, op: F64Op) -> DynamicLabel {
+        self.labels[OPS.iter().position(|o| *o == op).unwrap_or(0)]
+    }
+
+    /// Emits every routine (once, after the functions).
+    pub(super) fn emit(&self, a: &mut Assembler) {
+        for (op, label) in OPS.into_iter().zip(self.labels) {
+            dynasm!(a ; .arch x64 ; =>label);
+            full(a, op);
+            dynasm!(a ; .arch x64 ; ret);
+        }
+    }
+}
 
 /// `vpshufd` selectors of the low and the high words of two doubles per 128-bit half.
 const LOW_WORDS: i8 = 0x88u8 as i8;
@@ -35,7 +64,7 @@ fn operand(a: &mut Assembler, lo: u8, j: i32, dst: u8, tmp: u8) {
 }
 
 /// Primitive `op` of v26–v31 on all 32 lanes into v26/v27 (see the module documentation).
-pub(super) fn full(a: &mut Assembler, op: F64Op) {
+fn full(a: &mut Assembler, op: F64Op) {
     let base = LEVEL2_ARGS;
     dynasm!(a
         ; .arch x64

@@ -81,8 +81,10 @@
 //!   ([`CHAIN_CALLS`]; the copies of the runs between calls in every function that reaches
 //!   them cost code size, but measured faster than going on into the function after each
 //!   return). Such a function's entries are no longer consecutive: each carries its pc. In the
-//!   copy for a full vector state a varying primitive (`HostCall::F64`) is not even a call: its
-//!   operation is compiled inline ([`fp64::full`]), the pc set to `ra`.
+//!   copy for a full vector state a varying primitive (`HostCall::F64`) is not even a host
+//!   call: a `call` of its compiled form, emitted once per translation ([`fp64::Stubs`]; inline
+//!   copies in every function that chains the call measured 1.7× slower on EinsteinToolkit:
+//!   code size), then the pc set to `ra`.
 //! * Compiled code clears the upper halves of the vector registers (`vzeroupper`) before every
 //!   call and before it returns: what it calls and returns to reaches code compiled without
 //!   AVX (the host calls' arithmetic, `hostcall::run_registers_only`), where dirty upper halves
@@ -188,7 +190,7 @@ enum Role {
     Link,
     /// That host call's marker: its handler runs the call and returns to `ra`, never stopping;
     /// a varying soft-double primitive's operation (compiled inline for a full vector state,
-    /// [`fp64::full`]).
+    /// [`fp64::Stubs`]).
     Call(Option<F64Op>),
 }
 
@@ -411,7 +413,9 @@ impl Jit {
         };
         let targets: Vec<Option<Target>> = plain.iter().map(|f| f.as_ref().map(|f| target(f, &mut a))).collect();
         let ext_targets: Vec<Option<Target>> = ext.iter().map(|f| f.as_ref().map(|f| target(f, &mut a))).collect();
-        let links = Links { plain: &targets, ext: &ext_targets, ops, text_base: prog.text_base() };
+        let f64_stubs = fp64::Stubs::new(&mut a);
+        let links =
+            Links { plain: &targets, ext: &ext_targets, ops, text_base: prog.text_base(), f64_stubs: &f64_stubs };
         let emit = |f: &Spec, t: &Target, a: &mut Assembler| -> Option<Entry> {
             let start = a.offset();
             emit_run(a, f, t.body, &links, flags_unread);
@@ -430,6 +434,7 @@ impl Jit {
                 ext_entries[x] = emit(f, t, &mut a)?;
             }
         }
+        f64_stubs.emit(&mut a);
         let buf = a.finalize().ok()?;
         let base = buf.as_ptr() as usize;
         let jit = Jit { buf, base, entries, ext_entries };
@@ -600,6 +605,8 @@ struct Links<'l> {
     ext: &'l [Option<Target>],
     ops: &'l [Decoded],
     text_base: u32,
+    /// The soft-double primitives' inline forms, shared by every function ([`fp64::Stubs`]).
+    f64_stubs: &'l fp64::Stubs,
 }
 
 /// Leaves for `place` after `done` entries of this function: into the function compiled
@@ -765,7 +772,8 @@ fn emit_body(
             Plan::Link => dynasm!(a ; .arch x64 ; mov DWORD [rbx + x(1)], pc.wrapping_add(4) as i32),
             Plan::F64(op) => {
                 // The primitive on all 32 lanes, as its handler computes it; then to `ra`.
-                fp64::full(a, op);
+                let stub = links.f64_stubs.of(op);
+                dynasm!(a ; .arch x64 ; call =>stub);
                 dynasm!(a
                     ; .arch x64
                     ; mov eax, [rbx + x(1)]

@@ -126,7 +126,7 @@ pub(super) enum Plan {
     /// The inline host call ([`super::Role::Call`]): its handler, which cannot stop the turn.
     HostCall,
     /// That call when it is a varying soft-double primitive, in the copy for a full vector
-    /// state: compiled inline ([`super::fp64::full`]).
+    /// state: compiled inline ([`super::fp64::Stubs`]).
     F64(super::F64Op),
     /// The handler.
     Call,
