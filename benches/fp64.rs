@@ -5,7 +5,8 @@
 //! double operation. Also one math built-in (`exp`) per work-item, for scale, and the same
 //! chain on uniform values (every work-item computes it from the kernel arguments: the
 //! compiler calls the scalar variants of the soft-double routines, once per warp), and the chain
-//! as `v = mad(v, a, b)` (one fused primitive per iteration, counted as two operations).
+//! as `v = mad(v, a, b)` (one fused primitive per iteration, counted as two operations), and
+//! the chain in `half`. 4,096 work-items × 2,000 iterations, the size issue 33 names.
 //! Run with `cargo bench --bench fp64` (needs clang-15 and llvm-spirv-15); asserts nothing.
 
 use std::time::Instant;
@@ -15,9 +16,9 @@ use ventus_icd::device::{
     run as launch, Executable, Launch, LaunchOptions, LaunchStats, LoadOptions, Memory, Placement,
 };
 
-const GROUPS: u32 = 8;
+const GROUPS: u32 = 64;
 const LOCAL: u32 = 64;
-const ITERS: u32 = 200;
+const ITERS: u32 = 2000;
 
 fn source(t: &str, body: &str) -> String {
     source_from(t, "x[i]", body)
@@ -49,12 +50,10 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> LaunchStats {
     let n = (GROUPS * LOCAL) as usize;
     let buf = mem.alloc((n * elem) as u32, Placement::Plain).expect("buffer");
     let init: Vec<u8> = (0..n)
-        .flat_map(|i| {
-            if elem == 8 {
-                (1.0 + i as f64 / 1e4).to_le_bytes().to_vec()
-            } else {
-                (1.0 + i as f32 / 1e4).to_le_bytes().to_vec()
-            }
+        .flat_map(|i| match elem {
+            8 => (1.0 + i as f64 / 1e4).to_le_bytes().to_vec(),
+            2 => half::f16::from_f32(1.0 + i as f32 / 1e4).to_le_bytes().to_vec(),
+            _ => (1.0 + i as f32 / 1e4).to_le_bytes().to_vec(),
         })
         .collect();
     buf.write(buf.base(), &init);
@@ -121,6 +120,21 @@ fn main() {
         dn.elapsed.as_secs_f64() * 1e3,
         dn.instructions as f64 * 32.0 / ops,
         d.elapsed.as_secs_f64() / dn.elapsed.as_secs_f64()
+    );
+    println!(
+        "double (primitives native, the default)/float time ratio: {:.1}",
+        dn.elapsed.as_secs_f64() / f.elapsed.as_secs_f64()
+    );
+    // The same chain in half (cl_khr_fp16): float arithmetic with a rounding step per operation.
+    let mut ab16 = half::f16::from_f32(0.999).to_le_bytes().to_vec();
+    ab16.extend(half::f16::from_f32(0.001).to_le_bytes());
+    let h = run(&format!("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{}", source("half", chain)), 2, ab16, true);
+    println!(
+        "half:   {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per half op; half/float time ratio {:.1}",
+        ops / h.elapsed.as_secs_f64() / 1e6,
+        h.elapsed.as_secs_f64() * 1e3,
+        h.instructions as f64 * 32.0 / ops,
+        h.elapsed.as_secs_f64() / f.elapsed.as_secs_f64()
     );
     // `mad`/`fma` built-ins: one primitive call per iteration (the library's `__vt_d_mad` ran
     // one lane at a time natively before the compiler called the primitive itself).
