@@ -87,6 +87,13 @@ fn run(src: &str, elem: usize, scalar: Vec<u8>, native: bool) -> LaunchStats {
     stats
 }
 
+/// A launch's M operations per second, milliseconds and warp instructions per operation (per
+/// lane), for `ops` operations.
+fn figures(s: &LaunchStats, ops: f64) -> (f64, f64, f64) {
+    let t = s.elapsed.as_secs_f64();
+    (ops / t / 1e6, t * 1e3, s.instructions as f64 * 32.0 / ops)
+}
+
 fn main() {
     // Measure the current compiler, not a cached build.
     std::env::set_var("VENTUS_CACHE", "0");
@@ -114,11 +121,9 @@ fn main() {
     );
     println!("double/float throughput ratio: 1/{:.1}", fr / dr);
     let dn = run(&source("double", chain), 8, ab64.clone(), true);
+    let (rate, ms, per_op) = figures(&dn, ops);
     println!(
-        "double, primitives native: {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per double op ({:.1}x the code)",
-        ops / dn.elapsed.as_secs_f64() / 1e6,
-        dn.elapsed.as_secs_f64() * 1e3,
-        dn.instructions as f64 * 32.0 / ops,
+        "double, primitives native: {rate:>10.3} M ops/s  {ms:>8.1} ms  {per_op:>7.1} warp instructions per double op ({:.1}x the code)",
         d.elapsed.as_secs_f64() / dn.elapsed.as_secs_f64()
     );
     println!(
@@ -129,11 +134,9 @@ fn main() {
     let mut ab16 = half::f16::from_f32(0.999).to_le_bytes().to_vec();
     ab16.extend(half::f16::from_f32(0.001).to_le_bytes());
     let h = run(&format!("#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n{}", source("half", chain)), 2, ab16, true);
+    let (rate, ms, per_op) = figures(&h, ops);
     println!(
-        "half:   {:>10.3} M ops/s  {:>8.1} ms  {:>7.1} warp instructions per half op; half/float time ratio {:.1}",
-        ops / h.elapsed.as_secs_f64() / 1e6,
-        h.elapsed.as_secs_f64() * 1e3,
-        h.instructions as f64 * 32.0 / ops,
+        "half:   {rate:>10.3} M ops/s  {ms:>8.1} ms  {per_op:>7.1} warp instructions per half op; half/float time ratio {:.1}",
         h.elapsed.as_secs_f64() / f.elapsed.as_secs_f64()
     );
     // `mad`/`fma` built-ins: one primitive call per iteration (the library's `__vt_d_mad` ran
