@@ -119,7 +119,7 @@ pub struct Warp {
     pub width_mask: u32,
     /// The SIMT stack ([`Warp::simt_push`], [`Warp::simt_top`], [`Warp::simt_pop`]).
     stack: Vec<SimtEntry>,
-    /// The `r_pc` of the SIMT stack's top, or 1 (no instruction's pc) while it is empty: a
+    /// The `r_pc` of the SIMT stack's top, or [`NO_JOIN`] (no instruction's pc) while it is empty: a
     /// `join` at another pc does nothing, which compiled code tests inline (kept by the three
     /// methods that change the stack).
     pub join_at: u32,

@@ -32,7 +32,16 @@ impl Stubs {
 
     /// The routine of `op`.
     pub(super) fn of(&self, op: F64Op) -> DynamicLabel {
-        self.labels[OPS.iter().position(|o| *o == op).unwrap_or(0)]
+        let k = match op {
+            F64Op::Add => 0,
+            F64Op::Sub => 1,
+            F64Op::Mul => 2,
+            F64Op::Div => 3,
+            F64Op::Sqrt => 4,
+            F64Op::Fma => 5,
+        };
+        debug_assert_eq!(OPS[k], op);
+        self.labels[k]
     }
 
     /// Emits every routine (once, after the functions).
