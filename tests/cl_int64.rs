@@ -806,3 +806,41 @@ fn bitselect_and_select_on_long_scalars_and_vectors() {
         },
     );
 }
+
+/// `size_t` is 64-bit on the device (`CL_DEVICE_ADDRESS_BITS` 64) and keeps 64-bit semantics
+/// where its upper half is observed — wrap-around below 0, carries past 2^32, sign extension —
+/// while index arithmetic that only feeds addresses is narrowed to 32 bits (`pass::narrow64`).
+#[test]
+fn size_t_is_64_bit_where_its_upper_half_shows() {
+    let src = "__kernel void k(__global ulong *out, __global const int *a, uint n, int m) {
+        size_t i = get_global_id(0);
+        size_t before = i - 1;
+        __global ulong *o = out + 8 * i;
+        o[0] = before < n;
+        o[1] = (i + 0xfffffffful) >> 32;
+        o[2] = (size_t)(int)(i - 2);
+        o[3] = sizeof(size_t) * 100 + sizeof(void *) * 10 + sizeof(ptrdiff_t);
+        o[4] = (size_t)a[i] * 3 + i;
+        o[5] = (long)(uint)a[i] < (long)m;
+        o[6] = (i << 31) >> 31;
+        o[7] = a[(i * 0x100000001ul) & 0xffffffff];
+    }";
+    let n = 64usize;
+    let a: Vec<i32> = (0..n as i32).map(|x| x * 7 - 100).collect();
+    let out = run1(src, "k", n, 16, &[zeros(8 * 8 * n), buf(&a), val(40u32), val(-5i32)]);
+    let got: Vec<u64> = read(&out[0]);
+    for i in 0..n as u64 {
+        let ai = a[i as usize] as i64 as u64;
+        let want = [
+            (i.wrapping_sub(1) < 40) as u64,
+            (i + 0xffff_ffff) >> 32,
+            (i.wrapping_sub(2) as i32) as i64 as u64,
+            8 * 100 + 8 * 10 + 8,
+            ai.wrapping_mul(3).wrapping_add(i),
+            (i64::from(a[i as usize] as u32) < -5) as u64,
+            (i << 31) >> 31,
+            a[i as usize] as i64 as u64,
+        ];
+        assert_eq!(&got[8 * i as usize..8 * i as usize + 8], &want, "work-item {i}");
+    }
+}

@@ -1059,11 +1059,14 @@ fn every_ndrange_error_clause() {
         let code = call!(clEnqueueNDRangeKernel(env.q, k, dim, null(), [1; 4].as_ptr(), null(), 0, null(), null_mut()));
         expect_err(code, CL_INVALID_WORK_DIMENSION, "work_dim 0 and 4");
     }
+    // size_t is 64-bit on the device, but its work-item ids are 32-bit.
     if usize::BITS > 32 {
         let huge = u32::MAX as usize + 1;
-        expect_err(err(env.launch(k, None, &[huge], None)), CL_INVALID_GLOBAL_WORK_SIZE, "global > size_t");
+        expect_err(err(env.launch(k, None, &[huge], None)), CL_OUT_OF_RESOURCES, "global > 32 bits");
+        let off = [u32::MAX as usize - 10];
+        expect_err(err(env.launch(k, Some(&off), &[64], None)), CL_OUT_OF_RESOURCES, "offset + global > 32 bits");
     }
-    let off = [u32::MAX as usize - 10];
+    let off = [usize::MAX - 10];
     expect_err(err(env.launch(k, Some(&off), &[64], None)), CL_INVALID_GLOBAL_OFFSET, "offset + global overflow");
     expect_err(err(env.launch(k, None, &[64], Some(&[max + 1]))), CL_INVALID_WORK_ITEM_SIZE, "local > max item size");
     expect_err(

@@ -4,8 +4,9 @@
 //! unmap, migrate, free with and without a callback), kernel arguments and exec info, and the
 //! spec's error clauses.
 //!
-//! Pointers stored for the other side are 32-bit on the device: the host stores a node's
-//! address in a `u32` field where the kernel's structure has a `global Node *`.
+//! The device's pointers are 64-bit in memory (`CL_DEVICE_ADDRESS_BITS` 64), so both sides use
+//! one structure layout: the host stores a node's address in the same `Node *` field the
+//! kernel's `global struct Node *next` is.
 
 #[path = "common/cl.rs"]
 mod cl;
@@ -26,12 +27,12 @@ macro_rules! call {
     }};
 }
 
-/// A list node as both sides lay it out: the kernel's `global struct Node *next` is 4 bytes.
+/// A list node as both sides lay it out (16 bytes: the pointer is 8-byte aligned).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Node {
     value: i32,
-    next: u32,
+    next: *mut Node,
 }
 
 const NODES: &str = "typedef struct Node { int value; global struct Node *next; } Node;
@@ -40,6 +41,13 @@ kernel void walk(global Node *head, global int *out) {
     for (global Node *n = head; n; n = n->next) { sum += n->value * ++count; }
     out[0] = sum;
     out[1] = count;
+}
+kernel void layout(global ulong *out) {
+    global Node *n = 0;
+    out[0] = sizeof(Node);
+    out[1] = (ulong)&n->next;
+    out[2] = sizeof(size_t);
+    out[3] = sizeof(void *);
 }
 kernel void link(global Node *nodes, global const int *order, int n) {
     int i = get_global_id(0);
@@ -124,6 +132,24 @@ fn the_device_offers_buffer_svm() {
     assert_eq!(caps, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
 }
 
+/// A kernel sees the host's layout of a pointer-holding structure, `size_t` and pointers.
+#[test]
+fn kernel_structures_holding_pointers_have_the_host_layout() {
+    let bits: cl_uint = info_value(cl().clGetDeviceInfo, device(), CL_DEVICE_ADDRESS_BITS);
+    assert_eq!(bits as usize, 8 * size_of::<*const c_void>());
+    let env = Env::new();
+    let out = env.alloc::<u64>(4);
+    let k = env.kernel("layout");
+    check(call!(clSetKernelArgSVMPointer(k, 0, out as *const c_void)), "out");
+    env.run(k, 1);
+    // SAFETY: the 4-word allocation, written by the finished kernel.
+    let got = unsafe { std::slice::from_raw_parts(out, 4).to_vec() };
+    let next_at = std::mem::offset_of!(Node, next) as u64;
+    assert_eq!(got, [size_of::<Node>() as u64, next_at, size_of::<usize>() as u64, size_of::<*const c_void>() as u64]);
+    check(call!(clReleaseKernel(k)), "release kernel");
+    call!(clSVMFree(env.ctx, out.cast()));
+}
+
 /// The host links nodes in a shuffled order through their addresses; the kernel follows them.
 #[test]
 fn a_kernel_walks_a_list_the_host_built() {
@@ -133,10 +159,9 @@ fn a_kernel_walks_a_list_the_host_built() {
     let out = env.alloc::<i32>(2);
     let order = shuffled(N);
     for (i, &at) in order.iter().enumerate() {
-        let next = order.get(i + 1).map_or(0, |&j| nodes.wrapping_add(j as usize) as usize);
-        assert!(next < 1 << 32, "SVM addresses are 32-bit");
+        let next = order.get(i + 1).map_or(null_mut(), |&j| nodes.wrapping_add(j as usize));
         // SAFETY: `at` < N: inside the allocation of N nodes (host and device share it).
-        unsafe { nodes.add(at as usize).write(Node { value: at * 3 - 7, next: next as u32 }) };
+        unsafe { nodes.add(at as usize).write(Node { value: at * 3 - 7, next }) };
     }
     let k = env.kernel("walk");
     check(call!(clSetKernelArgSVMPointer(k, 0, nodes.wrapping_add(order[0] as usize) as *const c_void)), "head");
@@ -200,7 +225,7 @@ fn the_host_walks_a_list_a_kernel_built() {
             at.read()
         };
         seen.push(node.value - 100);
-        at = node.next as usize as *mut Node;
+        at = node.next;
     }
     assert_eq!(seen, order);
     check(call!(clReleaseKernel(k)), "release kernel");
@@ -348,8 +373,8 @@ fn an_overrun_faults_and_the_context_survives() {
     // A cycle-free list whose last node points far past the allocation.
     // SAFETY: 4 nodes allocated.
     unsafe {
-        nodes.write(Node { value: 1, next: nodes.add(1) as u32 });
-        nodes.add(1).write(Node { value: 2, next: (nodes as u32).wrapping_add(64 << 20) });
+        nodes.write(Node { value: 1, next: nodes.add(1) });
+        nodes.add(1).write(Node { value: 2, next: nodes.wrapping_byte_add(64 << 20) });
     }
     let out = env.alloc::<i32>(2);
     let k = env.kernel("walk");
@@ -363,7 +388,7 @@ fn an_overrun_faults_and_the_context_survives() {
     assert!(status < 0, "the walk faults: {status}");
     check(call!(clReleaseEvent(e)), "release event");
     // SAFETY: as above.
-    unsafe { nodes.add(1).write(Node { value: 2, next: 0 }) };
+    unsafe { nodes.add(1).write(Node { value: 2, next: null_mut() }) };
     env.run(k, 1);
     // SAFETY: the finished kernel wrote both ints.
     assert_eq!(unsafe { [out.read(), out.add(1).read()] }, [1 + 2 * 2, 2]);

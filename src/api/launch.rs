@@ -45,10 +45,9 @@ fn nd_range(
     }
     // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
     let g = unsafe { ptr::slice(global_work_size, wd, CL_INVALID_GLOBAL_WORK_SIZE) }?;
-    // "CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in global_work_size[0], ...
-    // global_work_size[work_dim - 1] exceed the maximum value representable by size_t on the
-    // device" (32-bit addresses).
-    check(g.iter().all(|&x| x <= u32::MAX as usize), CL_INVALID_GLOBAL_WORK_SIZE)?;
+    // The device's size_t is 64-bit (`CL_DEVICE_ADDRESS_BITS`), so no size exceeds it; but its
+    // work-item ids are 32-bit registers: a larger NDRange is beyond the device's resources.
+    check(g.iter().all(|&x| x <= u32::MAX as usize), CL_OUT_OF_RESOURCES)?;
     let o = if global_work_offset.is_null() {
         &[0usize; 3][..wd]
     } else {
@@ -57,11 +56,9 @@ fn nd_range(
     };
     // "CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the corresponding
     // values in global_work_offset for any dimensions is greater than the maximum value
-    // representable by size t on the device."
-    check(
-        g.iter().zip(o).all(|(&g, &o)| (g as u64).saturating_add(o as u64) <= u32::MAX as u64),
-        CL_INVALID_GLOBAL_OFFSET,
-    )?;
+    // representable by size t on the device." — and ids past 32 bits are beyond the device.
+    check(g.iter().zip(o).all(|(&g, &o)| g.checked_add(o).is_some()), CL_INVALID_GLOBAL_OFFSET)?;
+    check(g.iter().zip(o).all(|(&g, &o)| (g as u64).saturating_add(o as u64) <= u32::MAX as u64), CL_OUT_OF_RESOURCES)?;
     if g.contains(&0) {
         return Ok(None);
     }

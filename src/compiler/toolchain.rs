@@ -506,7 +506,7 @@ impl Toolchain {
     fn clang_command(&self, opts: &FrontOptions, opt_level: &str, headers: Option<&Path>, deps: &Path) -> Command {
         let mut c = Command::new(&self.clang);
         let std = opts.cl_std.clone().unwrap_or_else(|| "CL1.2".into());
-        c.args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir-unknown-unknown", opt_level])
+        c.args(["-x", "cl", &format!("-cl-std={std}"), "-target", "spir64-unknown-unknown", opt_level])
             .args(["-cl-kernel-arg-info", "-fno-builtin-memset"])
             // Vectorising buys nothing (the back end scalarises) and emits `llvm.vector.reduce.*`
             // intrinsics that llvm-spirv 15 rejects.

@@ -123,7 +123,10 @@ pub const MAX_SAMPLERS: u32 = 16;
 /// buffers: any row pitch that is a whole number of pixels).
 pub const IMAGE_PITCH_ALIGNMENT: u32 = 1;
 pub const IMAGE_BASE_ADDRESS_ALIGNMENT: u32 = 1;
-pub const ADDRESS_BITS: u32 = 32;
+/// `CL_DEVICE_ADDRESS_BITS`: kernels are compiled for 64-bit pointers and `size_t` (`spir64`),
+/// as the host's, so that SVM structures holding pointers have one layout on both sides;
+/// addresses themselves are 32-bit (a pointer's upper half is 0, see `compiler::spirv::types`).
+pub const ADDRESS_BITS: u32 = 64;
 
 impl Device {
     pub fn new() -> Device {

@@ -76,6 +76,9 @@ fn pass(f: &mut Func, name: &str) -> Result<(), String> {
             pass::mem2reg::promote(f);
         }
         "legalize64" => pass::legalize64::legalize(f).map_err(|e| e.to_string())?,
+        "narrow64" => {
+            pass::narrow64::run(f);
+        }
         "split_edges" => pass::split_edges::split_critical_edges(f),
         "cse" => {
             pass::cse::run(f);

@@ -8,6 +8,7 @@ pub mod cse;
 pub mod generic;
 pub mod legalize64;
 pub mod mem2reg;
+pub mod narrow64;
 pub mod reassoc;
 pub mod simplify;
 pub mod split_edges;
@@ -41,10 +42,16 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
     Ok(())
 }
 
-/// Rewrites 64-bit integers into 32-bit pairs ([`legalize64`]) and cleans up the result.
+/// Narrows 64-bit arithmetic whose upper half nothing reads ([`narrow64`]), rewrites the rest
+/// into 32-bit pairs ([`legalize64`]) and cleans up the result.
 pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
     if !f.types.contains(&super::ir::Ty::I64) {
         return Ok(());
+    }
+    if narrow64::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after narrow64: {}", e.0)))?;
     }
     legalize64::legalize(f)?;
     simplify::fold(f);

@@ -1224,11 +1224,8 @@ impl<'m> Lowerer<'m> {
         vals: &[Value],
         align: u32,
     ) -> Result<(), CompileError> {
-        let leaves = self.m.types.leaves(ty)?;
-        if leaves.len() != vals.len() {
-            return Err(invalid("store of a value with the wrong shape"));
-        }
-        for ((off, t), v) in leaves.into_iter().zip(vals) {
+        for (off, t, v) in self.stored_words(ty, vals)? {
+            let v = &v;
             let a = self.offset_ptr(b, p, off);
             let piece = leaf_align(align, off);
             if t.bytes() <= piece || t == Ty::I1 {
@@ -1253,15 +1250,29 @@ impl<'m> Lowerer<'m> {
     }
 
     pub fn store_leaves(&mut self, b: BlockId, p: Value, ty: u32, vals: &[Value]) -> Result<(), CompileError> {
+        for (off, _, v) in self.stored_words(ty, vals)? {
+            let a = self.offset_ptr(b, p, off);
+            self.f.push_void(b, Op::Store { ptr: a, value: v });
+        }
+        Ok(())
+    }
+
+    /// What storing `vals` (the leaves of a value of type `ty`) writes: (byte offset, type,
+    /// value) per leaf, plus, in a `Physical64` module, a zero word after each pointer (its
+    /// upper half, see [`super::types::Types`]).
+    fn stored_words(&mut self, ty: u32, vals: &[Value]) -> Result<Vec<(u32, Ty, Value)>, CompileError> {
         let leaves = self.m.types.leaves(ty)?;
         if leaves.len() != vals.len() {
             return Err(invalid("store of a value with the wrong shape"));
         }
-        for ((off, _), v) in leaves.into_iter().zip(vals) {
-            let a = self.offset_ptr(b, p, off);
-            self.f.push_void(b, Op::Store { ptr: a, value: *v });
+        let mut out = Vec::with_capacity(leaves.len());
+        for ((off, t), v) in leaves.into_iter().zip(vals) {
+            out.push((off, t, *v));
+            if self.m.types.wide_pointers && matches!(t, Ty::Ptr(_)) {
+                out.push((off + 4, Ty::I32, self.const_val(Ty::I32, 0)));
+            }
         }
-        Ok(())
+        Ok(out)
     }
 
     fn access_chain(&mut self, fr: &mut Frame, b: BlockId, i: &Instruction) -> Result<(), CompileError> {
@@ -1404,7 +1415,12 @@ impl<'m> Lowerer<'m> {
         for d in 0..leaves.len() as u32 {
             let v = self.work_item(w, d);
             let t = leaves[d as usize].1;
-            out.push(if t == Ty::I32 { v } else { return Err(self.err("64-bit work-item values (spir64)")) });
+            out.push(match t {
+                Ty::I32 => v,
+                // `size_t` of a `Physical64` module: the 32-bit value zero-extended.
+                Ty::I64 => self.f.push(self.prelude, Ty::I64, Op::Conv(ConvOp::ZExt, v)),
+                _ => return Err(invalid("a work-item built-in variable that is not an integer")),
+            });
         }
         Ok(out)
     }

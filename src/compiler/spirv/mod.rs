@@ -1,4 +1,4 @@
-//! SPIR-V front end: reads an OpenCL (Kernel-capability, Physical32) module with `rspirv` and
+//! SPIR-V front end: reads an OpenCL (Kernel-capability, Physical32 or Physical64) module with `rspirv` and
 //! lowers each entry point into one [`ir::Func`](super::ir::Func), inlining every call.
 //!
 //! Contract: never panics on malformed input — every lookup is fallible and reports
@@ -327,9 +327,12 @@ impl Module {
         }
         match spv.memory_model.as_ref().and_then(|mm| mm.operands.first()) {
             Some(Operand::AddressingModel(spirv::AddressingModel::Physical32)) => {}
+            // 64-bit pointers in memory (the device's `CL_DEVICE_ADDRESS_BITS`): addresses stay
+            // 32-bit values, stored as 8 bytes with a zero upper half (see `types::Types`).
+            Some(Operand::AddressingModel(spirv::AddressingModel::Physical64)) => m.types.wide_pointers = true,
             Some(Operand::AddressingModel(a)) => {
                 return Err(CompileError::unsupported(&format!(
-                    "addressing model {a:?} (Ventus is 32-bit: Physical32)"
+                    "addressing model {a:?} (Ventus takes Physical32 or Physical64)"
                 )))
             }
             _ => return Err(invalid("missing OpMemoryModel")),
@@ -691,9 +694,12 @@ impl Module {
         if let Some((var, addend)) = self.const_address(id)? {
             let g = &self.globals[&var];
             return match (g.space, relocs) {
-                (Space::Global | Space::Constant, Some(r)) if g.builtin.is_none() && size == 4 => {
+                // The address word (and, for an 8-byte pointer, its zero upper half).
+                (Space::Global | Space::Constant, Some(r))
+                    if g.builtin.is_none() && size as u32 == self.types.pointer_bytes() =>
+                {
                     r.push((start as u32, var, addend as i32));
-                    out.resize(start + 4, 0);
+                    out.resize(start + size, 0);
                     Ok(())
                 }
                 (Space::Global | Space::Constant, Some(_)) => {

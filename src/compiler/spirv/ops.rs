@@ -374,14 +374,7 @@ impl Lowerer<'_> {
                 // Pointers are 32-bit: zero-extend to / truncate from 64-bit integers.
                 let tys = self.leaf_types(ty)?;
                 let x = arg(0)?.clone();
-                Ok(tys
-                    .iter()
-                    .zip(&x)
-                    .map(|(t, v)| {
-                        let c = if t.bits() > self.f.ty(*v).bits() { ConvOp::ZExt } else { ConvOp::Bitcast };
-                        self.f.push(b, *t, Op::Conv(c, *v))
-                    })
-                    .collect())
+                Ok(tys.iter().zip(&x).map(|(t, v)| self.pointer_int(b, *t, *v)).collect())
             }
             S::Bitcast => self.bitcast(b, ty, arg(0)?.clone()),
             // The generic address space (see `pass::generic`): a cast keeps the address.
@@ -575,10 +568,14 @@ impl Lowerer<'_> {
     /// value of a dimension past its end: 1 for sizes and group counts, 0 for ids and offsets
     /// (OpenCL C §6.15.1).
     fn work_item_default(&mut self, v: Value, t: Ty) -> Option<Value> {
-        let w = self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(v)).and_then(|i| match i.op {
-            Op::WorkItem(w, 0) => Some(w),
-            _ => None,
-        })?;
+        let def =
+            |v: Value| self.f.block(self.prelude).insts.iter().find(|i| i.result == Some(v)).map(|i| i.op.clone());
+        // A `Physical64` module's `size_t` built-ins are the 32-bit values zero-extended.
+        let op = match def(v)? {
+            Op::Conv(ConvOp::ZExt, x) => def(x)?,
+            op => op,
+        };
+        let Op::WorkItem(w, 0) = op else { return None };
         let one =
             matches!(w, WorkItem::GlobalSize | WorkItem::LocalSize | WorkItem::EnqueuedLocalSize | WorkItem::NumGroups);
         Some(self.const_val(t, one as u64))
@@ -601,9 +598,42 @@ impl Lowerer<'_> {
         r
     }
 
+    /// A pointer as an integer of type `t` or an integer as a pointer `t` (pointers are 32-bit
+    /// values: zero-extended to a wider integer, truncated from one).
+    fn pointer_int(&mut self, b: BlockId, t: Ty, v: Value) -> Value {
+        let from = self.f.ty(v);
+        if t == from {
+            return v;
+        }
+        if t.bits() > from.bits() {
+            return self.f.push(b, t, Op::Conv(ConvOp::ZExt, v));
+        }
+        if t.bits() == from.bits() {
+            return self.f.push(b, t, Op::Conv(ConvOp::Bitcast, v));
+        }
+        // Narrower: through a 32-bit integer.
+        let w = match from {
+            Ty::Ptr(_) => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, v)),
+            Ty::I32 => v,
+            _ => self.f.push(b, Ty::I32, Op::Conv(ConvOp::Trunc, v)),
+        };
+        match t {
+            Ty::Ptr(_) => self.f.push(b, t, Op::Conv(ConvOp::Bitcast, w)),
+            Ty::I32 => w,
+            _ => self.f.push(b, t, Op::Conv(ConvOp::Trunc, w)),
+        }
+    }
+
     /// Same-size reinterpretation, including vectors of different element counts.
     fn bitcast(&mut self, b: BlockId, ty: u32, x: Vec<Value>) -> Result<Vec<Value>, CompileError> {
         let tys = self.leaf_types(ty)?;
+        // A pointer ↔ 64-bit integer bit-cast (`Physical64`): the 32-bit address zero-extended
+        // or truncated.
+        if let ([t], [v]) = (&tys[..], &x[..]) {
+            if matches!(t, Ty::Ptr(_)) != matches!(self.f.ty(*v), Ty::Ptr(_)) && t.bits() != self.f.ty(*v).bits() {
+                return Ok(vec![self.pointer_int(b, *t, *v)]);
+            }
+        }
         if tys.len() == x.len() && tys.iter().zip(&x).all(|(t, v)| t.bits() == self.f.ty(*v).bits()) {
             return Ok(tys
                 .iter()

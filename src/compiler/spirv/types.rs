@@ -59,9 +59,16 @@ pub enum SType {
 pub const MAX_TYPE_BYTES: u32 = 1 << 28;
 
 /// The module's type table.
+///
+/// Pointers: an address is a 32-bit value (`Ty::Ptr`) in registers whatever the addressing
+/// model. In a `Physical64` module ([`Types::wide_pointers`]) a pointer occupies 8 bytes in
+/// memory (size and alignment 8, as the host's): its low word is the address, its high word is
+/// written as 0 and ignored when read — device addresses, SVM ones included, lie below 4 GiB.
 #[derive(Default)]
 pub struct Types {
     pub map: HashMap<u32, SType>,
+    /// The module is `Physical64`: pointers are 8 bytes in memory.
+    pub wide_pointers: bool,
 }
 
 impl Types {
@@ -177,7 +184,7 @@ impl Types {
         Ok(match self.get(id)?.clone() {
             SType::Bool => 1,
             SType::Int { width, .. } | SType::Float { width } => width / 8,
-            SType::Pointer { .. } => 4,
+            SType::Pointer { .. } => self.pointer_bytes(),
             SType::Vector { elem, count } => self.size(elem)? * if count == 3 { 4 } else { count },
             SType::Array { elem, len } => self
                 .stride(elem)?
@@ -200,6 +207,15 @@ impl Types {
             SType::SampledImage { .. } => 8,
             SType::RuntimeArray { .. } | SType::Void | SType::Function | SType::Opaque(_) => 0,
         })
+    }
+
+    /// Bytes a pointer occupies in memory (4, or 8 in a `Physical64` module).
+    pub fn pointer_bytes(&self) -> u32 {
+        if self.wide_pointers {
+            8
+        } else {
+            4
+        }
     }
 
     /// Array stride of an element type.
