@@ -511,6 +511,12 @@ impl Toolchain {
             // Vectorising buys nothing (the back end scalarises) and emits `llvm.vector.reduce.*`
             // intrinsics that llvm-spirv 15 rejects.
             .args(["-fno-vectorize", "-fno-slp-vectorize"])
+            // `spir64` index arithmetic (a zero/sign extension per index, which the back end
+            // narrows away: `pass::narrow64`) makes LLVM's target-less cost model price a loop
+            // body higher than the same loop for `spir`; this threshold (LLVM's default is 150)
+            // restores the full unrolling of small fixed-count loops a 32-bit build gets, e.g.
+            // a 16-step tile loop.
+            .args(["-mllvm", "-unroll-threshold=200"])
             // C99 `inline` emits no body for a function that is not inlined (always the case at
             // -O0); GNU semantics emit it, as other OpenCL compilers effectively do.
             .arg("-fgnu89-inline")

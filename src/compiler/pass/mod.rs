@@ -1,5 +1,6 @@
 //! IR passes, one concept per file. The pipeline (see [`run`]): simplify the CFG, lower work-item
-//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), reassociate address
+//! functions, fold and clean up, promote private slots to SSA ([`mem2reg`]), narrow 64-bit index
+//! arithmetic to 32 bits ([`narrow64`]), reassociate address
 //! arithmetic ([`reassoc`]), merge common subexpressions ([`cse`]), then the SIMT analyses the back end needs (uniformity,
 //! reconvergence points).
 
@@ -28,6 +29,12 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
         super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after mem2reg: {}", e.0)))?;
         simplify::fold(f);
         simplify::dce(f);
+    }
+    // `spir64` index arithmetic back to 32 bits before the address passes look at it.
+    if narrow64::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after narrow64: {}", e.0)))?;
     }
     simplify::merge_blocks(f);
     if reassoc::run(f) {
