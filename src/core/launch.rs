@@ -61,6 +61,24 @@ fn divisors_up_to(n: u32, limit: u32) -> impl Iterator<Item = u32> {
 /// A work-group size for `global` (see the module documentation). `max_group` ≥ 1; a
 /// `grouping_free` kernel may get a size that does not divide `global`.
 pub fn choose_local(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, grouping_free: bool) -> [u32; 3] {
+    type Key = (u32, [u32; 3], u32, u32, bool);
+    thread_local! {
+        /// The last choice (launches repeat their shape; the search divides up to `max_group`
+        /// times per dimension).
+        static LAST: std::cell::Cell<Option<(Key, [u32; 3])>> = const { std::cell::Cell::new(None) };
+    }
+    let key = (work_dim, global, max_group, warp, grouping_free);
+    if let Some((k, l)) = LAST.get() {
+        if k == key {
+            return l;
+        }
+    }
+    let l = choose_local_uncached(work_dim, global, max_group, warp, grouping_free);
+    LAST.set(Some((key, l)));
+    l
+}
+
+fn choose_local_uncached(work_dim: u32, global: [u32; 3], max_group: u32, warp: u32, grouping_free: bool) -> [u32; 3] {
     let warp = warp.max(1);
     let [uniform, partial] = candidates(work_dim, global, max_group, warp);
     if !grouping_free {

@@ -582,6 +582,11 @@ impl<'a> MemView<'a> {
     /// program window (also global space) never gets here.
     #[inline(always)]
     fn remember_unit_block(&self, r: &Region, space: Space, write: bool) {
+        // Already the remembered block (the common case: a partial warp's accesses keep to one
+        // buffer): nothing to check again.
+        if self.unit_stride_blocks[usize::from(write)].get().words == r.words().as_ptr() {
+            return;
+        }
         let store_ok = !write || (!r.read_only && r.written.is_none());
         if space == Space::Global && store_ok && r.size >= 128 && !self.under_private(r) {
             let block = RecentBlock { base: r.base, n: r.size - 127, words: r.words().as_ptr() };

@@ -122,18 +122,21 @@ pub fn is_word_register(p: u8) -> bool {
 /// its argument words) reads its argument words and may write every word register (its result
 /// words and, through the routines it calls, theirs); a subroutine's return (`jalr zero, ra`)
 /// reads its level's words (its results).
-pub fn implicit_words(i: &MInst, level: u8) -> (Vec<Reg>, Vec<Reg>) {
+pub fn implicit_words(i: &MInst, level: u8) -> (Vec<Reg>, &'static [Reg]) {
+    /// Every word register (what a call may write), listed once.
+    static ALL_WORDS: std::sync::LazyLock<Vec<Reg>> =
+        std::sync::LazyLock::new(|| (0..=255).filter(|&p| is_word_register(p)).map(Reg::PV).collect());
     match &i.op {
         MOp::Call(name) => {
             let base = level_of(name).map_or(0, args);
             let uses = (0..i.imm.clamp(0, MAX_WORDS as i64) as u8).map(|k| Reg::PV(base + k)).collect();
-            (uses, (0..=255).filter(|&p| is_word_register(p)).map(Reg::PV).collect())
+            (uses, &ALL_WORDS[..])
         }
         MOp::I(crate::isa::Op::Jalr) if level > 0 && i.rd == Some(ZERO) && i.rs1 == Some(RA) => {
             let base = args(level);
-            ((0..max_words(level) as u8).map(|k| Reg::PV(base + k)).collect(), vec![])
+            ((0..max_words(level) as u8).map(|k| Reg::PV(base + k)).collect(), &[])
         }
-        _ => (vec![], vec![]),
+        _ => (vec![], &[]),
     }
 }
 

@@ -131,7 +131,7 @@ impl VIndex {
         if self.words_after.is_some() {
             let (u, d) = super::call::implicit_words(i, self.level);
             uses.extend(u);
-            defs.extend(d);
+            defs.extend_from_slice(d);
         }
         uses.retain(|r| self.of(*r).is_some());
         defs.retain(|r| self.of(*r).is_some());
