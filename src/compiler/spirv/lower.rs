@@ -1225,18 +1225,17 @@ impl<'m> Lowerer<'m> {
         align: u32,
     ) -> Result<(), CompileError> {
         for (off, t, v) in self.stored_words(ty, vals)? {
-            let v = &v;
             let a = self.offset_ptr(b, p, off);
             let piece = leaf_align(align, off);
             if t.bytes() <= piece || t == Ty::I1 {
-                self.f.push_void(b, Op::Store { ptr: a, value: *v });
+                self.f.push_void(b, Op::Store { ptr: a, value: v });
                 continue;
             }
             let (pt, wt) = (piece_ty(piece), if t.bytes() == 8 { Ty::I64 } else { Ty::I32 });
             let w = match t {
-                Ty::I16 | Ty::I8 => self.f.push(b, wt, Op::Conv(ConvOp::ZExt, *v)),
-                Ty::I32 | Ty::I64 => *v,
-                _ => self.f.push(b, wt, Op::Conv(ConvOp::Bitcast, *v)),
+                Ty::I16 | Ty::I8 => self.f.push(b, wt, Op::Conv(ConvOp::ZExt, v)),
+                Ty::I32 | Ty::I64 => v,
+                _ => self.f.push(b, wt, Op::Conv(ConvOp::Bitcast, v)),
             };
             for k in 0..t.bytes() / piece {
                 let sh = self.const_val(wt, u64::from(8 * k * piece));
