@@ -874,6 +874,8 @@ fn queries_literal_samplers_and_helpers() {
             o[10] = get_image_width(e); o[11] = get_image_height(e); o[12] = get_image_depth(e);
             int4 de = get_image_dim(e); o[13] = de.x * 10000 + de.y * 100 + de.z; o[14] = de.w;
             o[15] = order_and_type(c);
+            // size_t results in 64-bit arithmetic (the upper half shows).
+            *(global ulong *)(o + 16) = get_image_array_size(d) * 0x100000001ul + get_image_array_size(b);
         }";
     env.run(
         src,
@@ -882,9 +884,10 @@ fn queries_literal_samplers_and_helpers() {
         &[1],
         &[mem_arg(&i1), mem_arg(&i1a), mem_arg(&i2), mem_arg(&i2a), mem_arg(&i3), mem_arg(&out)],
     );
-    let got = u32s(&env.read_buffer(out, 64));
+    let got = u32s(&env.read_buffer(out, 72));
     let want = [13, 11, 5, 9, 7, 907, 6, 4, 3, 604, 5, 3, 2, 50302, 0, (CL_RG << 16 | CL_UNORM_INT16)];
     assert_eq!(&got[..16], &want);
+    assert_eq!(&got[16..18], &[3 + 5, 3], "3 * 0x100000001 + 5");
     // A literal sampler gives what the same sampler object gives.
     let data: Vec<u8> = (0..9 * 7 * 4).map(|x| (x * 37 % 256) as u8).collect();
     let img = env.image(

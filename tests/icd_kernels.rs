@@ -1065,6 +1065,8 @@ fn every_ndrange_error_clause() {
         expect_err(err(env.launch(k, None, &[huge], None)), CL_OUT_OF_RESOURCES, "global > 32 bits");
         let off = [u32::MAX as usize - 10];
         expect_err(err(env.launch(k, Some(&off), &[64], None)), CL_OUT_OF_RESOURCES, "offset + global > 32 bits");
+        // An empty NDRange completes whatever its other sizes (no error clause applies).
+        assert_eq!(err(env.launch(k, None, &[0, huge], None)), CL_COMPLETE, "empty range with a huge dimension");
     }
     let off = [usize::MAX - 10];
     expect_err(err(env.launch(k, Some(&off), &[64], None)), CL_INVALID_GLOBAL_OFFSET, "offset + global overflow");

@@ -10,7 +10,9 @@
 //! * Work-groups may be non-uniform unless the program was built with
 //!   `-cl-uniform-work-group-size` (binaries and IL need no `-cl-std`, §5.10).
 //! * `CL_OUT_OF_RESOURCES` at enqueue: `__local` bytes above `CL_DEVICE_LOCAL_MEM_SIZE`, an
-//!   argument buffer the device cannot hold, or more than 2^32 - 1 work-groups.
+//!   argument buffer the device cannot hold, more than 2^32 - 1 work-groups, or a global size
+//!   plus offset above 2^32 - 1 in a dimension (the device's `size_t` is 64-bit, its work-item
+//!   ids 32-bit; checked after the spec's `CL_INVALID_GLOBAL_OFFSET` and the empty-range rule).
 
 use super::{check, ptr, status, transfer};
 use crate::cl::object::{Obj, Ref};
@@ -45,9 +47,6 @@ fn nd_range(
     }
     // SAFETY: pointers from the application, under the OpenCL contract (`api::ptr`).
     let g = unsafe { ptr::slice(global_work_size, wd, CL_INVALID_GLOBAL_WORK_SIZE) }?;
-    // The device's size_t is 64-bit (`CL_DEVICE_ADDRESS_BITS`), so no size exceeds it; but its
-    // work-item ids are 32-bit registers: a larger NDRange is beyond the device's resources.
-    check(g.iter().all(|&x| x <= u32::MAX as usize), CL_OUT_OF_RESOURCES)?;
     let o = if global_work_offset.is_null() {
         &[0usize; 3][..wd]
     } else {
@@ -56,12 +55,14 @@ fn nd_range(
     };
     // "CL_INVALID_GLOBAL_OFFSET if the value specified in global_work_size + the corresponding
     // values in global_work_offset for any dimensions is greater than the maximum value
-    // representable by size t on the device." — and ids past 32 bits are beyond the device.
+    // representable by size t on the device." (The device's size_t is 64-bit.)
     check(g.iter().zip(o).all(|(&g, &o)| g.checked_add(o).is_some()), CL_INVALID_GLOBAL_OFFSET)?;
-    check(g.iter().zip(o).all(|(&g, &o)| (g as u64).saturating_add(o as u64) <= u32::MAX as u64), CL_OUT_OF_RESOURCES)?;
     if g.contains(&0) {
         return Ok(None);
     }
+    // No size_t value exceeds the device's, but its work-item ids are 32-bit registers: a larger
+    // NDRange is beyond the device's resources.
+    check(g.iter().zip(o).all(|(&g, &o)| (g as u64).saturating_add(o as u64) <= u32::MAX as u64), CL_OUT_OF_RESOURCES)?;
     let max_group = device.max_work_group_size();
     let reqd = k.info().and_then(|i| i.reqd_work_group_size);
     let global: [u32; 3] = std::array::from_fn(|d| if d < wd { g[d] as u32 } else { 1 });

@@ -17,6 +17,9 @@
 //! free). A comparison of two `i64` values that are both zero-extended (or both sign-extended)
 //! from 32 bits or constants in that range compares their low halves instead (signed
 //! comparisons of two zero-extended values become unsigned).
+//!
+//! A narrowed load reads 4 bytes instead of 8: the memory checker then sees (and faults on) only
+//! the bytes the kernel's result depends on.
 
 use super::super::ir::*;
 
@@ -69,6 +72,10 @@ pub fn run(f: &mut Func) -> bool {
     };
     // The comparison of `a` and `b` on their low halves, if exact.
     let narrow_cmp = |op: CmpOp, a: Value, b: Value| -> Option<CmpOp> {
+        use CmpOp::*;
+        if !matches!(op, Eq | Ne | LtS | LeS | GtS | GeS | LtU | LeU | GtU | GeU) {
+            return None;
+        }
         let (ea, eb) = (ext(a)?, ext(b)?);
         let zero = |e| matches!(e, Ext::Zero | Ext::Both);
         let sign = |e| matches!(e, Ext::Sign | Ext::Both);

@@ -167,15 +167,16 @@ impl Lowerer<'_> {
                 let img_id = id_operand(i, 0)?;
                 let (dim, arrayed) = self.image_of(img_id)?;
                 let img = self.get1(fr, img_id)?;
-                let n = self.m.types.leaf_count(ty)?;
                 let words = size_words(dim, arrayed);
                 let mut out = Vec::new();
-                for k in 0..n {
+                // Each component as the result type has it (`size_t` ones — `get_image_array_size`
+                // of a `Physical64` module — zero-extended).
+                for (k, (_, t)) in self.m.types.leaves(ty)?.into_iter().enumerate() {
                     let v = match words.get(k) {
                         Some(w) => self.descriptor_word(*cur, img, *w),
                         None => self.const_val(Ty::I32, 0),
                     };
-                    out.push(v);
+                    out.push(self.resize(*cur, v, t, false));
                 }
                 fr.vals.insert(r, out);
             }

@@ -63,7 +63,9 @@ pub const MAX_TYPE_BYTES: u32 = 1 << 28;
 /// Pointers: an address is a 32-bit value (`Ty::Ptr`) in registers whatever the addressing
 /// model. In a `Physical64` module ([`Types::wide_pointers`]) a pointer occupies 8 bytes in
 /// memory (size and alignment 8, as the host's): its low word is the address, its high word is
-/// written as 0 and ignored when read — device addresses, SVM ones included, lie below 4 GiB.
+/// written as 0 by a pointer store and ignored when read — device addresses, SVM ones
+/// included, lie below 4 GiB (a byte copy, `OpCopyMemorySized`, moves both words as they are).
+/// An image (a descriptor address) is stored like a pointer.
 #[derive(Default)]
 pub struct Types {
     pub map: HashMap<u32, SType>,
@@ -130,7 +132,7 @@ impl Types {
             }
             SType::SampledImage { .. } => {
                 out.push((base, Ty::Ptr(Space::Global)));
-                out.push((base + 4, Ty::I32));
+                out.push((base + self.pointer_bytes(), Ty::I32));
             }
             _ => out.push((base, self.scalar(id)?)),
         }
@@ -203,8 +205,10 @@ impl Types {
                     end.next_multiple_of(self.align(id)?)
                 }
             }
-            SType::Opaque("event_t") | SType::Image { .. } | SType::Sampler => 4,
-            SType::SampledImage { .. } => 8,
+            SType::Opaque("event_t") | SType::Sampler => 4,
+            // A descriptor address: stored like a pointer (see above).
+            SType::Image { .. } => self.pointer_bytes(),
+            SType::SampledImage { .. } => 2 * self.pointer_bytes(),
             SType::RuntimeArray { .. } | SType::Void | SType::Function | SType::Opaque(_) => 0,
         })
     }
