@@ -31,11 +31,7 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
         simplify::dce(f);
     }
     // `spir64` index arithmetic back to 32 bits before the address passes look at it.
-    if narrow64::run(f) {
-        simplify::fold(f);
-        simplify::dce(f);
-        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after narrow64: {}", e.0)))?;
-    }
+    narrow(f)?;
     simplify::merge_blocks(f);
     if reassoc::run(f) {
         simplify::fold(f);
@@ -55,11 +51,7 @@ pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
     if !f.types.contains(&super::ir::Ty::I64) {
         return Ok(());
     }
-    if narrow64::run(f) {
-        simplify::fold(f);
-        simplify::dce(f);
-        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after narrow64: {}", e.0)))?;
-    }
+    narrow(f)?;
     legalize64::legalize(f)?;
     simplify::fold(f);
     simplify::dce(f);
@@ -75,6 +67,16 @@ pub fn legalize(f: &mut Func) -> Result<(), CompileError> {
         simplify::dce(f);
     }
     super::ir::verify::verify(f).map_err(|e| CompileError::Internal(e.0))?;
+    Ok(())
+}
+
+/// [`narrow64`] and its clean-up.
+fn narrow(f: &mut Func) -> Result<(), CompileError> {
+    if narrow64::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after narrow64: {}", e.0)))?;
+    }
     Ok(())
 }
 
