@@ -79,6 +79,12 @@ fn pass(f: &mut Func, name: &str) -> Result<(), String> {
         "narrow64" => {
             pass::narrow64::run(f);
         }
+        "half" => {
+            pass::half::run(f);
+        }
+        "half_rewrite" => {
+            pass::half::rewrite(f);
+        }
         "split_edges" => pass::split_edges::split_critical_edges(f),
         "cse" => {
             pass::cse::run(f);

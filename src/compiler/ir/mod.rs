@@ -173,6 +173,17 @@ pub enum ConvOp {
     UToF,
     /// Reinterpret bits (same width), including pointer ↔ integer.
     Bitcast,
+    /// The float value of the half whose IEEE bits are the low 16 bits of an `i16`/`i32`
+    /// (exact; NaNs keep sign and payload). Front-end only: [`crate::compiler::pass::half`]
+    /// expands it before 64-bit legalization.
+    HalfToFloat,
+    /// A float rounded to the nearest half (ties to even), as the half's bits in an `i16`; NaN
+    /// keeps its sign and top payload bits and becomes quiet. Front-end only, like
+    /// `HalfToFloat`.
+    FloatToHalf,
+    /// `HalfToFloat(FloatToHalf(x))` as one operation on floats (`f32` → `f32`): `x` rounded to
+    /// half precision and range. Made and expanded by [`crate::compiler::pass::half`].
+    RoundHalf,
 }
 
 /// Work-item functions; `dim` is 0..2 (out-of-range dims are folded by the front end).

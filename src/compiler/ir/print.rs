@@ -95,6 +95,9 @@ pub mod names {
         ConvOp::SToF,
         ConvOp::UToF,
         ConvOp::Bitcast,
+        ConvOp::HalfToFloat,
+        ConvOp::FloatToHalf,
+        ConvOp::RoundHalf,
     ];
     pub const WORKITEMS: &[WorkItem] = &[
         WorkItem::GlobalId,

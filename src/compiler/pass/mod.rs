@@ -7,6 +7,7 @@
 pub mod cfg;
 pub mod cse;
 pub mod generic;
+pub mod half;
 pub mod legalize64;
 pub mod mem2reg;
 pub mod narrow64;
@@ -29,6 +30,12 @@ pub fn run(f: &mut Func) -> Result<(), CompileError> {
         super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after mem2reg: {}", e.0)))?;
         simplify::fold(f);
         simplify::dce(f);
+    }
+    // Half arithmetic kept in floats, its conversions expanded (nothing later sees them).
+    if half::run(f) {
+        simplify::fold(f);
+        simplify::dce(f);
+        super::ir::verify::verify(f).map_err(|e| CompileError::Internal(format!("after half: {}", e.0)))?;
     }
     // `spir64` index arithmetic back to 32 bits before the address passes look at it.
     narrow(f)?;

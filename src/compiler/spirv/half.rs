@@ -1,10 +1,11 @@
 //! `half` storage: `vload_half[n]`, `vloada_half[n]`, `vstore_half[n][_rte|_rtz|_rtp|_rtn]`,
 //! `vstorea_half[n]…` (OpenCL C §6.15.8). The device has no half arithmetic; values are converted
 //! with branch-free integer sequences:
-//! * half → float is exact (one float multiply by 2^112 rebiases normals and subnormals alike;
-//!   inf/NaN keep their payload);
-//! * float → half rounds as requested (default: to nearest even); NaN stays a quiet NaN with
-//!   its sign and top payload bits, overflow follows the rounding mode (∞ or the largest finite).
+//! * half → float is exact (inf/NaN keep their payload) and float → half to nearest even (the
+//!   default) are the IR's [`ConvOp::HalfToFloat`]/[`ConvOp::FloatToHalf`], expanded by
+//!   `pass::half` (which keeps chains of half arithmetic in floats);
+//! * float → half in the directed modes rounds as requested; NaN stays a quiet NaN with its sign
+//!   and top payload bits, overflow follows the rounding mode (∞ or the largest finite).
 
 use super::super::ir::*;
 use super::super::CompileError;
@@ -45,38 +46,19 @@ impl Lowerer<'_> {
         self.f.push(b, Ty::I32, Op::Select(c, x, y))
     }
 
-    /// The float value of the half whose bits are the low 16 bits of `h` (an i32 or i16).
-    /// Exponent and mantissa shifted into a float's fields read as a float 2^112 times too small
-    /// for every finite half, subnormals included (their bits are a float subnormal): one exact
-    /// multiply by 2^112 rebiases them. An infinity or NaN (exponent 31) then has float exponent
-    /// 143; adding 112 to the exponent field makes it 255 with the payload kept.
+    /// The float value of the half whose bits are the low 16 bits of `h` (an i32 or i16):
+    /// [`ConvOp::HalfToFloat`], exact (`pass::half` expands it).
     pub(super) fn half_to_float(&mut self, b: BlockId, h: Value) -> Value {
-        let h = match self.f.ty(h) {
-            Ty::I32 => h,
-            _ => self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, h)),
-        };
-        let (c13, c15, c31) = (self.k(13), self.k(15), self.k(31));
-        let m7fff = self.k(0x7fff);
-        let em = self.bin32(b, BinOp::And, h, m7fff);
-        let shifted = self.bin32(b, BinOp::Shl, em, c13);
-        let shifted = self.f.push(b, Ty::F32, Op::Conv(ConvOp::Bitcast, shifted));
-        let scale = self.const_val(Ty::F32, (2f32).powi(112).to_bits() as u64);
-        let mag = self.f.push(b, Ty::F32, Op::Bin(BinOp::FMul, shifted, scale));
-        let mag = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, mag));
-        let max_finite = self.k(0x7bff);
-        let special = self.cmp32(b, CmpOp::GtU, em, max_finite);
-        let special = self.f.push(b, Ty::I32, Op::Conv(ConvOp::ZExt, special));
-        let rebias = self.k(112 << 23);
-        let adjust = self.bin32(b, BinOp::Mul, special, rebias);
-        let mag = self.bin32(b, BinOp::Add, mag, adjust);
-        let sign = self.bin32(b, BinOp::ShrL, h, c15);
-        let sign = self.bin32(b, BinOp::Shl, sign, c31);
-        let bits = self.bin32(b, BinOp::Or, mag, sign);
-        self.f.push(b, Ty::F32, Op::Conv(ConvOp::Bitcast, bits))
+        self.f.push(b, Ty::F32, Op::Conv(ConvOp::HalfToFloat, h))
     }
 
     /// The half bits (in an i16) of `f` rounded with `mode`.
+    /// To nearest even that is [`ConvOp::FloatToHalf`] (`pass::half` expands it, and keeps a
+    /// chain of half operations in floats); the directed modes are integer sequences here.
     pub(super) fn float_to_half(&mut self, b: BlockId, f: Value, mode: HalfRound) -> Value {
+        if mode == HalfRound::Rte {
+            return self.f.push(b, Ty::I16, Op::Conv(ConvOp::FloatToHalf, f));
+        }
         let x = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, f));
         let (c13, c16) = (self.k(13), self.k(16));
         let sgn_mask = self.k(0x8000);
@@ -124,35 +106,11 @@ impl Lowerer<'_> {
                 let t1 = self.bin32(b, BinOp::Add, t, one);
                 self.sel32(b, bump, t1, t)
             }
-            HalfRound::Rte => {
-                // Normal: add 0xfff plus the lowest kept bit, then truncate (round half to even).
-                let odd = self.bin32(b, BinOp::ShrL, a, c13);
-                let one = self.k(1);
-                let odd = self.bin32(b, BinOp::And, odd, one);
-                let fff = self.k(0xfff);
-                let r = self.bin32(b, BinOp::Add, an, fff);
-                let r = self.bin32(b, BinOp::Add, r, odd);
-                let rn = self.bin32(b, BinOp::ShrL, r, c13);
-                // Subnormal: the float addition of 0.5 rounds the mantissa to nearest even.
-                let magic = self.const_val(Ty::F32, 0.5f32.to_bits() as u64);
-                let sum = self.f.push(b, Ty::F32, Op::Bin(BinOp::FAdd, fa, magic));
-                let sum = self.f.push(b, Ty::I32, Op::Conv(ConvOp::Bitcast, sum));
-                let magic_i = self.k(0x3f00_0000);
-                let rs = self.bin32(b, BinOp::Sub, sum, magic_i);
-                let r = self.sel32(b, is_sub, rs, rn);
-                let ovf = self.k(0x477f_f000); // ≥ 65520 rounds to infinity
-                let to_inf = self.cmp32(b, CmpOp::GeU, a, ovf);
-                let hinf = self.k(0x7c00);
-                self.sel32(b, to_inf, hinf, r)
-            }
+            HalfRound::Rte => t, // returned above
         };
-        // Round to nearest already sends ∞ (≥ 65520) to ∞; the directed modes clamped it.
-        let mag = if mode == HalfRound::Rte {
-            mag
-        } else {
-            let hinf = self.k(0x7c00);
-            self.sel32(b, is_inf, hinf, mag)
-        };
+        // The directed modes clamped ∞ to the largest finite half.
+        let hinf = self.k(0x7c00);
+        let mag = self.sel32(b, is_inf, hinf, mag);
         let qnan = self.k(0x7e00);
         let payload = self.bin32(b, BinOp::ShrL, a, c13);
         let m3ff = self.k(0x3ff);

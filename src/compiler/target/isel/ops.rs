@@ -630,6 +630,10 @@ impl Sel<'_> {
         if t == Ty::I64 || at == Ty::I64 {
             return Err(CompileError::unsupported("64-bit integer conversions"));
         }
+        if matches!(o, ConvOp::HalfToFloat | ConvOp::FloatToHalf | ConvOp::RoundHalf) {
+            // `pass::half` expands them in `pass::run`.
+            return Err(CompileError::Internal(format!("{o:?} reached instruction selection")));
+        }
         if !d.is_vector() {
             let x = self.s(a)?;
             let fop = |op: I, rm: i64, s: &mut Self| {
@@ -654,6 +658,7 @@ impl Sel<'_> {
                 ConvOp::FToU => fop(I::FcvtWuS, 1, self),
                 ConvOp::SToF => fop(I::FcvtSW, 7, self),
                 ConvOp::UToF => fop(I::FcvtSWu, 7, self),
+                ConvOp::HalfToFloat | ConvOp::FloatToHalf | ConvOp::RoundHalf => {} // returned above
             }
         } else {
             let x = self.v(a)?;
@@ -672,6 +677,7 @@ impl Sel<'_> {
                 ConvOp::FToU => self.vxop(d, I::VfcvtRtzXuFV, x, None, 0),
                 ConvOp::SToF => self.vxop(d, I::VfcvtFXV, x, None, 0),
                 ConvOp::UToF => self.vxop(d, I::VfcvtFXuV, x, None, 0),
+                ConvOp::HalfToFloat | ConvOp::FloatToHalf | ConvOp::RoundHalf => {} // returned above
             }
         }
         Ok(())
