@@ -20,8 +20,9 @@
 //! and becomes quiet; `RoundHalf(x)` adds and subtracts `C = 2^(e+13)` (`e` the exponent of `x`,
 //! at least −14, so half subnormals round at 2^−24; at most 114): the float unit's nearest-even
 //! rounding at exactly the half's quantum (the sum stays in `[C, 2C]`, the subtraction is
-//! exact); a result of 2^16 or more (and every `|x| ≥ 65520`) is ∞; a NaN is `x` made quiet
-//! with its low 13 bits cleared.
+//! exact); a result of 2^16 or more (and every `|x| ≥ 65520`) is ∞; the sign is `x`'s; a NaN
+//! is `x` made quiet with its low 13 bits cleared (nothing to do when `x` is a result of float
+//! arithmetic: its NaN is already the canonical one).
 
 use super::super::ir::*;
 use std::collections::{HashMap, HashSet};
@@ -174,6 +175,7 @@ fn fuse_and_hoist(f: &mut Func) {
 
 /// Expands every remaining half conversion in place.
 fn expand(f: &mut Func) {
+    let arithmetic = arithmetic_values(f);
     for bi in 0..f.blocks.len() {
         let insts = std::mem::take(&mut f.blocks[bi].insts);
         let mut x = Ex { f, out: Vec::with_capacity(insts.len()), loc: SrcLoc::NONE };
@@ -184,7 +186,7 @@ fn expand(f: &mut Func) {
                     let v = match o {
                         ConvOp::HalfToFloat => x.half_to_float(a),
                         ConvOp::FloatToHalf => x.float_to_half(a),
-                        _ => x.round_half(a),
+                        _ => x.round_half(a, arithmetic.contains(&a)),
                     };
                     x.out.push(Inst::at(Some(r), Op::Copy(v), i.loc));
                 }
@@ -193,6 +195,30 @@ fn expand(f: &mut Func) {
         }
         f.blocks[bi].insts = x.out;
     }
+}
+
+/// Values that are a number or the float unit's canonical NaN (`0x7fc00000`): results of float
+/// arithmetic (the device's, like RISC-V's, returns that NaN), conversions from integers and
+/// `RoundHalf`s of such values.
+fn arithmetic_values(f: &Func) -> HashSet<Value> {
+    let mut set = HashSet::new();
+    for i in f.blocks.iter().flat_map(|b| &b.insts) {
+        let Some(r) = i.result else { continue };
+        let yes = match i.op {
+            Op::Bin(o, ..) => {
+                matches!(o, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FMin | BinOp::FMax)
+            }
+            Op::Fma(..) | Op::Un(UnOp::FSqrt, _) | Op::Conv(ConvOp::SToF | ConvOp::UToF, _) => true,
+            // Blocks are not in dominance order, but a RoundHalf's operand is defined first in
+            // the common case (a chain within one block); missing one costs four instructions.
+            Op::Conv(ConvOp::RoundHalf, x) => set.contains(&x),
+            _ => false,
+        };
+        if yes {
+            set.insert(r);
+        }
+    }
+    set
 }
 
 /// An expansion's emitter: new instructions go to `out`.
@@ -289,8 +315,10 @@ impl Ex<'_> {
         self.e(Ty::I16, Op::Conv(ConvOp::Trunc, h))
     }
 
-    /// `HalfToFloat(FloatToHalf(f))` in the float domain (see the module documentation).
-    fn round_half(&mut self, f: Value) -> Value {
+    /// `HalfToFloat(FloatToHalf(f))` in the float domain (see the module documentation);
+    /// `arithmetic`: `f` is a number or the canonical NaN (which the float operations here give
+    /// back unchanged), so NaN payloads need no care.
+    fn round_half(&mut self, f: Value, arithmetic: bool) -> Value {
         let x = self.cast(Ty::I32, f);
         let a = self.bin_k(BinOp::And, x, 0x7fff_ffff);
         let e = self.bin_k(BinOp::And, a, 0x7f80_0000);
@@ -306,9 +334,11 @@ impl Ex<'_> {
         let r = self.bin(BinOp::FMul, r, up);
         let down = self.kf(2f32.powi(-112));
         let r = self.bin(BinOp::FMul, r, down);
+        let r = self.e(Ty::F32, Op::Bin(BinOp::FCopySign, r, f));
+        if arithmetic {
+            return r;
+        }
         let r = self.cast(Ty::I32, r);
-        let sign = self.bin_k(BinOp::And, x, 0x8000_0000);
-        let r = self.bin(BinOp::Or, r, sign);
         let is_nan = self.cmp_k(CmpOp::GtU, a, 0x7f80_0000);
         let q = self.bin_k(BinOp::And, x, 0xffff_e000);
         let q = self.bin_k(BinOp::Or, q, 0x0040_0000);
