@@ -386,7 +386,7 @@ const EMULATOR_LAYERS: &[(&str, &[&str])] = &[
     ("foundation", &["config", "simd", "affinity", "bulk", "native_math", "commit_log", "regset"]),
     ("memory model", &["memory", "trace"]),
     ("decoded program, faults", &["program", "fault"]),
-    ("program analysis, machine state", &["reach", "warp"]),
+    ("program analysis, machine state", &["reach", "intervals", "warp"]),
     ("host services", &["hostcall"]),
     ("executor", &["exec"]),
     ("translator", &["jit"]),

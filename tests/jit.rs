@@ -72,6 +72,9 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     for k in 0..64 {
         s += &format!("    sw {}, {}(s10)\n", XS[k % (XS.len() - 1)], 4 * k);
     }
+    // v18: every other word of this warp's stack (full-warp LDS word loads that are not
+    // unit-stride: the translator's gathers from the view's LDS block).
+    s += "    vsll.vi v18, v1, 3\n    vadd.vx v18, v18, s10\n";
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
@@ -187,7 +190,8 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
-            17 => match r.next() % 5 {
+            17 => match r.next() % 6 {
+                5 => format!("vlw12.v {v1}, {}(v18)", 4 * (r.next() % 2)),
                 0 => format!("vsw12.v {v1}, {}(v10)", 4 * (r.next() % 2)),
                 1 => format!("vlw12.v {v1}, {}(v11)", -4 * (r.next() % 2) as i32),
                 2 => format!("vlw12.v {v1}, 0(v12)"),

@@ -103,6 +103,15 @@ impl Executable {
             return Err(LoadError::Entry(elf.entry));
         }
         let mut code = crate::emulator::Program::from_elf(&elf).map_err(LoadError::Program)?;
+        // Loads of barrier intervals without stores run like private instructions; crt0 calls
+        // a kernel's entry or its one-item variant's.
+        let entries: Vec<u32> = elf
+            .kernel_names()
+            .iter()
+            .flat_map(|k| [elf.kernel_entry(k), elf.kernel_entry(&kernel_info::single_item_symbol(k))])
+            .flatten()
+            .collect();
+        crate::emulator::intervals::privatize_interval_loads(&mut code, elf.entry, &entries);
         if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| opts.legacy_printf) {
             // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
             code.install_host_call(pc, HostCall::LegacyPrintf);

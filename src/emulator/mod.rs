@@ -19,7 +19,8 @@
 //! translator           jit                   straight-line runs → host code calling exec's handlers
 //! executor             exec                  Ctx, per-instruction semantics, handler tables
 //! host services        hostcall              soft-double/math on the host, printf, PrintHook
-//! analysis, state      reach, warp           launch register walk; a warp's registers, SIMT stack
+//! analysis, state      reach, intervals,     launch register walk; loads of store-free barrier
+//!                      warp                  intervals made private; a warp's registers, SIMT stack
 //! decoded program      program, fault        predecoded text, runs, host-call sites; faults
 //! memory model         memory (+ memcheck), trace
 //! foundation           config (TrapMode), simd, affinity, bulk, native_math, commit_log, regset
@@ -33,6 +34,7 @@ pub mod exec;
 pub mod fault;
 pub mod hostcall;
 pub mod images;
+pub mod intervals;
 #[cfg(target_arch = "x86_64")]
 mod jit;
 mod launch;

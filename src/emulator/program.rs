@@ -450,6 +450,28 @@ impl Program {
         ext.push(next);
     }
 
+    /// Makes the entries `private` flags private — loads no other warp's store can reach
+    /// (`emulator::intervals`) — plainly and as every variant a prefix before them selects, and
+    /// recomputes the runs.
+    pub(super) fn make_private(&mut self, private: &[bool]) {
+        for (d, &p) in self.ops.iter_mut().zip(private) {
+            if p {
+                d.sharing = Sharing::Private;
+            }
+        }
+        for i in 0..self.ops.len() {
+            let (mut d, mut k) = (self.ops[i], i + 1);
+            while matches!(d.op, Some(Op::Regext | Op::Regexti)) {
+                let Some(v) = self.ext.get_mut(d.next_ext as usize) else { break };
+                if private.get(k) == Some(&true) {
+                    v.sharing = Sharing::Private;
+                }
+                (d, k) = (*v, k + 1);
+            }
+        }
+        Self::runs(&mut self.ops, &self.ext);
+    }
+
     /// A program from a Ventus ELF (PT_LOAD segments; text = executable segments).
     pub fn from_elf(elf: &VentusElf) -> Result<Program, ProgramError> {
         let segments = elf

@@ -103,6 +103,7 @@
 //! [`MemView::LAYOUT`]: super::memory::MemView::LAYOUT
 
 mod fp64;
+mod gather;
 mod plan;
 mod templates;
 
@@ -883,7 +884,7 @@ fn emit_body(
                         let other = a.new_dynamic_label();
                         templates::unit_stride(a, d, false, other, done);
                         dynasm!(a ; .arch x64 ; =>other);
-                        templates::gather(a, d, slow, done);
+                        gather::gather(a, d, slow, done);
                     }
                     dynasm!(a ; .arch x64 ; =>slow);
                 }

@@ -1,0 +1,452 @@
+//! Loads no store of another warp can reach: barrier intervals without stores.
+//!
+//! A global or local load is shared ([`Sharing::Shared`](super::program::Sharing::Shared)): its value may depend on another
+//! warp's store, so it runs in its round-robin place. But warps of a work-group meet at every
+//! work-group barrier: all of them finish their k-th interval (the code between their
+//! (k−1)-th and k-th barrier, or `endprg`) before any starts the next. If no code any warp can
+//! run in the same interval as a load stores to memory, the load reads the same values in any
+//! order — it may run ahead of the other warps like a private instruction. That is the tiled
+//! kernels' phase after `barrier()` (a matmul's loop over its `__local` tiles): one turn instead
+//! of one per load.
+//!
+//! The analysis ([`private_loads`]) is static and conservative:
+//! * The text's control flow: branches and jumps to their targets; a call (`jal`/`jalr` with a
+//!   link) also to its return site; a return (`ret`) to every return site; a call through a
+//!   register (crt0's `jalr` to the kernel) to every entry point given (the ELF's symbols in
+//!   the text); a `join` to its next word and to both paths of every divergent branch whose
+//!   reconvergence point it is (`auipc t1, 0; setrpc zero, t1, D` before the branch: the
+//!   compiler protocol; a branch without it counts for every `join`). Any other jump through a
+//!   register, or `mret`, and nothing is made private.
+//! * Regions: from the text's entry and from each work-group `barrier`, what is reachable
+//!   without passing another `barrier`; the region graph links a region to the regions of the
+//!   barriers it reaches. At dynamic barrier count k each warp is in one region of the set S_k
+//!   (S_0 = {entry}, S_k+1 = the successors of S_k): a load is private when every S_k that
+//!   holds one of its regions holds no region with a writer. (S_k is eventually periodic; the
+//!   sets are followed until one repeats.)
+//! * Writers: every store to global or local memory (scalar, `vsw12.v` and narrower, RVV
+//!   stores), atomics and `lr`/`sc`, and CSR writes to `CSR_PRINT`. Private stores
+//!   (`vsw.v`…) are not: no other warp reads a lane's private words. Scalar stores count even
+//!   when they go to the warp's own stack at run time (compiled code's spills): the analysis
+//!   cannot tell.
+//! * Loads made private: scalar loads, `vl*12.v` and the RVV loads (`vle32.v`, strided,
+//!   indexed), plain and as the variant a prefix selects.
+//!
+//! Traced runs run one instruction per turn whatever the sharing, so commit logs are unchanged.
+
+use super::program::{Decoded, Program};
+use crate::isa::{Fmt, Op};
+use std::collections::{HashMap, HashSet};
+
+/// For every entry of `ops` (text at `text_base`, 4 bytes each): whether the load there —
+/// plain, or as any variant a prefix selects — may run as a private instruction (see the module
+/// documentation). `ext`: the program's extended variants; `start`: where every warp starts;
+/// `entries`: addresses a call through a register may reach.
+pub(super) fn private_loads(
+    ops: &[Decoded],
+    ext: &[Decoded],
+    text_base: u32,
+    start: u32,
+    entries: &[u32],
+) -> Vec<bool> {
+    let n = ops.len();
+    let none = vec![false; n];
+    let views = views(ops, ext);
+    // Without a work-group barrier the whole kernel is one interval, and it stores.
+    if !views.iter().flatten().any(|d| d.op == Some(Op::Barrier)) {
+        return none;
+    }
+    let index = |pc: u32| -> Option<usize> {
+        let off = pc.wrapping_sub(text_base);
+        (off % 4 == 0 && (off / 4) < n as u32).then_some((off / 4) as usize)
+    };
+    let pc_of = |i: usize| text_base.wrapping_add(4 * i as u32);
+    let entry_idx: Vec<usize> = entries.iter().filter_map(|&a| index(a)).collect();
+    // Return sites, reconvergence targets.
+    let mut returns = Vec::new();
+    let mut join_paths: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut any_join_paths = Vec::new();
+    for (i, view) in views.iter().enumerate() {
+        for d in view {
+            match d.op {
+                Some(Op::Jal | Op::Jalr) if d.rd != 0 => returns.push(i + 1),
+                Some(Op::Mret) => return none,
+                Some(Op::Jalr) if !(d.rd == 0 && d.rs1 == 1 && d.imm == 0) => return none,
+                _ => {}
+            }
+            if d.op.is_some_and(|o| o.desc().fmt == Fmt::VBranch) {
+                let paths: Vec<usize> = [index(pc_of(i).wrapping_add(d.imm as u32)), Some(i + 1)]
+                    .into_iter()
+                    .flatten()
+                    .filter(|&k| k < n)
+                    .collect();
+                match reconvergence(ops, i, text_base) {
+                    Some(j) => join_paths.entry(j).or_default().extend(paths),
+                    None => any_join_paths.extend(paths),
+                }
+            }
+        }
+    }
+    let flow =
+        Flow { views: &views, text_base, returns: &returns, join_paths: &join_paths, any_join_paths: &any_join_paths };
+    let Some(first) = index(start) else { return none };
+    // Per kernel a launch may run (a call through a register goes there): whether each entry
+    // is reached, and whether it runs in an interval with a writer.
+    let (mut reached, mut shared) = (vec![false; n], vec![false; n]);
+    for &e in &entry_idx {
+        let (regions, tainted) = flow.intervals(first, e);
+        for (i, rs) in regions.iter().enumerate() {
+            reached[i] |= !rs.is_empty();
+            shared[i] |= rs.iter().any(|&r| tainted[r]);
+        }
+    }
+    (0..n).map(|i| reached[i] && !shared[i] && views[i].iter().any(|d| d.op.is_some_and(is_load))).collect()
+}
+
+/// The text's control flow (see the module documentation).
+struct Flow<'a> {
+    views: &'a [Vec<&'a Decoded>],
+    text_base: u32,
+    returns: &'a [usize],
+    join_paths: &'a HashMap<usize, Vec<usize>>,
+    any_join_paths: &'a [usize],
+}
+
+impl Flow<'_> {
+    fn index(&self, pc: u32) -> Option<usize> {
+        let off = pc.wrapping_sub(self.text_base);
+        (off % 4 == 0 && (off / 4) < self.views.len() as u32).then_some((off / 4) as usize)
+    }
+
+    fn barrier(&self, i: usize) -> bool {
+        self.views[i].iter().any(|d| d.op == Some(Op::Barrier))
+    }
+
+    /// The entries control may go to after entry `i` (`called`: where a call through a
+    /// register goes), into `out`.
+    fn successors(&self, i: usize, called: usize, out: &mut Vec<usize>) {
+        let n = self.views.len();
+        let pc = self.text_base.wrapping_add(4 * i as u32);
+        for d in &self.views[i] {
+            let Some(op) = d.op else { continue };
+            let target = || self.index(pc.wrapping_add(d.imm as u32));
+            match op.desc().fmt {
+                Fmt::J => {
+                    out.extend(target());
+                    if d.rd != 0 {
+                        out.push(i + 1);
+                    }
+                }
+                Fmt::Jalr if d.rd == 0 => out.extend(self.returns),
+                Fmt::Jalr => out.extend([called, i + 1]),
+                Fmt::B | Fmt::VBranch => {
+                    out.extend(target());
+                    out.push(i + 1);
+                }
+                Fmt::Join => {
+                    out.push(i + 1);
+                    out.extend(self.join_paths.get(&i).into_iter().flatten());
+                    out.extend(self.any_join_paths);
+                }
+                Fmt::Bare | Fmt::X3 => {} // ecall/ebreak trap, endprg ends the warp
+                Fmt::Barrier if op == Op::Barrier => {}
+                _ => out.push(i + 1),
+            }
+        }
+        out.retain(|&k| k < n);
+    }
+
+    /// For a launch of the kernel at `called` (warps start at `first`): the regions each
+    /// entry is in — of those the warps reach — and which regions share an interval with a
+    /// writer.
+    fn intervals(&self, first: usize, called: usize) -> (Vec<Vec<usize>>, Vec<bool>) {
+        let n = self.views.len();
+        let mut starts = vec![first];
+        starts.extend((0..n).filter(|&i| self.barrier(i) && i + 1 < n).map(|i| i + 1));
+        let start_of: HashMap<usize, usize> = starts.iter().enumerate().rev().map(|(r, &s)| (s, r)).collect();
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); starts.len()];
+        let mut dirty = vec![false; starts.len()];
+        let mut next: Vec<Vec<usize>> = vec![Vec::new(); starts.len()];
+        let mut seen = vec![usize::MAX; n];
+        let (mut stack, mut out) = (Vec::new(), Vec::new());
+        for (r, &s) in starts.iter().enumerate() {
+            stack.push(s);
+            seen[s] = r;
+            while let Some(i) = stack.pop() {
+                members[r].push(i);
+                dirty[r] |= self.views[i].iter().any(writer);
+                if self.barrier(i) {
+                    // The region of this barrier follows; nothing else from here.
+                    next[r].extend(start_of.get(&(i + 1)));
+                    continue;
+                }
+                out.clear();
+                self.successors(i, called, &mut out);
+                for &k in &out {
+                    if seen[k] != r {
+                        seen[k] = r;
+                        stack.push(k);
+                    }
+                }
+            }
+        }
+        // The S_k sequence until a set repeats: regions reached, and those with a writer
+        // among their set.
+        let (mut reached, mut tainted) = (vec![false; starts.len()], vec![false; starts.len()]);
+        let mut set: Vec<usize> = vec![0];
+        let mut visited: HashSet<Vec<usize>> = HashSet::new();
+        while !set.is_empty() && visited.insert(set.clone()) {
+            let dirty_set = set.iter().any(|&r| dirty[r]);
+            for &r in &set {
+                reached[r] = true;
+                tainted[r] |= dirty_set;
+            }
+            let mut following: Vec<usize> = set.iter().flat_map(|&r| next[r].iter().copied()).collect();
+            following.sort_unstable();
+            following.dedup();
+            set = following;
+        }
+        let mut regions: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (r, m) in members.iter().enumerate().filter(|(r, _)| reached[*r]) {
+            for &i in m {
+                regions[i].push(r);
+            }
+        }
+        (regions, tainted)
+    }
+}
+
+/// The decodings entry `i` runs as: its plain one and every variant a prefix (or a chain of
+/// prefixes) before it selects.
+fn views<'a>(ops: &'a [Decoded], ext: &'a [Decoded]) -> Vec<Vec<&'a Decoded>> {
+    let mut v: Vec<Vec<&Decoded>> = ops.iter().map(|d| vec![d]).collect();
+    for (i, first) in ops.iter().enumerate() {
+        let (mut d, mut k) = (first, i + 1);
+        while let (true, Some(x)) = (matches!(d.op, Some(Op::Regext | Op::Regexti)), ext.get(d.next_ext as usize)) {
+            let Some(slot) = v.get_mut(k) else { break };
+            slot.push(x);
+            (d, k) = (x, k + 1);
+        }
+    }
+    v
+}
+
+/// The `join` a divergent branch at `i` reconverges at: `auipc rX, 0; setrpc zero, rX, D`
+/// right before it (the compiler protocol; ventus-isa.md §4.4).
+fn reconvergence(ops: &[Decoded], i: usize, text_base: u32) -> Option<usize> {
+    let (a, s) = (ops.get(i.checked_sub(2)?)?, ops.get(i - 1)?);
+    if a.op != Some(Op::Auipc) || a.imm != 0 || s.op != Some(Op::Setrpc) || s.rs1 != a.rd || a.rd == 0 {
+        return None;
+    }
+    let rpc = text_base.wrapping_add(4 * (i as u32 - 2)).wrapping_add(s.imm as u32);
+    let off = rpc.wrapping_sub(text_base);
+    (off % 4 == 0 && ((off / 4) as usize) < ops.len()).then_some((off / 4) as usize)
+}
+
+/// Whether `d` may change memory another warp reads (see the module documentation).
+fn writer(d: &&Decoded) -> bool {
+    let Some(op) = d.op else { return false };
+    match op.desc().fmt {
+        Fmt::Store | Fmt::VStore12 | Fmt::Amo | Fmt::Lr => true,
+        Fmt::VLoad | Fmt::VLoadStride | Fmt::VLoadIndex => !is_load(op),
+        Fmt::Csr | Fmt::CsrI => d.imm as u16 & 0xfff == crate::isa::regs::csr::PRINT,
+        _ => false,
+    }
+}
+
+/// A load from global or local memory (what [`private_loads`] may make private).
+fn is_load(op: Op) -> bool {
+    matches!(op.desc().fmt, Fmt::Load | Fmt::VLoad12)
+        || matches!(op, Op::Vle32V | Op::Vlse32V | Op::Vluxei32V | Op::Vloxei32V)
+}
+
+/// Makes the loads of `prog`'s barrier intervals that no store can run in private (see the
+/// module documentation): `start` is where warps start, `entries` where a call through a
+/// register may go (crt0's call: every kernel entry a launch may give). Before host calls are
+/// installed.
+pub fn privatize_interval_loads(prog: &mut Program, start: u32, entries: &[u32]) {
+    let private = private_loads(prog.ops(), prog.ext(), prog.text_base(), start, entries);
+    if private.iter().any(|&p| p) {
+        prog.make_private(&private);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulator::program::LoadSegment;
+
+    const BASE: u32 = 0x8000_0000;
+
+    /// `src` assembled at [`BASE`] (crt0-like: warps start at its first word), with the
+    /// addresses of `kernels`' labels as the entries; the private flag of every word, and the
+    /// labels.
+    fn analyse(src: &str, kernels: &[&str]) -> (Vec<bool>, std::collections::BTreeMap<String, u32>) {
+        let p = crate::isa::asm::assemble(src, BASE).expect("assembles");
+        let data: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let n = data.len() as u32;
+        let prog =
+            Program::new(vec![LoadSegment { vaddr: BASE, data, mem_size: n, writable: false }], &[(BASE, BASE + n)])
+                .expect("program");
+        let entries: Vec<u32> = kernels.iter().map(|k| p.labels[*k]).collect();
+        (private_loads(prog.ops(), prog.ext(), BASE, BASE, &entries), p.labels)
+    }
+
+    fn at(flags: &[bool], labels: &std::collections::BTreeMap<String, u32>, label: &str) -> bool {
+        flags[((labels[label] - BASE) / 4) as usize]
+    }
+
+    const CRT0: &str = "
+        jalr t1
+        endprg x0, x0, x0
+    ";
+
+    #[test]
+    fn loads_between_barriers_without_stores_are_private() {
+        let src = format!(
+            "{CRT0}
+            k:
+            first: vlw12.v v3, 0(v2)
+                vsw12.v v3, 0(v4)
+                barrier x0, x0, 1
+            tile: vlw12.v v5, 0(v2)
+            scalar: lw a0, 0(a1)
+                vadd.vv v6, v5, v6
+                barrier x0, x0, 1
+                addi a2, a2, -1
+                bnez a2, first
+            last: vlw12.v v7, 0(v8)
+                vsw12.v v6, 0(v8)
+                ret
+            "
+        );
+        let (f, l) = analyse(&src, &["k"]);
+        assert!(at(&f, &l, "tile") && at(&f, &l, "scalar"), "the loads of the tile phase");
+        assert!(!at(&f, &l, "first") && !at(&f, &l, "last"), "loads in intervals with stores");
+        assert_eq!(f.iter().filter(|&&p| p).count(), 2, "nothing else");
+    }
+
+    #[test]
+    fn every_kernel_of_a_program_is_analysed_on_its_own() {
+        // `other` stores before its barrier: a launch of `k` never runs it.
+        let src = format!(
+            "{CRT0}
+            k:
+                vsw12.v v3, 0(v4)
+                barrier x0, x0, 1
+            tile: vlw12.v v5, 0(v2)
+                barrier x0, x0, 1
+                vsw12.v v5, 0(v4)
+                ret
+            other:
+                vsw12.v v3, 0(v4)
+                barrier x0, x0, 1
+                vsw12.v v3, 0(v4)
+                ret
+            "
+        );
+        let (f, l) = analyse(&src, &["k", "other"]);
+        assert!(at(&f, &l, "tile"));
+        // Merged into one launch (`k`'s first barrier interval beside `other`'s) it would not be.
+    }
+
+    #[test]
+    fn barriers_that_may_be_the_same_interval_share_its_stores() {
+        // Warps taking either side meet at the two different barriers: the load after one
+        // runs in the interval of the store after the other.
+        let src = format!(
+            "{CRT0}
+            k:
+                beqz a0, b
+                barrier x0, x0, 1
+            load: vlw12.v v5, 0(v2)
+                j end
+            b:  barrier x0, x0, 1
+                vsw12.v v5, 0(v2)
+            end:
+                barrier x0, x0, 1
+            after: vlw12.v v6, 0(v2)
+                barrier x0, x0, 1
+                ret
+            "
+        );
+        let (f, l) = analyse(&src, &["k"]);
+        assert!(!at(&f, &l, "load"));
+        assert!(at(&f, &l, "after"));
+    }
+
+    #[test]
+    fn a_join_goes_on_to_the_other_path_of_its_branch() {
+        // The taken path (fewer lanes) meets a barrier and then the join, which runs the
+        // fall-through path — with its store — in the barrier's interval.
+        let src = format!(
+            "{CRT0}
+            k:
+                auipc t1, 0
+                setrpc zero, t1, 28
+                vbne v5, v0, taken
+                vsw12.v v5, 0(v2)
+                j rejoin
+            taken: barrier x0, x0, 1
+            load: vlw12.v v6, 0(v2)
+            rejoin: join zero, zero, 0
+                barrier x0, x0, 1
+                ret
+            "
+        );
+        let (f, l) = analyse(&src, &["k"]);
+        assert_eq!(l["rejoin"] - l["k"], 28, "the setrpc offset names the join");
+        assert!(!at(&f, &l, "load"));
+    }
+
+    #[test]
+    fn a_jump_through_a_register_or_without_a_barrier_leaves_everything_shared() {
+        let tile = "
+            k:
+                vsw12.v v3, 0(v4)
+                barrier x0, x0, 1
+            tile: vlw12.v v5, 0(v2)
+                barrier x0, x0, 1
+                vsw12.v v5, 0(v4)
+        ";
+        let (f, l) = analyse(&format!("{CRT0}{tile}    ret\n"), &["k"]);
+        assert!(at(&f, &l, "tile"));
+        let (f, _) = analyse(&format!("{CRT0}{tile}    jr t0\n"), &["k"]);
+        assert!(f.iter().all(|&p| !p), "a computed jump");
+        let (f, _) = analyse(&format!("{CRT0}{tile}    ret\n"), &[]);
+        assert!(f.iter().all(|&p| !p), "no kernel entry known");
+        let (f, _) = analyse(&format!("{CRT0}k:\n vlw12.v v5, 0(v2)\n vadd.vv v5, v5, v5\n ret\n"), &["k"]);
+        assert!(f.iter().all(|&p| !p), "no barrier");
+    }
+
+    #[test]
+    fn a_load_behind_a_prefix_is_private_as_its_variant() {
+        let src = format!(
+            "{CRT0}
+            k:
+                vsw12.v v3, 0(v4)
+                barrier x0, x0, 1
+                regext zero, zero, 8
+            tile: vlw12.v v5, 0(v2)
+                barrier x0, x0, 1
+                vsw12.v v5, 0(v4)
+                ret
+            "
+        );
+        let (f, l) = analyse(&src, &["k"]);
+        assert!(at(&f, &l, "tile"));
+        let p = crate::isa::asm::assemble(&src, BASE).expect("assembles");
+        let data: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let n = data.len() as u32;
+        let mut prog =
+            Program::new(vec![LoadSegment { vaddr: BASE, data, mem_size: n, writable: false }], &[(BASE, BASE + n)])
+                .expect("program");
+        privatize_interval_loads(&mut prog, BASE, &[l["k"]]);
+        let i = ((l["tile"] - BASE) / 4) as usize;
+        let prefix = &prog.ops()[i - 1];
+        let variant = prog.ext()[prefix.next_ext as usize];
+        assert_eq!(variant.op, Some(Op::Vlw12V));
+        assert_eq!(variant.sharing, super::super::program::Sharing::Private);
+        assert_eq!(prog.ops()[i].sharing, super::super::program::Sharing::Private);
+        assert!(prefix.run >= 2, "the prefix and its variant are a run now");
+    }
+}
