@@ -281,14 +281,18 @@ mod tests {
     /// addresses of `kernels`' labels as the entries; the private flag of every word, and the
     /// labels.
     fn analyse(src: &str, kernels: &[&str]) -> (Vec<bool>, std::collections::BTreeMap<String, u32>) {
+        let (prog, labels) = program(src);
+        let entries: Vec<u32> = kernels.iter().map(|k| labels[*k]).collect();
+        (private_loads(prog.ops(), prog.ext(), BASE, BASE, &entries), labels)
+    }
+
+    /// `src` assembled at [`BASE`] as a program, and its labels.
+    fn program(src: &str) -> (Program, std::collections::BTreeMap<String, u32>) {
         let p = crate::isa::asm::assemble(src, BASE).expect("assembles");
         let data: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let n = data.len() as u32;
-        let prog =
-            Program::new(vec![LoadSegment { vaddr: BASE, data, mem_size: n, writable: false }], &[(BASE, BASE + n)])
-                .expect("program");
-        let entries: Vec<u32> = kernels.iter().map(|k| p.labels[*k]).collect();
-        (private_loads(prog.ops(), prog.ext(), BASE, BASE, &entries), p.labels)
+        let segment = LoadSegment { vaddr: BASE, data, mem_size: n, writable: false };
+        (Program::new(vec![segment], &[(BASE, BASE + n)]).expect("program"), p.labels)
     }
 
     fn at(flags: &[bool], labels: &std::collections::BTreeMap<String, u32>, label: &str) -> bool {
@@ -298,6 +302,16 @@ mod tests {
     const CRT0: &str = "
         jalr t1
         endprg x0, x0, x0
+    ";
+
+    /// A kernel `k` storing, then loading `tile` between two barriers, then storing (no return).
+    const TILE: &str = "
+            k:
+                vsw12.v v3, 0(v4)
+                barrier x0, x0, 1
+            tile: vlw12.v v5, 0(v2)
+                barrier x0, x0, 1
+                vsw12.v v5, 0(v4)
     ";
 
     #[test]
@@ -329,14 +343,7 @@ mod tests {
     fn every_kernel_of_a_program_is_analysed_on_its_own() {
         // `other` stores before its barrier: a launch of `k` never runs it.
         let src = format!(
-            "{CRT0}
-            k:
-                vsw12.v v3, 0(v4)
-                barrier x0, x0, 1
-            tile: vlw12.v v5, 0(v2)
-                barrier x0, x0, 1
-                vsw12.v v5, 0(v4)
-                ret
+            "{CRT0}{TILE}    ret
             other:
                 vsw12.v v3, 0(v4)
                 barrier x0, x0, 1
@@ -400,19 +407,11 @@ mod tests {
 
     #[test]
     fn a_jump_through_a_register_or_without_a_barrier_leaves_everything_shared() {
-        let tile = "
-            k:
-                vsw12.v v3, 0(v4)
-                barrier x0, x0, 1
-            tile: vlw12.v v5, 0(v2)
-                barrier x0, x0, 1
-                vsw12.v v5, 0(v4)
-        ";
-        let (f, l) = analyse(&format!("{CRT0}{tile}    ret\n"), &["k"]);
+        let (f, l) = analyse(&format!("{CRT0}{TILE}    ret\n"), &["k"]);
         assert!(at(&f, &l, "tile"));
-        let (f, _) = analyse(&format!("{CRT0}{tile}    jr t0\n"), &["k"]);
+        let (f, _) = analyse(&format!("{CRT0}{TILE}    jr t0\n"), &["k"]);
         assert!(f.iter().all(|&p| !p), "a computed jump");
-        let (f, _) = analyse(&format!("{CRT0}{tile}    ret\n"), &[]);
+        let (f, _) = analyse(&format!("{CRT0}{TILE}    ret\n"), &[]);
         assert!(f.iter().all(|&p| !p), "no kernel entry known");
         let (f, _) = analyse(&format!("{CRT0}k:\n vlw12.v v5, 0(v2)\n vadd.vv v5, v5, v5\n ret\n"), &["k"]);
         assert!(f.iter().all(|&p| !p), "no barrier");
@@ -434,12 +433,7 @@ mod tests {
         );
         let (f, l) = analyse(&src, &["k"]);
         assert!(at(&f, &l, "tile"));
-        let p = crate::isa::asm::assemble(&src, BASE).expect("assembles");
-        let data: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let n = data.len() as u32;
-        let mut prog =
-            Program::new(vec![LoadSegment { vaddr: BASE, data, mem_size: n, writable: false }], &[(BASE, BASE + n)])
-                .expect("program");
+        let (mut prog, _) = program(&src);
         privatize_interval_loads(&mut prog, BASE, &[l["k"]]);
         let i = ((l["tile"] - BASE) / 4) as usize;
         let prefix = &prog.ops()[i - 1];
