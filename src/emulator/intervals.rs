@@ -22,7 +22,8 @@
 //!   barriers it reaches. At dynamic barrier count k each warp is in one region of the set S_k
 //!   (S_0 = {entry}, S_k+1 = the successors of S_k): a load is private when every S_k that
 //!   holds one of its regions holds no region with a writer. (S_k is eventually periodic; the
-//!   sets are followed until one repeats.)
+//!   sets are followed until one repeats, at most [`MAX_SETS`] of them: beyond, every region
+//!   of that kernel counts as beside a writer.)
 //! * Writers: every store to global or local memory (scalar, `vsw12.v` and narrower, RVV
 //!   stores), atomics and `lr`/`sc`, and CSR writes to `CSR_PRINT`. Private stores
 //!   (`vsw.v`…) are not: no other warp reads a lane's private words. Scalar stores count even
@@ -47,6 +48,18 @@ pub(super) fn private_loads(
     text_base: u32,
     start: u32,
     entries: &[u32],
+) -> Vec<bool> {
+    private_loads_within(ops, ext, text_base, start, entries, MAX_SETS)
+}
+
+/// [`private_loads`] following at most `max_sets` interval sets.
+fn private_loads_within(
+    ops: &[Decoded],
+    ext: &[Decoded],
+    text_base: u32,
+    start: u32,
+    entries: &[u32],
+    max_sets: usize,
 ) -> Vec<bool> {
     let n = ops.len();
     let none = vec![false; n];
@@ -86,8 +99,14 @@ pub(super) fn private_loads(
             }
         }
     }
-    let flow =
-        Flow { views: &views, text_base, returns: &returns, join_paths: &join_paths, any_join_paths: &any_join_paths };
+    let flow = Flow {
+        views: &views,
+        text_base,
+        returns: &returns,
+        join_paths: &join_paths,
+        any_join_paths: &any_join_paths,
+        max_sets,
+    };
     let Some(first) = index(start) else { return none };
     // Per kernel a launch may run (a call through a register goes there): whether each entry
     // is reached, and whether it runs in an interval with a writer.
@@ -102,6 +121,10 @@ pub(super) fn private_loads(
     (0..n).map(|i| reached[i] && !shared[i] && views[i].iter().any(|d| d.op.is_some_and(is_load))).collect()
 }
 
+/// The most interval sets followed before the analysis gives up (nothing private): the
+/// sequence's period is the least common multiple of the barrier graph's cycle lengths.
+const MAX_SETS: usize = 10_000;
+
 /// The text's control flow (see the module documentation).
 struct Flow<'a> {
     views: &'a [Vec<&'a Decoded>],
@@ -109,6 +132,7 @@ struct Flow<'a> {
     returns: &'a [usize],
     join_paths: &'a HashMap<usize, Vec<usize>>,
     any_join_paths: &'a [usize],
+    max_sets: usize,
 }
 
 impl Flow<'_> {
@@ -195,6 +219,13 @@ impl Flow<'_> {
         let mut set: Vec<usize> = vec![0];
         let mut visited: HashSet<Vec<usize>> = HashSet::new();
         while !set.is_empty() && visited.insert(set.clone()) {
+            if visited.len() > self.max_sets {
+                // A pathological barrier graph (cycles of many different lengths): every
+                // region counts as reached and as running beside a writer.
+                reached.fill(true);
+                tainted.fill(true);
+                break;
+            }
             let dirty_set = set.iter().any(|&r| dirty[r]);
             for &r in &set {
                 reached[r] = true;
@@ -415,6 +446,30 @@ mod tests {
         assert!(f.iter().all(|&p| !p), "no kernel entry known");
         let (f, _) = analyse(&format!("{CRT0}k:\n vlw12.v v5, 0(v2)\n vadd.vv v5, v5, v5\n ret\n"), &["k"]);
         assert!(f.iter().all(|&p| !p), "no barrier");
+    }
+
+    #[test]
+    fn a_barrier_graph_too_long_to_follow_leaves_everything_shared() {
+        // The tile kernel's sets: {entry}, {after the first barrier}, {after the second}.
+        let (prog, labels) = program(&format!("{CRT0}{TILE}    ret\n"));
+        let tile = ((labels["tile"] - BASE) / 4) as usize;
+        let with = |max| private_loads_within(prog.ops(), prog.ext(), BASE, BASE, &[labels["k"]], max);
+        assert!(with(3)[tile]);
+        assert!(with(2).iter().all(|&p| !p));
+        // `a` runs the tile load beside a store after its second barrier (four sets); given up
+        // on, `a` still counts as running it beside a writer.
+        let (prog, labels) = program(&format!(
+            "{CRT0}{TILE}    ret
+            a:  barrier x0, x0, 1
+                barrier x0, x0, 1
+                vsw12.v v5, 0(v4)
+                j tile
+            "
+        ));
+        let entries = [labels["k"], labels["a"]];
+        let with = |max| private_loads_within(prog.ops(), prog.ext(), BASE, BASE, &entries, max);
+        assert!(with(4).iter().all(|&p| !p), "`a` runs it beside a store");
+        assert!(with(3).iter().all(|&p| !p), "`a` given up on");
     }
 
     #[test]
