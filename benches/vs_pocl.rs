@@ -25,7 +25,12 @@
 #[allow(unused_imports)]
 mod cl;
 
+#[path = "common/pair.rs"]
+#[allow(dead_code)]
+mod pair;
+
 use cl::*;
+use pair::*;
 use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::time::{Duration, Instant};
@@ -113,174 +118,6 @@ kernel void small(global int *buf, int k) {
     buf[i] += k;
 }
 "#;
-
-/// `CL_EVENT_STATISTICS_VENTUS` (include/CL/cl_ventus.h).
-const CL_EVENT_STATISTICS_VENTUS: cl_event_info = 0x7F10;
-
-/// One platform's device, context, queue (profiling on) and built program.
-struct Target {
-    name: &'static str,
-    platform: cl_platform_id,
-    ctx: cl_context,
-    queue: cl_command_queue,
-    program: cl_program,
-}
-
-fn cl_api() -> &'static Cl {
-    static CL: std::sync::OnceLock<Cl> = std::sync::OnceLock::new();
-    CL.get_or_init(|| {
-        // A vendors directory with our ICD and, if installed, pocl's.
-        let dir = profile_dir().join("vs-pocl-vendors");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("ventus.icd"), format!("{}\n", icd_library().display())).unwrap();
-        match std::fs::read_to_string("/etc/OpenCL/vendors/pocl.icd") {
-            Ok(s) => std::fs::write(dir.join("pocl.icd"), s).unwrap(),
-            Err(_) => {
-                let _ = std::fs::remove_file(dir.join("pocl.icd"));
-            }
-        }
-        std::env::set_var("OCL_ICD_VENDORS", &dir);
-        // SAFETY: loading the system's ICD loader runs only its initialisers.
-        let lib = unsafe { libloading::Library::new("libOpenCL.so.1") }.expect("libOpenCL.so.1 (ocl-icd)");
-        Cl::load(lib)
-    })
-}
-
-fn platforms() -> Vec<cl_platform_id> {
-    let cl = cl_api();
-    let mut n = 0;
-    // SAFETY: valid out-pointers.
-    check(unsafe { (cl.clGetPlatformIDs)(0, null_mut(), &mut n) }, "clGetPlatformIDs");
-    let mut v = vec![null_mut(); n as usize];
-    // SAFETY: room for n platforms.
-    check(unsafe { (cl.clGetPlatformIDs)(n, v.as_mut_ptr(), null_mut()) }, "clGetPlatformIDs");
-    v
-}
-
-fn target(name: &'static str, platform: cl_platform_id) -> Target {
-    let cl = cl_api();
-    let mut dev = null_mut();
-    // SAFETY: room for one device.
-    check(unsafe { (cl.clGetDeviceIDs)(platform, CL_DEVICE_TYPE_ALL, 1, &mut dev, null_mut()) }, "clGetDeviceIDs");
-    let mut err = 0;
-    // SAFETY: one valid device, no callback.
-    let ctx = unsafe { (cl.clCreateContext)(null(), 1, &dev, None, null_mut(), &mut err) };
-    check(err, "clCreateContext");
-    let props = [CL_QUEUE_PROPERTIES as cl_queue_properties, CL_QUEUE_PROFILING_ENABLE as cl_queue_properties, 0];
-    // SAFETY: zero-terminated property list.
-    let queue = unsafe { (cl.clCreateCommandQueueWithProperties)(ctx, dev, props.as_ptr(), &mut err) };
-    check(err, "clCreateCommandQueueWithProperties");
-    let mut src = SOURCE.as_ptr() as *const i8;
-    let len = SOURCE.len();
-    // SAFETY: one source string with its length.
-    let program = unsafe { (cl.clCreateProgramWithSource)(ctx, 1, &mut src, &len, &mut err) };
-    check(err, "clCreateProgramWithSource");
-    // SAFETY: a valid program, NUL-terminated options.
-    let code = unsafe { (cl.clBuildProgram)(program, 1, &dev, c"-cl-std=CL1.2".as_ptr(), None, null_mut()) };
-    check(code, "clBuildProgram");
-    Target { name, platform, ctx, queue, program }
-}
-
-impl Target {
-    fn kernel(&self, name: &str) -> cl_kernel {
-        let mut err = 0;
-        let cname = std::ffi::CString::new(name).unwrap();
-        // SAFETY: a built program and a NUL-terminated name.
-        let k = unsafe { (cl_api().clCreateKernel)(self.program, cname.as_ptr(), &mut err) };
-        check(err, "clCreateKernel");
-        k
-    }
-
-    fn buffer(&self, bytes: &[u8]) -> cl_mem {
-        let mut err = 0;
-        // SAFETY: the host pointer is copied during the call (COPY_HOST_PTR).
-        let m = unsafe {
-            (cl_api().clCreateBuffer)(
-                self.ctx,
-                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                bytes.len(),
-                bytes.as_ptr() as *mut c_void,
-                &mut err,
-            )
-        };
-        check(err, "clCreateBuffer");
-        m
-    }
-
-    fn read(&self, m: cl_mem, len: usize) -> Vec<u8> {
-        let mut out = vec![0u8; len];
-        // SAFETY: a blocking read into a buffer of `len` bytes.
-        let code = unsafe {
-            (cl_api().clEnqueueReadBuffer)(
-                self.queue,
-                m,
-                CL_TRUE,
-                0,
-                len,
-                out.as_mut_ptr() as *mut c_void,
-                0,
-                null(),
-                null_mut(),
-            )
-        };
-        check(code, "clEnqueueReadBuffer");
-        out
-    }
-
-    /// Launches and waits; returns the event (caller releases it).
-    fn launch(&self, k: cl_kernel, global: &[usize], local: Option<&[usize]>) -> cl_event {
-        let mut ev = null_mut();
-        // SAFETY: sizes arrays of `global.len()` entries.
-        let code = unsafe {
-            (cl_api().clEnqueueNDRangeKernel)(
-                self.queue,
-                k,
-                global.len() as u32,
-                null(),
-                global.as_ptr(),
-                local.map_or(null(), |l| l.as_ptr()),
-                0,
-                null(),
-                &mut ev,
-            )
-        };
-        check(code, "clEnqueueNDRangeKernel");
-        // SAFETY: one valid event.
-        check(unsafe { (cl_api().clWaitForEvents)(1, &ev) }, "clWaitForEvents");
-        ev
-    }
-}
-
-fn set_arg<T>(k: cl_kernel, i: u32, v: &T) {
-    // SAFETY: `v` points to size_of::<T>() readable bytes.
-    check(
-        unsafe { (cl_api().clSetKernelArg)(k, i, std::mem::size_of::<T>(), v as *const T as *const c_void) },
-        "clSetKernelArg",
-    );
-}
-
-fn kernel_time(ev: cl_event) -> Duration {
-    let get = |p| info_value::<cl_ulong, _, _>(cl_api().clGetEventProfilingInfo, ev, p);
-    Duration::from_nanos(get(CL_PROFILING_COMMAND_END) - get(CL_PROFILING_COMMAND_START))
-}
-
-/// (warp, lane) instructions of a completed launch of ours (`cl_ventus_launch_stats`).
-fn lane_instructions(ev: cl_event) -> Option<(u64, u64)> {
-    let mut words = [0u64; 12];
-    let mut size = 0;
-    // SAFETY: room for the 96-byte statistics struct.
-    let code = unsafe {
-        (cl_api().clGetEventInfo)(ev, CL_EVENT_STATISTICS_VENTUS, 96, words.as_mut_ptr() as *mut c_void, &mut size)
-    };
-    (code == CL_SUCCESS && size == 96).then_some((words[1], words[2]))
-}
-
-fn floats(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-fn to_floats(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
-}
 
 fn check_close(what: &str, got: &[f32], want: &[f32], tol: f32) {
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
@@ -440,23 +277,11 @@ const WG_LOCAL: usize = 256;
 
 /// A sum per work-group of 256 over 1 M ints, written with `work_group_reduce_add`.
 fn wg_sum_builtin(t: &Target) -> (Duration, Option<(u64, u64)>) {
-    let cl = cl_api();
-    let (mut err, mut dev) = (0, null_mut());
-    // SAFETY: room for one device.
-    check(unsafe { (cl.clGetDeviceIDs)(t.platform, CL_DEVICE_TYPE_ALL, 1, &mut dev, null_mut()) }, "clGetDeviceIDs");
-    let mut src = WG_SUM_BUILTIN.as_ptr() as *const i8;
-    let len = WG_SUM_BUILTIN.len();
-    // SAFETY: one source string with its length.
-    let program = unsafe { (cl.clCreateProgramWithSource)(t.ctx, 1, &mut src, &len, &mut err) };
-    check(err, "clCreateProgramWithSource");
-    // SAFETY: a valid program, NUL-terminated options.
-    check(unsafe { (cl.clBuildProgram)(program, 1, &dev, c"-cl-std=CL3.0".as_ptr(), None, null_mut()) }, "build");
-    // SAFETY: a built program and a NUL-terminated name.
-    let k = unsafe { (cl.clCreateKernel)(program, c"wg_sum_builtin".as_ptr(), &mut err) };
-    check(err, "clCreateKernel");
+    let program = t.build(WG_SUM_BUILTIN, c"-cl-std=CL3.0");
+    let k = t.kernel_of(program, "wg_sum_builtin");
     let r = wg_sum(t, k, false);
     // SAFETY: our program.
-    unsafe { (cl.clReleaseProgram)(program) };
+    unsafe { (cl_api().clReleaseProgram)(program) };
     r
 }
 
@@ -473,8 +298,7 @@ fn wg_sum(t: &Target, k: cl_kernel, local: bool) -> (Duration, Option<(u64, u64)
     set_arg(k, 0, &bx);
     set_arg(k, 1, &bo);
     if local {
-        // SAFETY: a __local argument of 256 ints (no value).
-        check(unsafe { (cl_api().clSetKernelArg)(k, 2, 4 * WG_LOCAL, null()) }, "clSetKernelArg");
+        set_local_arg(k, 2, 4 * WG_LOCAL);
     }
     let ev = t.launch(k, &[WG_N], Some(&[WG_LOCAL]));
     let r = (kernel_time(ev), lane_instructions(ev));
@@ -630,51 +454,9 @@ fn cold_build(t: &Target) -> (Duration, Option<(u64, u64)>) {
     (elapsed, None)
 }
 
-fn release(mems: &[cl_mem], kernels: &[cl_kernel], ev: cl_event) {
-    let cl = cl_api();
-    // SAFETY: objects this benchmark created and no longer uses.
-    unsafe {
-        for &m in mems {
-            (cl.clReleaseMemObject)(m);
-        }
-        for &k in kernels {
-            (cl.clReleaseKernel)(k);
-        }
-        if !ev.is_null() {
-            (cl.clReleaseEvent)(ev);
-        }
-    }
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn fmt(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s >= 1.0 {
-        format!("{s:.2} s")
-    } else if s >= 1e-3 {
-        format!("{:.2} ms", s * 1e3)
-    } else {
-        format!("{:.1} µs", s * 1e6)
-    }
-}
-
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let mut ours = None;
-    let mut pocl = None;
-    for p in platforms() {
-        let name = info_string(cl_api().clGetPlatformInfo, p, CL_PLATFORM_NAME);
-        if name == "Ventus" {
-            ours = Some(target("ventus-icd", p));
-        } else if name.contains("Portable Computing Language") || name.contains("pocl") {
-            pocl = Some(target("pocl", p));
-        }
-    }
-    let ours = ours.expect("our platform");
+    let (ours, pocl) = open_pair(SOURCE, c"-cl-std=CL1.2");
     let threads = std::env::var("VENTUS_THREADS").unwrap_or_else(|_| "default".into());
     println!("vs_pocl: VENTUS_THREADS={threads}, {} interleaved runs, medians", runs());
     if pocl.is_none() {
