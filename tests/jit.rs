@@ -75,6 +75,11 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     // v18: every other word of this warp's stack (full-warp LDS word loads that are not
     // unit-stride: the translator's gathers from the view's LDS block).
     s += "    vsll.vi v18, v1, 3\n    vadd.vx v18, v18, s10\n";
+    // v19: rows of 16 words 256 bytes apart (a 2D work-group 16 items wide: runs of 8
+    // consecutive words, the translator's octet loads and stores); v20: runs of 8 words 16
+    // bytes apart (they overlap: the later lane's store must win).
+    s += &format!("    vand.vi v19, v1, 15\n    vsll.vi v19, v19, 2\n    vsrl.vi v20, v1, 4\n    vsll.vi v20, v20, 8\n    vadd.vv v19, v19, v20\n    li s11, {}\n    vadd.vx v19, v19, s11\n", OUT + 0x2000);
+    s += &format!("    vand.vi v20, v1, 7\n    vsll.vi v20, v20, 2\n    vsrl.vi v21, v1, 3\n    vsll.vi v21, v21, 4\n    vadd.vv v20, v20, v21\n    li s11, {}\n    vadd.vx v20, v20, s11\n", OUT + 0x2000);
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
     let sh = ["slli", "srli", "srai"];
@@ -190,7 +195,9 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
-            17 => match r.next() % 6 {
+            17 => match r.next() % 8 {
+                6 => format!("vsw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
+                7 => format!("vlw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
                 5 => format!("vlw12.v {v1}, {}(v18)", 4 * (r.next() % 2)),
                 0 => format!("vsw12.v {v1}, {}(v10)", 4 * (r.next() % 2)),
                 1 => format!("vlw12.v {v1}, {}(v11)", -4 * (r.next() % 2) as i32),

@@ -605,10 +605,9 @@ impl<'a> MemView<'a> {
             return false;
         }
         let Some((r, space)) = self.span_region(lo, hi, true) else { return false };
-        if m != u32::MAX {
-            // A partial warp's: the translator's masked unit-stride template may use the block.
-            self.remember_unit_block(r, space, true);
-        }
+        // The translator's masked unit-stride template (a partial warp's) and its octet
+        // template (a full warp's whose lanes address runs of 8 words) may use the block.
+        self.remember_unit_block(r, space, true);
         if bytes == 4 && r.written.is_none() {
             for (i, (&a, &v)) in addrs.iter().zip(values).enumerate() {
                 if (m >> i) & 1 != 0 {

@@ -879,7 +879,10 @@ fn emit_body(
                 if let Plan::UnitStride(store) = *p {
                     let slow = a.new_dynamic_label();
                     if store {
-                        templates::unit_stride(a, d, true, slow, done);
+                        let other = a.new_dynamic_label();
+                        templates::unit_stride(a, d, true, other, done);
+                        dynasm!(a ; .arch x64 ; =>other);
+                        templates::octet_store(a, d, slow, done);
                     } else {
                         let other = a.new_dynamic_label();
                         templates::unit_stride(a, d, false, other, done);

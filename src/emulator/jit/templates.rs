@@ -715,6 +715,76 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
     move_words(a, d, store, done);
 }
 
+/// A full warp's `vsw12.v vs2, imm(vs1)` whose lanes address four runs of 8 consecutive
+/// words — lanes `8j … 8j + 7` at `A_j + 4 i` for aligned `A_j`: a 2D work-group 8 or 16
+/// items wide, whose warps hold rows of 8 or 16 items — that all lie in the global buffer
+/// the view's latest store of this kind found, inline: four 32-byte moves in lane order
+/// (runs that overlap end as lane-by-lane stores would: the later lane's word), 128 bytes
+/// counted, as [`MemView::store_lanes`] would; anything else jumps to `slow` with nothing
+/// changed. Only in the copy for a full vector state. Jumps to `done` after a hit.
+///
+/// [`MemView::store_lanes`]: crate::emulator::memory::MemView::store_lanes
+pub(super) fn octet_store(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |field: usize| (l.unit_stride + l.unit_stride_stride + field) as i32;
+    // rcx = the view, r11 = the block's size − 32 + 1 (a run may start below it; n = size −
+    // 127, and 0 when no block is remembered), ymm4 = the immediate, ymm5 = 0, 4, …, 28.
+    dynasm!(a
+        ; .arch x64
+        ; mov rcx, [r12 + mem]
+        ; mov r11d, [rcx + block(l.n)]
+        ; test r11d, r11d
+        ; jz =>slow
+        ; add r11d, 96
+        ; mov eax, d.imm
+        ; vmovd xmm4, eax
+        ; vpbroadcastd ymm4, xmm4
+        ; mov rax, QWORD IOTA.0.as_ptr() as i64
+        ; vmovdqu ymm5, [rax]
+        ; vpslld ymm5, ymm5, 2
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    // Per run: in ymm3 the bits in which a lane differs from its run's start + 4 i; the
+    // start aligned and inside the block.
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, j)]
+            ; vpbroadcastd ymm0, xmm1
+            ; vpaddd ymm0, ymm0, ymm5
+            ; vpxor ymm0, ymm0, ymm1
+            ; vpor ymm3, ymm3, ymm0
+            ; vmovd eax, xmm1
+            ; test al, 3
+            ; jnz =>slow
+            ; sub eax, [rcx + block(l.base)]
+            ; cmp eax, r11d
+            ; jae =>slow
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>slow
+        ; mov rdx, [rcx + block(l.words)]
+        ; add QWORD [rcx + l.moved_global as i32], 128
+    );
+    for j in 0..4 {
+        dynasm!(a
+            ; .arch x64
+            ; mov eax, [r15 + v(d.rs1, j)]
+            ; add eax, d.imm
+            ; sub eax, [rcx + block(l.base)]
+            ; vmovdqu ymm0, [r15 + v(d.rs2, j)]
+            ; vmovdqu [rdx + rax], ymm0
+        );
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
+
 /// To `slow` unless lane `i` of vector register `vs1` holds `eax + 4 i` — every lane, or
 /// (`masked`) those [`masked_lanes`] selected. Keeps eax.
 fn consecutive(a: &mut Assembler, vs1: u8, masked: bool, slow: DynamicLabel) {
