@@ -694,6 +694,56 @@ fn every_fault_kind_is_reported_with_its_context() {
     assert_eq!((f.kind, f.work_group, f.warp), (FaultKind::Breakpoint, 2, 2));
 }
 
+/// Work-groups are claimed several at a time; after a fault every work-group below the lowest
+/// faulting one still runs, so the fault reported does not depend on the thread count: here
+/// work-group 1000 runs long, 1001 faults at once, and 3999 — which a second thread reaches
+/// while the first is still in 1000 — faults too. Reported: 1001, at every thread count.
+#[test]
+fn the_lowest_faulting_work_group_is_reported_at_any_thread_count() {
+    let body = "csrr t0, wgid\nli t1, 1000\nbne t0, t1, A\nli t2, 30000000\nL: addi t2, t2, -1\nbnez t2, L\nendprg\n\
+                A: li t1, 1001\nbeq t0, t1, F\nli t1, 3999\nbeq t0, t1, F\nendprg\nF: ebreak\n";
+    for threads in [1, 2, 3, 4] {
+        let f = fault_of(body, Setup { groups: 4096, threads, ..Setup::default() });
+        assert_eq!((f.kind, f.work_group), (FaultKind::Breakpoint, 1001), "{threads} threads");
+    }
+}
+
+/// The writable segments of the program window hold their initial contents at the start of
+/// every work-group (the reference reloads the program), also when the work-groups before it
+/// on the same host thread wrote them — only some do here (the reload is skipped after the
+/// others) — and a work-group that does not write them still sees them reloaded.
+#[test]
+fn writable_program_segments_start_fresh_in_every_work_group() {
+    use ventus_icd::emulator::program::{LoadSegment, Program};
+    const DATA: u32 = 0x8001_0000;
+    let body = format!(
+        "li t3, {DATA}\nlw t4, 0(t3)\nlw t5, 4(t3)\ncsrr t0, wgid\nslli t1, t0, 3\nadd t1, t1, a0\n\
+         sw t4, 0(t1)\nsw t5, 4(t1)\nandi t2, t0, 3\nbeqz t2, SKIP\naddi t4, t4, 1\nsw t4, 0(t3)\nsw t0, 4(t3)\n\
+         SKIP: endprg\n"
+    );
+    let asm = ventus_icd::isa::asm::assemble(&format!("{PROLOGUE}\n{body}"), 0x8000_0000).unwrap();
+    let text: Vec<u8> = asm.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let end = 0x8000_0000 + text.len() as u32;
+    let segments = vec![
+        LoadSegment { vaddr: 0x8000_0000, mem_size: text.len() as u32, data: text, writable: false },
+        // One initialised word, one of zeros (memory size beyond the file's data).
+        LoadSegment { vaddr: DATA, data: 5u32.to_le_bytes().to_vec(), mem_size: 8, writable: true },
+    ];
+    let prog = Program::new(segments, &[(0x8000_0000, end)]).unwrap();
+    for threads in [1, 2] {
+        let s = Setup { groups: 64, threads, out_words: 128, ..Setup::default() };
+        let mem = ventus_icd::emulator::DeviceMemory::new();
+        mem.map(OUT, 128 * 4).unwrap();
+        mem.map(0x9100_0000, 0x1000 * 32).unwrap();
+        let opts = RunOptions { threads, ..RunOptions::default() };
+        run(&mem, &prog, &params(&s), &opts).expect("runs");
+        let out = read_out(&mem, 128);
+        for g in 0..64 {
+            assert_eq!((out[2 * g], out[2 * g + 1]), (5, 0), "work-group {g}, {threads} threads");
+        }
+    }
+}
+
 #[test]
 fn watchdog_stops_a_runaway_kernel_and_memory_stays_usable() {
     let s = Setup { watchdog: 100_000, ..Setup::default() };

@@ -79,6 +79,12 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     // consecutive words, the translator's octet loads and stores); v20: runs of 8 words 16
     // bytes apart (they overlap: the later lane's store must win).
     s += &format!("    vand.vi v19, v1, 15\n    vsll.vi v19, v19, 2\n    vsrl.vi v20, v1, 4\n    vsll.vi v20, v20, 8\n    vadd.vv v19, v19, v20\n    li s11, {}\n    vadd.vx v19, v19, s11\n", OUT + 0x2000);
+    // v22: lane i's byte of the scratch area, v23: its halfword (full-warp byte and
+    // halfword loads of consecutive addresses: the translator's narrow loads).
+    s += &format!(
+        "    li s11, {}\n    vadd.vx v22, v1, s11\n    vsll.vi v23, v1, 1\n    vadd.vx v23, v23, s11\n",
+        OUT + 0x2000
+    );
     s += &format!("    vand.vi v20, v1, 7\n    vsll.vi v20, v20, 2\n    vsrl.vi v21, v1, 3\n    vsll.vi v21, v21, 4\n    vadd.vv v20, v20, v21\n    li s11, {}\n    vadd.vx v20, v20, s11\n", OUT + 0x2000);
     let rr = ["add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and", "mul", "divu", "remu"];
     let ri = ["addi", "slti", "sltiu", "xori", "ori", "andi"];
@@ -195,7 +201,9 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
-            17 => match r.next() % 8 {
+            17 => match r.next() % 10 {
+                8 => format!("{} {v1}, {}(v22)", r.pick(&["vlb12.v", "vlbu12.v"]), r.next() % 8),
+                9 => format!("{} {v1}, {}(v23)", r.pick(&["vlh12.v", "vlhu12.v"]), 2 * (r.next() % 8)),
                 6 => format!("vsw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
                 7 => format!("vlw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
                 5 => format!("vlw12.v {v1}, {}(v18)", 4 * (r.next() % 2)),

@@ -34,7 +34,7 @@
 //!
 //! Traced runs run one instruction per turn whatever the sharing, so commit logs are unchanged.
 
-use super::program::{Decoded, Program};
+use super::program::{prefixed_variants, Decoded, Program};
 use crate::isa::{Fmt, Op};
 use std::collections::{HashMap, HashSet};
 
@@ -68,10 +68,7 @@ fn private_loads_within(
     if !views.iter().flatten().any(|d| d.op == Some(Op::Barrier)) {
         return none;
     }
-    let index = |pc: u32| -> Option<usize> {
-        let off = pc.wrapping_sub(text_base);
-        (off % 4 == 0 && (off / 4) < n as u32).then_some((off / 4) as usize)
-    };
+    let index = |pc: u32| text_index(text_base, n, pc);
     let pc_of = |i: usize| text_base.wrapping_add(4 * i as u32);
     let entry_idx: Vec<usize> = entries.iter().filter_map(|&a| index(a)).collect();
     // Return sites, reconvergence targets.
@@ -108,12 +105,19 @@ fn private_loads_within(
         max_sets,
     };
     let Some(first) = index(start) else { return none };
+    // The barriers' regions do not depend on the kernel unless one calls through a register
+    // (crt0's call, in the entry region): then they are found again for each kernel.
+    let barriers = flow.regions(first, None);
     // Per kernel a launch may run (a call through a register goes there): whether each entry
     // is reached, and whether it runs in an interval with a writer.
     let (mut reached, mut shared) = (vec![false; n], vec![false; n]);
     for &e in &entry_idx {
-        let (regions, tainted) = flow.intervals(first, e);
-        for (i, rs) in regions.iter().enumerate() {
+        let regions = match &barriers {
+            Some(b) => flow.with_entry_region(b.clone(), first, e),
+            None => flow.regions(first, Some(e)).expect("a kernel given"),
+        };
+        let (in_regions, tainted) = flow.intervals(&regions);
+        for (i, rs) in in_regions.iter().enumerate() {
             reached[i] |= !rs.is_empty();
             shared[i] |= rs.iter().any(|&r| tainted[r]);
         }
@@ -124,6 +128,21 @@ fn private_loads_within(
 /// The most interval sets followed before the analysis gives up (nothing private): the
 /// sequence's period is the least common multiple of the barrier graph's cycle lengths.
 const MAX_SETS: usize = 10_000;
+
+/// The regions of a text (see [`Flow::regions`]).
+#[derive(Clone)]
+struct Regions {
+    /// Each region's first entry.
+    starts: Vec<usize>,
+    /// The region starting at an entry.
+    start_of: HashMap<usize, usize>,
+    /// Each region's entries.
+    members: Vec<Vec<usize>>,
+    /// Whether a member of the region writes memory another warp may read.
+    dirty: Vec<bool>,
+    /// The regions that follow each one (those of the barriers it reaches).
+    next: Vec<Vec<usize>>,
+}
 
 /// The text's control flow (see the module documentation).
 struct Flow<'a> {
@@ -137,8 +156,7 @@ struct Flow<'a> {
 
 impl Flow<'_> {
     fn index(&self, pc: u32) -> Option<usize> {
-        let off = pc.wrapping_sub(self.text_base);
-        (off % 4 == 0 && (off / 4) < self.views.len() as u32).then_some((off / 4) as usize)
+        text_index(self.text_base, self.views.len(), pc)
     }
 
     fn barrier(&self, i: usize) -> bool {
@@ -179,40 +197,78 @@ impl Flow<'_> {
         out.retain(|&k| k < n);
     }
 
-    /// For a launch of the kernel at `called` (warps start at `first`): the regions each
-    /// entry is in — of those the warps reach — and which regions share an interval with a
-    /// writer.
-    fn intervals(&self, first: usize, called: usize) -> (Vec<Vec<usize>>, Vec<bool>) {
+    /// The regions (see the module documentation) of the text whose warps start at `first`:
+    /// region 0 from `first`, region `r` ≥ 1 from the entry after the text's `r`-th barrier.
+    /// With `called` (where a call through a register goes, the kernel), all of them. Without
+    /// it, the barriers' regions only (region 0 left empty, see [`Self::with_entry_region`]),
+    /// or `None` when one of them calls through a register (they depend on the kernel then).
+    fn regions(&self, first: usize, called: Option<usize>) -> Option<Regions> {
         let n = self.views.len();
         let mut starts = vec![first];
         starts.extend((0..n).filter(|&i| self.barrier(i) && i + 1 < n).map(|i| i + 1));
         let start_of: HashMap<usize, usize> = starts.iter().enumerate().rev().map(|(r, &s)| (s, r)).collect();
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); starts.len()];
-        let mut dirty = vec![false; starts.len()];
-        let mut next: Vec<Vec<usize>> = vec![Vec::new(); starts.len()];
+        let count = starts.len();
+        let mut regions = Regions {
+            starts,
+            start_of,
+            members: vec![Vec::new(); count],
+            dirty: vec![false; count],
+            next: vec![Vec::new(); count],
+        };
         let mut seen = vec![usize::MAX; n];
-        let (mut stack, mut out) = (Vec::new(), Vec::new());
-        for (r, &s) in starts.iter().enumerate() {
-            stack.push(s);
-            seen[s] = r;
-            while let Some(i) = stack.pop() {
-                members[r].push(i);
-                dirty[r] |= self.views[i].iter().any(writer);
-                if self.barrier(i) {
-                    // The region of this barrier follows; nothing else from here.
-                    next[r].extend(start_of.get(&(i + 1)));
-                    continue;
-                }
-                out.clear();
-                self.successors(i, called, &mut out);
-                for &k in &out {
-                    if seen[k] != r {
-                        seen[k] = r;
-                        stack.push(k);
-                    }
+        let from = usize::from(called.is_none());
+        for r in from..count {
+            let calls = self.fill(&mut regions, r, called.unwrap_or(usize::MAX), &mut seen);
+            if calls && called.is_none() {
+                return None;
+            }
+        }
+        Some(regions)
+    }
+
+    /// `barriers` (from [`Self::regions`] without a kernel) with region 0 — from `first`, for
+    /// a launch of the kernel at `called` — found.
+    fn with_entry_region(&self, mut barriers: Regions, first: usize, called: usize) -> Regions {
+        let mut seen = vec![usize::MAX; self.views.len()];
+        barriers.starts[0] = first;
+        self.fill(&mut barriers, 0, called, &mut seen);
+        barriers
+    }
+
+    /// Finds region `r`'s members (what its start reaches without passing a barrier), whether
+    /// one writes, and the regions that follow it; `seen` marks members by region. Returns
+    /// whether a member calls through a register (goes to `called`).
+    fn fill(&self, g: &mut Regions, r: usize, called: usize, seen: &mut [usize]) -> bool {
+        let (mut stack, mut out) = (vec![g.starts[r]], Vec::new());
+        seen[g.starts[r]] = r;
+        let mut calls = false;
+        while let Some(i) = stack.pop() {
+            g.members[r].push(i);
+            g.dirty[r] |= self.views[i].iter().any(writer);
+            if self.barrier(i) {
+                // The region of this barrier follows; nothing else from here.
+                g.next[r].extend(g.start_of.get(&(i + 1)));
+                continue;
+            }
+            calls |= self.views[i].iter().any(|d| d.op == Some(Op::Jalr) && d.rd != 0);
+            out.clear();
+            self.successors(i, called, &mut out);
+            for &k in &out {
+                if seen[k] != r {
+                    seen[k] = r;
+                    stack.push(k);
                 }
             }
         }
+        calls
+    }
+
+    /// Given the regions: the regions each entry is in — of those the warps reach — and which
+    /// regions share an interval with a writer.
+    fn intervals(&self, g: &Regions) -> (Vec<Vec<usize>>, Vec<bool>) {
+        let n = self.views.len();
+        let (members, dirty, next) = (&g.members, &g.dirty, &g.next);
+        let starts = &g.starts;
         // The S_k sequence until a set repeats: regions reached, and those with a writer
         // among their set.
         let (mut reached, mut tainted) = (vec![false; starts.len()], vec![false; starts.len()]);
@@ -250,13 +306,8 @@ impl Flow<'_> {
 /// prefixes) before it selects.
 fn views<'a>(ops: &'a [Decoded], ext: &'a [Decoded]) -> Vec<Vec<&'a Decoded>> {
     let mut v: Vec<Vec<&Decoded>> = ops.iter().map(|d| vec![d]).collect();
-    for (i, first) in ops.iter().enumerate() {
-        let (mut d, mut k) = (first, i + 1);
-        while let (true, Some(x)) = (matches!(d.op, Some(Op::Regext | Op::Regexti)), ext.get(d.next_ext as usize)) {
-            let Some(slot) = v.get_mut(k) else { break };
-            slot.push(x);
-            (d, k) = (x, k + 1);
-        }
+    for (k, x) in prefixed_variants(ops, ext) {
+        v[k].push(&ext[x]);
     }
     v
 }
@@ -269,8 +320,13 @@ fn reconvergence(ops: &[Decoded], i: usize, text_base: u32) -> Option<usize> {
         return None;
     }
     let rpc = text_base.wrapping_add(4 * (i as u32 - 2)).wrapping_add(s.imm as u32);
-    let off = rpc.wrapping_sub(text_base);
-    (off % 4 == 0 && ((off / 4) as usize) < ops.len()).then_some((off / 4) as usize)
+    text_index(text_base, ops.len(), rpc)
+}
+
+/// The index of the entry at `pc` in a text of `n` entries at `text_base`.
+fn text_index(text_base: u32, n: usize, pc: u32) -> Option<usize> {
+    let off = pc.wrapping_sub(text_base);
+    (off % 4 == 0 && (off / 4) < n as u32).then_some((off / 4) as usize)
 }
 
 /// Whether `d` may change memory another warp reads (see the module documentation).
@@ -385,6 +441,28 @@ mod tests {
         let (f, l) = analyse(&src, &["k", "other"]);
         assert!(at(&f, &l, "tile"));
         // Merged into one launch (`k`'s first barrier interval beside `other`'s) it would not be.
+    }
+
+    #[test]
+    fn a_call_through_a_register_after_a_barrier_is_followed_per_kernel() {
+        // The warps meet at a barrier before the call: the barrier's region holds the called
+        // kernel, so it is found again for each kernel (`a` only loads, `b` also stores).
+        let src = "
+                li t4, 32
+                barrier x0, x0, 1
+                jalr t1
+                endprg x0, x0, x0
+            a:
+            load_a: vlw12.v v5, 0(v2)
+                ret
+            b:
+            load_b: vlw12.v v5, 0(v2)
+                vsw12.v v5, 0(v3)
+                ret
+            ";
+        let (f, l) = analyse(src, &["a", "b"]);
+        assert!(at(&f, &l, "load_a"));
+        assert!(!at(&f, &l, "load_b"));
     }
 
     #[test]

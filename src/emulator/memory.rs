@@ -108,6 +108,8 @@ pub struct MemView<'a> {
     /// Some access through this view wrote to the private overlay / the LDS window.
     private_written: std::cell::Cell<bool>,
     lds_written: std::cell::Cell<bool>,
+    /// Whether an access wrote to the program window since [`Self::take_program_written`].
+    program_written: std::cell::Cell<bool>,
     /// 32-word copies in 256-bit moves ([`Self::with_wide_copies`]).
     wide: bool,
     /// Read-only blocks [`Self::is_read_only`] found lately, most recent first.
@@ -250,6 +252,7 @@ impl<'a> MemView<'a> {
             moved: Default::default(),
             private_written: Default::default(),
             lds_written: Default::default(),
+            program_written: Default::default(),
             wide: false,
             read_only_words: Default::default(),
             unit_stride_blocks: Default::default(),
@@ -367,7 +370,13 @@ impl<'a> MemView<'a> {
                 Ok((self.lds, Space::Local))
             }
             7 => Err(MemError::Unmapped(addr)),
-            8 => self.program_page(addr, write).map(|()| (self.program, Space::Global)),
+            8 => {
+                self.program_page(addr, write)?;
+                if write {
+                    self.program_written.set(true);
+                }
+                Ok((self.program, Space::Global))
+            }
             _ => {
                 if let Some(p) = self.private {
                     if p.contains(addr) {
@@ -536,7 +545,8 @@ impl<'a> MemView<'a> {
                 *o = unsafe { r.word_unchecked(a) }.load(Relaxed);
             }
         } else {
-            // A partial warp's: the translator's masked unit-stride template may use the block.
+            // A partial warp's or a narrow load: the translator's masked unit-stride and
+            // narrow-load templates may use the block.
             self.remember_unit_block(r, space, false);
             for (i, (o, &a)) in out.iter_mut().zip(addrs).enumerate() {
                 if (m >> i) & 1 != 0 {
@@ -633,6 +643,12 @@ impl<'a> MemView<'a> {
     /// overlay still holds the zeros it started with).
     pub fn private_written(&self) -> bool {
         self.private_written.get()
+    }
+
+    /// Whether an access through this view wrote to the program window since the last call
+    /// (clears it): the writable segments need reloading before the next work-group.
+    pub fn take_program_written(&self) -> bool {
+        self.program_written.replace(false)
     }
 
     /// Whether any access through this view has written to the LDS window.

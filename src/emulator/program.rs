@@ -459,14 +459,10 @@ impl Program {
                 d.sharing = Sharing::Private;
             }
         }
-        for i in 0..self.ops.len() {
-            let (mut d, mut k) = (self.ops[i], i + 1);
-            while matches!(d.op, Some(Op::Regext | Op::Regexti)) {
-                let Some(v) = self.ext.get_mut(d.next_ext as usize) else { break };
-                if private.get(k) == Some(&true) {
-                    v.sharing = Sharing::Private;
-                }
-                (d, k) = (*v, k + 1);
+        let variants: Vec<(usize, usize)> = prefixed_variants(&self.ops, &self.ext).collect();
+        for (k, x) in variants {
+            if private.get(k) == Some(&true) {
+                self.ext[x].sharing = Sharing::Private;
             }
         }
         Self::runs(&mut self.ops, &self.ext);
@@ -800,6 +796,26 @@ impl HostCall {
     pub fn replaces_code(self) -> bool {
         matches!(self, HostCall::LegacyPrintf)
     }
+}
+
+/// The extended variants prefixes select, as `(k, x)`: entry `k` of `ops` runs as `ext[x]`
+/// after the prefix (or chain of prefixes) before it.
+pub(super) fn prefixed_variants<'a>(
+    ops: &'a [Decoded],
+    ext: &'a [Decoded],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    ops.iter().enumerate().flat_map(move |(i, first)| {
+        let (mut d, mut k) = (first, i + 1);
+        std::iter::from_fn(move || {
+            if !matches!(d.op, Some(Op::Regext | Op::Regexti)) || k >= ops.len() {
+                return None;
+            }
+            let x = d.next_ext as usize;
+            d = ext.get(x)?;
+            k += 1;
+            Some((k - 1, x))
+        })
+    })
 }
 
 #[cfg(test)]

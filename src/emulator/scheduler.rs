@@ -1,8 +1,10 @@
 //! Distributes work-groups over host threads. Each thread ("slot") owns an LDS window, a program
-//! window (reloaded from the program's segments before every work-group, as the reference does) and
-//! a private-memory overlay; work-group ids are taken from a shared counter in linear order.
-//! The fault reported is the one of the lowest work-group id, so it does not depend on timing when
-//! only one work-group faults. A launch on N threads runs on the calling thread and N − 1
+//! window (its writable segments hold the program's contents at the start of every work-group,
+//! as the reference reloads the program: reloaded when a work-group wrote them) and a
+//! private-memory overlay; work-group ids are claimed from a shared counter in linear order, a
+//! few at a time. The fault reported is the one of the lowest work-group id: after a fault each
+//! thread still runs the work-groups of its claim below the lowest faulting one, so every
+//! work-group below it runs and the report does not depend on timing or the thread count. A launch on N threads runs on the calling thread and N − 1
 //! threads of a persistent pool (no thread is created per launch), kept off the calling
 //! thread's CPU ([`affinity`]).
 
@@ -101,7 +103,8 @@ impl Slot {
             },
         };
         // Read-only pages cannot change (stores there fault), so they are loaded once per slot
-        // and program; writable ones are reloaded before every work-group (`load_writable`).
+        // and program; writable ones before the launch's first work-group on the slot and
+        // after every work-group that wrote them (`load_writable`).
         if slot.program_id != prog.id() {
             slot.program.reset(abi::PROGRAM_BASE);
             for s in prog.segments().iter().filter(|s| !s.writable) {
@@ -223,6 +226,9 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
     let start_coarse = super::workgroup::coarse_now();
     let threads = if opts.threads == 0 { Config::get().threads } else { opts.threads };
     let workers = threads.clamp(1, groups.min(1024) as usize);
+    // A claim of work-groups: about 1/64 of a worker's share, at most 16 (a worker that
+    // finishes early then waits for at most 16 work-groups of another's).
+    let chunk = (groups / (64 * workers as u64)).clamp(1, 16);
     let global = mem.snapshot();
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
@@ -245,12 +251,34 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
             jit: if opts.translated() { super::jit::Jit::of(prog) } else { None },
         };
         let mut local = RunStats::default();
-        while !stop.load(Ordering::Relaxed) {
-            let g = next.fetch_add(1, Ordering::Relaxed);
+        // Work-groups are claimed `chunk` at a time (each claim an atomic add on a line the
+        // workers share), in linear order within a claim. After a fault no worker claims
+        // more, but each still runs the work-groups of its claim below the lowest faulting
+        // one, as when they were claimed one by one: every work-group below it runs, so the
+        // fault reported is the same at any thread count. The writable segments are reloaded
+        // before a work-group only when code wrote the program window since the last reload
+        // (the first work-group of the launch always loads them).
+        let (mut g, mut end) = (0, 0);
+        let mut fresh = false;
+        loop {
+            // Acquire: the fault recorded before `stop` was set is seen here.
+            if stop.load(Ordering::Acquire) {
+                let lowest = first_fault.lock().as_ref().map_or(0, |f| u64::from(f.work_group));
+                if g == end || g >= lowest {
+                    break;
+                }
+            }
+            if g == end {
+                g = next.fetch_add(chunk, Ordering::Relaxed);
+                end = (g + chunk).min(groups);
+            }
             if g >= groups {
                 break;
             }
-            slot.load_writable(prog);
+            if !fresh || view.take_program_written() {
+                slot.load_writable(prog);
+                fresh = true;
+            }
             let mut tracer = make_tracer();
             match run_group(g as u32, p, opts, start_coarse, &ctx, &mut pool, &mut tracer) {
                 Ok(s) => {
@@ -266,12 +294,13 @@ fn run_with<T: Tracer + Send, F: Fn() -> T + Sync>(
                     if ff.as_ref().is_none_or(|old| f.work_group < old.work_group) {
                         *ff = Some(f);
                     }
-                    stop.store(true, Ordering::Relaxed);
+                    stop.store(true, Ordering::Release);
                 }
             }
             if T::ENABLED {
                 traces.lock().push((g as u32, tracer));
             }
+            g += 1;
         }
         let mut t = totals.lock();
         t.work_groups += local.work_groups;

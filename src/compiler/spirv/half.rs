@@ -52,9 +52,9 @@ impl Lowerer<'_> {
         self.f.push(b, Ty::F32, Op::Conv(ConvOp::HalfToFloat, h))
     }
 
-    /// The half bits (in an i16) of `f` rounded with `mode`.
-    /// To nearest even that is [`ConvOp::FloatToHalf`] (`pass::half` expands it, and keeps a
-    /// chain of half operations in floats); the directed modes are integer sequences here.
+    /// The half bits (in an i16) of `f` rounded with `mode`: to nearest even a
+    /// [`ConvOp::FloatToHalf`] (which `pass::half` expands, keeping chains of half operations
+    /// in floats), the directed modes integer sequences built here.
     pub(super) fn float_to_half(&mut self, b: BlockId, f: Value, mode: HalfRound) -> Value {
         if mode == HalfRound::Rte {
             return self.f.push(b, Ty::I16, Op::Conv(ConvOp::FloatToHalf, f));
@@ -95,18 +95,16 @@ impl Lowerer<'_> {
             let one = self.const_val(Ty::I1, 1);
             self.f.push(b, Ty::I1, Op::Select(over, one, inexact))
         };
-        let mag = match mode {
-            HalfRound::Rtz => t,
-            HalfRound::Rtp | HalfRound::Rtn => {
-                let want_neg = mode == HalfRound::Rtn;
-                let neg = self.cmp32(b, CmpOp::Ne, sign, zero);
-                let away = if want_neg { neg } else { self.f.push(b, Ty::I1, Op::Un(UnOp::Not, neg)) };
-                let bump = self.f.push(b, Ty::I1, Op::Bin(BinOp::And, away, inexact));
-                let one = self.k(1);
-                let t1 = self.bin32(b, BinOp::Add, t, one);
-                self.sel32(b, bump, t1, t)
-            }
-            HalfRound::Rte => t, // returned above
+        // Toward zero: the truncated magnitude; toward ±∞: one more when inexact on that side.
+        let mag = if matches!(mode, HalfRound::Rtp | HalfRound::Rtn) {
+            let neg = self.cmp32(b, CmpOp::Ne, sign, zero);
+            let away = if mode == HalfRound::Rtn { neg } else { self.f.push(b, Ty::I1, Op::Un(UnOp::Not, neg)) };
+            let bump = self.f.push(b, Ty::I1, Op::Bin(BinOp::And, away, inexact));
+            let one = self.k(1);
+            let t1 = self.bin32(b, BinOp::Add, t, one);
+            self.sel32(b, bump, t1, t)
+        } else {
+            t
         };
         // The directed modes clamped ∞ to the largest finite half.
         let hinf = self.k(0x7c00);

@@ -858,6 +858,7 @@ fn emit_body(
             Plan::LoadWord
             | Plan::DivPow2(_)
             | Plan::UnitStride(_)
+            | Plan::Narrow(_)
             | Plan::MaskedUnitStride(_)
             | Plan::Private(_)
             | Plan::Masked(_)
@@ -889,6 +890,11 @@ fn emit_body(
                         dynasm!(a ; .arch x64 ; =>other);
                         gather::gather(a, d, slow, done);
                     }
+                    dynasm!(a ; .arch x64 ; =>slow);
+                }
+                if let Plan::Narrow(op) = *p {
+                    let slow = a.new_dynamic_label();
+                    templates::narrow_load(a, d, op, slow, done);
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::MaskedUnitStride(store) = *p {

@@ -102,6 +102,11 @@ pub(super) enum Plan {
     /// the view remembers, a `vlw12.v` also as a gather from a buffer of the view's gather
     /// table, else the handler (only in the copy for a full vector state).
     UnitStride(bool),
+    /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` whose lanes address consecutive
+    /// bytes (halfwords) in the global buffer the view's latest load of this kind found
+    /// ([`super::templates::narrow_load`]), else the handler (only in the copy for a full
+    /// vector state).
+    Narrow(Op),
     /// The same in the copy for any other vector state: the active lanes' consecutive words
     /// in that buffer ([`super::templates::unit_stride_masked`]), else the handler.
     MaskedUnitStride(bool),
@@ -133,9 +138,9 @@ pub(super) enum Plan {
 }
 
 /// A shared instruction worth a function of its own (a head with no run after it): one with
-/// an inline path, which saves the handler call ([`Plan::UnitStride`]).
+/// an inline path, which saves the handler call ([`Plan::UnitStride`], [`Plan::Narrow`]).
 pub(super) fn inline_head(d: &Decoded) -> bool {
-    matches!(plan(d, true, false), Plan::UnitStride(_))
+    matches!(plan(d, true, false), Plan::UnitStride(_) | Plan::Narrow(_))
 }
 
 /// Whether `op` may change what "the vector state is full" means (`vl`, `vtype`), or a CSR.
@@ -236,6 +241,7 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     match op {
         Op::Vlw12V => return Plan::UnitStride(false),
         Op::Vsw12V => return Plan::UnitStride(true),
+        Op::Vlb12V | Op::Vlbu12V | Op::Vlh12V | Op::Vlhu12V => return Plan::Narrow(op),
         Op::VlwV => return Plan::Private(false),
         Op::VswV => return Plan::Private(true),
         _ => {}

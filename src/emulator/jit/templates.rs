@@ -715,6 +715,79 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
     move_words(a, d, store, done);
 }
 
+/// A full warp's `vlb12.v`/`vlbu12.v` (`vlh12.v`/`vlhu12.v`) `vd, imm(vs1)` whose lanes address
+/// 32 consecutive bytes (aligned halfwords) — lane `i` at `A + i` (`A + 2 i`): a `char`
+/// array indexed by the global id — inside the global buffer the view remembers for loads
+/// (filed by unit-stride word loads and by the interpreter's partial-warp and narrow loads),
+/// inline: four 8-byte (16-byte) loads widened to the lanes' words, sign- or
+/// zero-extended as the instruction says, and 32 (64) bytes counted, as
+/// [`MemView::load_lanes`] would; anything else jumps to `slow` with nothing changed. Only in
+/// the copy for a full vector state. Jumps to `done` after a hit.
+///
+/// [`MemView::load_lanes`]: crate::emulator::memory::MemView::load_lanes
+pub(super) fn narrow_load(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |field: usize| (l.unit_stride + field) as i32;
+    let half = matches!(op, Op::Vlh12V | Op::Vlhu12V);
+    let width: i32 = if half { 2 } else { 1 };
+    // ymm0 = lane 0's base register value in every lane, ymm5 = 0, w, 2w, …, 7w; ymm3 = the
+    // bits in which a lane differs from lane 0's + w i.
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [r15 + v(d.rs1, 0)]
+        ; vmovd xmm0, eax
+        ; vpbroadcastd ymm0, xmm0
+        ; mov rcx, QWORD IOTA.0.as_ptr() as i64
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vmovdqu ymm1, [rcx + 32 * j]);
+        if half {
+            dynasm!(a ; .arch x64 ; vpslld ymm1, ymm1, 1);
+        }
+        dynasm!(a
+            ; .arch x64
+            ; vpaddd ymm1, ymm1, ymm0
+            ; vpxor ymm1, ymm1, [r15 + v(d.rs1, j)]
+            ; vpor ymm3, ymm3, ymm1
+        );
+    }
+    // The span: 32 w bytes from A = lane 0's address (aligned to w), inside the block (n =
+    // its size − 127, 0 when none is remembered).
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>slow
+        ; add eax, d.imm
+        ; test eax, width - 1
+        ; jnz =>slow
+        ; mov rcx, [r12 + mem]
+        ; mov r11d, [rcx + block(l.n)]
+        ; test r11d, r11d
+        ; jz =>slow
+        ; add r11d, 128 - 32 * width
+        ; sub eax, [rcx + block(l.base)]
+        ; cmp eax, r11d
+        ; jae =>slow
+        ; mov rdx, [rcx + block(l.words)]
+        ; add QWORD [rcx + l.moved_global as i32], 32 * width
+    );
+    for j in 0..4 {
+        let at = 8 * width * j;
+        match op {
+            Op::Vlb12V => dynasm!(a ; .arch x64 ; vmovq xmm1, [rdx + rax + at] ; vpmovsxbd ymm0, xmm1),
+            Op::Vlbu12V => dynasm!(a ; .arch x64 ; vmovq xmm1, [rdx + rax + at] ; vpmovzxbd ymm0, xmm1),
+            Op::Vlh12V => dynasm!(a ; .arch x64 ; vpmovsxwd ymm0, [rdx + rax + at]),
+            _ => dynasm!(a ; .arch x64 ; vpmovzxwd ymm0, [rdx + rax + at]),
+        }
+        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, j)], ymm0);
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
+
 /// A full warp's `vsw12.v vs2, imm(vs1)` whose lanes address four runs of 8 consecutive
 /// words — lanes `8j … 8j + 7` at `A_j + 4 i` for aligned `A_j`: a 2D work-group 8 or 16
 /// items wide, whose warps hold rows of 8 or 16 items — that all lie in the global buffer
