@@ -186,27 +186,21 @@ impl Target {
 
     /// Enqueues a launch without an event (the queue is in order).
     pub fn enqueue(&self, k: cl_kernel, global: &[usize], local: Option<&[usize]>) {
-        // SAFETY: sizes arrays of `global.len()` entries; no event requested.
-        let code = unsafe {
-            (cl_api().clEnqueueNDRangeKernel)(
-                self.queue,
-                k,
-                global.len() as u32,
-                null(),
-                global.as_ptr(),
-                local.map_or(null(), |l| l.as_ptr()),
-                0,
-                null(),
-                null_mut(),
-            )
-        };
-        check(code, "clEnqueueNDRangeKernel");
+        self.nd_range(k, global, local, null_mut());
     }
 
     /// Launches and waits; returns the event (the caller releases it).
     pub fn launch(&self, k: cl_kernel, global: &[usize], local: Option<&[usize]>) -> cl_event {
         let mut ev = null_mut();
-        // SAFETY: sizes arrays of `global.len()` entries.
+        self.nd_range(k, global, local, &mut ev);
+        // SAFETY: one valid event.
+        check(unsafe { (cl_api().clWaitForEvents)(1, &ev) }, "clWaitForEvents");
+        ev
+    }
+
+    /// `clEnqueueNDRangeKernel` with no offset and no wait list; `event` may be null.
+    fn nd_range(&self, k: cl_kernel, global: &[usize], local: Option<&[usize]>, event: *mut cl_event) {
+        // SAFETY: sizes arrays of `global.len()` entries; `event` is null or writable.
         let code = unsafe {
             (cl_api().clEnqueueNDRangeKernel)(
                 self.queue,
@@ -217,13 +211,10 @@ impl Target {
                 local.map_or(null(), |l| l.as_ptr()),
                 0,
                 null(),
-                &mut ev,
+                event,
             )
         };
         check(code, "clEnqueueNDRangeKernel");
-        // SAFETY: one valid event.
-        check(unsafe { (cl_api().clWaitForEvents)(1, &ev) }, "clWaitForEvents");
-        ev
     }
 
     /// `clFinish` on the target's queue.

@@ -733,34 +733,13 @@ pub(super) fn narrow_load(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicL
     let block = |field: usize| (l.unit_stride + field) as i32;
     let half = matches!(op, Op::Vlh12V | Op::Vlhu12V);
     let width: i32 = if half { 2 } else { 1 };
-    // ymm0 = lane 0's base register value in every lane, ymm5 = 0, w, 2w, …, 7w; ymm3 = the
-    // bits in which a lane differs from lane 0's + w i.
+    // Lane i's base register holds lane 0's + w i; the span: 32 w bytes from A = lane 0's
+    // address (aligned to w), inside the block (n = its size − 127, 0 when none is
+    // remembered).
+    dynasm!(a ; .arch x64 ; mov eax, [r15 + v(d.rs1, 0)]);
+    consecutive_by(a, d.rs1, false, u8::from(half), slow);
     dynasm!(a
         ; .arch x64
-        ; mov eax, [r15 + v(d.rs1, 0)]
-        ; vmovd xmm0, eax
-        ; vpbroadcastd ymm0, xmm0
-        ; mov rcx, QWORD IOTA.0.as_ptr() as i64
-        ; vpxor ymm3, ymm3, ymm3
-    );
-    for j in 0..4 {
-        dynasm!(a ; .arch x64 ; vmovdqu ymm1, [rcx + 32 * j]);
-        if half {
-            dynasm!(a ; .arch x64 ; vpslld ymm1, ymm1, 1);
-        }
-        dynasm!(a
-            ; .arch x64
-            ; vpaddd ymm1, ymm1, ymm0
-            ; vpxor ymm1, ymm1, [r15 + v(d.rs1, j)]
-            ; vpor ymm3, ymm3, ymm1
-        );
-    }
-    // The span: 32 w bytes from A = lane 0's address (aligned to w), inside the block (n =
-    // its size − 127, 0 when none is remembered).
-    dynasm!(a
-        ; .arch x64
-        ; vptest ymm3, ymm3
-        ; jnz =>slow
         ; add eax, d.imm
         ; test eax, width - 1
         ; jnz =>slow
@@ -861,7 +840,13 @@ pub(super) fn octet_store(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, do
 /// To `slow` unless lane `i` of vector register `vs1` holds `eax + 4 i` — every lane, or
 /// (`masked`) those [`masked_lanes`] selected. Keeps eax.
 fn consecutive(a: &mut Assembler, vs1: u8, masked: bool, slow: DynamicLabel) {
-    // ymm0 = eax in every lane, ymm1 = it + 4 × iota, ymm3 = the bits in which a lane differs.
+    consecutive_by(a, vs1, masked, 2, slow);
+}
+
+/// [`consecutive`] for elements of `1 << shift` bytes: lane `i` at `eax + (i << shift)`.
+fn consecutive_by(a: &mut Assembler, vs1: u8, masked: bool, shift: u8, slow: DynamicLabel) {
+    // ymm0 = eax in every lane, ymm1 = it + (iota << shift), ymm3 = the bits in which a lane
+    // differs.
     dynasm!(a
         ; .arch x64
         ; vmovd xmm0, eax
@@ -870,10 +855,12 @@ fn consecutive(a: &mut Assembler, vs1: u8, masked: bool, slow: DynamicLabel) {
         ; vpxor ymm3, ymm3, ymm3
     );
     for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vmovdqu ymm1, [rcx + 32 * j]);
+        if shift > 0 {
+            dynasm!(a ; .arch x64 ; vpslld ymm1, ymm1, shift as i8);
+        }
         dynasm!(a
             ; .arch x64
-            ; vmovdqu ymm1, [rcx + 32 * j]
-            ; vpslld ymm1, ymm1, 2
             ; vpaddd ymm1, ymm1, ymm0
             ; vpxor ymm1, ymm1, [r15 + v(vs1, j)]
         );
