@@ -4,9 +4,9 @@
 //! private-memory overlay; work-group ids are claimed from a shared counter in linear order, a
 //! few at a time. The fault reported is the one of the lowest work-group id: after a fault each
 //! thread still runs the work-groups of its claim below the lowest faulting one, so every
-//! work-group below it runs and the report does not depend on timing or the thread count. A launch on N threads runs on the calling thread and N − 1
-//! threads of a persistent pool (no thread is created per launch), kept off the calling
-//! thread's CPU ([`affinity`]).
+//! work-group below it runs and the report does not depend on timing or the thread count. A
+//! launch on N threads runs on the calling thread and N − 1 threads of a persistent pool (no
+//! thread is created per launch), kept off the calling thread's CPU ([`affinity`]).
 
 use super::affinity;
 use super::exec::Ctx;

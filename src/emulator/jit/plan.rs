@@ -102,14 +102,14 @@ pub(super) enum Plan {
     /// the view remembers, a `vlw12.v` also as a gather from a buffer of the view's gather
     /// table, else the handler (only in the copy for a full vector state).
     UnitStride(bool),
-    /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` whose lanes address consecutive
-    /// bytes (halfwords) in the global buffer the view's latest load of this kind found
-    /// ([`super::templates::narrow_load`]), else the handler (only in the copy for a full
-    /// vector state).
-    Narrow(Op),
     /// The same in the copy for any other vector state: the active lanes' consecutive words
     /// in that buffer ([`super::templates::unit_stride_masked`]), else the handler.
     MaskedUnitStride(bool),
+    /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` whose lanes address consecutive
+    /// bytes (halfwords) in the global buffer the view remembers for loads
+    /// ([`super::templates::narrow_load`]), else the handler (only in the copy for a full
+    /// vector state).
+    Narrow(Op),
     /// A full warp's `vlw.v` (false) / `vsw.v` (true) with one address in every lane: 32
     /// consecutive words of the private overlay, else the handler (only in the copy for a
     /// full vector state).
