@@ -201,9 +201,10 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                     _ => format!("lw {x1}, {}(s5)", 4 * (r.next() % 64)),
                 }
             }
-            17 => match r.next() % 10 {
+            17 => match r.next() % 11 {
                 8 => format!("{} {v1}, {}(v22)", r.pick(&["vlb12.v", "vlbu12.v"]), r.next() % 8),
-                9 => format!("{} {v1}, {}(v23)", r.pick(&["vlh12.v", "vlhu12.v"]), 2 * (r.next() % 8)),
+                9 => format!("{} {v1}, {}(v23)", r.pick(&["vlh12.v", "vlhu12.v", "vsh12.v"]), 2 * (r.next() % 8)),
+                10 => format!("vsb12.v {v1}, {}(v22)", r.next() % 8),
                 6 => format!("vsw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
                 7 => format!("vlw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
                 5 => format!("vlw12.v {v1}, {}(v18)", 4 * (r.next() % 2)),

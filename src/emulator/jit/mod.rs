@@ -894,7 +894,11 @@ fn emit_body(
                 }
                 if let Plan::Narrow(op) = *p {
                     let slow = a.new_dynamic_label();
-                    templates::narrow_load(a, d, op, slow, done);
+                    if matches!(op, Op::Vsb12V | Op::Vsh12V) {
+                        templates::narrow_store(a, d, op, slow, done);
+                    } else {
+                        templates::narrow_load(a, d, op, slow, done);
+                    }
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::MaskedUnitStride(store) = *p {

@@ -105,10 +105,10 @@ pub(super) enum Plan {
     /// The same in the copy for any other vector state: the active lanes' consecutive words
     /// in that buffer ([`super::templates::unit_stride_masked`]), else the handler.
     MaskedUnitStride(bool),
-    /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` whose lanes address consecutive
-    /// bytes (halfwords) in the global buffer the view remembers for loads
-    /// ([`super::templates::narrow_load`]), else the handler (only in the copy for a full
-    /// vector state).
+    /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` (`vsb12.v`/`vsh12.v`) whose
+    /// lanes address consecutive bytes (halfwords) in the global buffer the view remembers for
+    /// loads (stores) ([`super::templates::narrow_load`], [`super::templates::narrow_store`]),
+    /// else the handler (only in the copy for a full vector state).
     Narrow(Op),
     /// A full warp's `vlw.v` (false) / `vsw.v` (true) with one address in every lane: 32
     /// consecutive words of the private overlay, else the handler (only in the copy for a
@@ -241,7 +241,7 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     match op {
         Op::Vlw12V => return Plan::UnitStride(false),
         Op::Vsw12V => return Plan::UnitStride(true),
-        Op::Vlb12V | Op::Vlbu12V | Op::Vlh12V | Op::Vlhu12V => return Plan::Narrow(op),
+        Op::Vlb12V | Op::Vlbu12V | Op::Vlh12V | Op::Vlhu12V | Op::Vsb12V | Op::Vsh12V => return Plan::Narrow(op),
         Op::VlwV => return Plan::Private(false),
         Op::VswV => return Plan::Private(true),
         _ => {}

@@ -767,6 +767,80 @@ pub(super) fn narrow_load(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicL
     dynasm!(a ; .arch x64 ; jmp =>done);
 }
 
+/// Dword `i` of a packed byte vector to place at `i`: `vpackusdw` and `vpackuswb` work per
+/// 128-bit half (see [`narrow_store`]).
+#[repr(C, align(32))]
+pub(super) struct PackOrder(pub(super) [u32; 8]);
+pub(super) static PACK_ORDER: PackOrder = PackOrder([0, 4, 1, 5, 2, 6, 3, 7]);
+
+/// A full warp's `vsb12.v` (`vsh12.v`) `vs2, imm(vs1)` whose lanes address 32 consecutive
+/// bytes (aligned halfwords) inside the global buffer the view remembers for stores, inline:
+/// the lanes' low bytes (halfwords) packed in lane order and stored with one (two) 32-byte
+/// moves, 32 (64) bytes counted, as [`MemView::store_lanes`] would (no other byte is
+/// written); anything else jumps to `slow` with nothing changed. Only in the copy for a full
+/// vector state. Jumps to `done` after a hit.
+///
+/// [`MemView::store_lanes`]: crate::emulator::memory::MemView::store_lanes
+pub(super) fn narrow_store(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let block = |field: usize| (l.unit_stride + l.unit_stride_stride + field) as i32;
+    let half = op == Op::Vsh12V;
+    let width: i32 = if half { 2 } else { 1 };
+    dynasm!(a ; .arch x64 ; mov eax, [r15 + v(d.rs1, 0)]);
+    consecutive_by(a, d.rs1, false, u8::from(half), slow);
+    dynasm!(a
+        ; .arch x64
+        ; add eax, d.imm
+        ; test eax, width - 1
+        ; jnz =>slow
+        ; mov rcx, [r12 + mem]
+        ; mov r11d, [rcx + block(l.n)]
+        ; test r11d, r11d
+        ; jz =>slow
+        ; add r11d, 128 - 32 * width
+        ; sub eax, [rcx + block(l.base)]
+        ; cmp eax, r11d
+        ; jae =>slow
+        ; mov rdx, [rcx + block(l.words)]
+        ; add QWORD [rcx + l.moved_global as i32], 32 * width
+        // ymm4 = the element mask in every lane (the packs saturate: mask first).
+        ; vpcmpeqd ymm4, ymm4, ymm4
+        ; vpsrld ymm4, ymm4, (32 - 8 * width) as i8
+    );
+    for j in 0..4 {
+        dynasm!(a ; .arch x64 ; vpand Ry(j as u8), ymm4, [r15 + v(d.rs2, j)]);
+    }
+    if half {
+        // Words per 128-bit half: [0–3, 8–11 | 4–7, 12–15] → quadwords 0, 2, 1, 3.
+        dynasm!(a
+            ; .arch x64
+            ; vpackusdw ymm0, ymm0, ymm1
+            ; vpermq ymm0, ymm0, 0xd8u8 as i8
+            ; vpackusdw ymm2, ymm2, ymm3
+            ; vpermq ymm2, ymm2, 0xd8u8 as i8
+            ; vmovdqu [rdx + rax], ymm0
+            ; vmovdqu [rdx + rax + 32], ymm2
+        );
+    } else {
+        // Bytes per 128-bit half: dwords [0–3, 8–11, 16–19, 24–27 | 4–7, 12–15, 20–23,
+        // 28–31] → dwords 0, 4, 1, 5, 2, 6, 3, 7.
+        dynasm!(a
+            ; .arch x64
+            ; vpackusdw ymm0, ymm0, ymm1
+            ; vpackusdw ymm2, ymm2, ymm3
+            ; vpackuswb ymm0, ymm0, ymm2
+            ; mov rcx, QWORD PACK_ORDER.0.as_ptr() as i64
+            ; vmovdqu ymm1, [rcx]
+            ; vpermd ymm0, ymm1, ymm0
+            ; vmovdqu [rdx + rax], ymm0
+        );
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
+
 /// A full warp's `vsw12.v vs2, imm(vs1)` whose lanes address four runs of 8 consecutive
 /// words — lanes `8j … 8j + 7` at `A_j + 4 i` for aligned `A_j`: a 2D work-group 8 or 16
 /// items wide, whose warps hold rows of 8 or 16 items — that all lie in the global buffer
