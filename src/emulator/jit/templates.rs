@@ -715,27 +715,17 @@ pub(super) fn unit_stride(a: &mut Assembler, d: &Decoded, store: bool, slow: Dyn
     move_words(a, d, store, done);
 }
 
-/// A full warp's `vlb12.v`/`vlbu12.v` (`vlh12.v`/`vlhu12.v`) `vd, imm(vs1)` whose lanes address
-/// 32 consecutive bytes (aligned halfwords) — lane `i` at `A + i` (`A + 2 i`): a `char`
-/// array indexed by the global id — inside the global buffer the view remembers for loads
-/// (filed by unit-stride word loads and by the interpreter's partial-warp and narrow loads),
-/// inline: four 8-byte (16-byte) loads widened to the lanes' words, sign- or
-/// zero-extended as the instruction says, and 32 (64) bytes counted, as
-/// [`MemView::load_lanes`] would; anything else jumps to `slow` with nothing changed. Only in
-/// the copy for a full vector state. Jumps to `done` after a hit.
-///
-/// [`MemView::load_lanes`]: crate::emulator::memory::MemView::load_lanes
-pub(super) fn narrow_load(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicLabel, done: DynamicLabel) {
+/// For [`narrow_load`] and [`narrow_store`]: to `slow` unless lane `i`'s address is `w i`
+/// past lane 0's (w = 2 for `half`, else 1), lane 0's aligned to `w`, and the 32 w bytes from
+/// it lie in the block the view remembers for loads (`store`: for stores; its n = size − 127, 0 when
+/// none is remembered). Then rdx + rax = the first byte, and 32 w bytes counted.
+fn narrow_span(a: &mut Assembler, d: &Decoded, half: bool, store: bool, slow: DynamicLabel) {
     use crate::emulator::exec::Ctx;
     use crate::emulator::memory::MemView;
     let l = MemView::LAYOUT;
     let mem = offset_of!(Ctx<'static>, mem) as i32;
-    let block = |field: usize| (l.unit_stride + field) as i32;
-    let half = matches!(op, Op::Vlh12V | Op::Vlhu12V);
+    let block = |field: usize| (l.unit_stride + usize::from(store) * l.unit_stride_stride + field) as i32;
     let width: i32 = if half { 2 } else { 1 };
-    // Lane i's base register holds lane 0's + w i; the span: 32 w bytes from A = lane 0's
-    // address (aligned to w), inside the block (n = its size − 127, 0 when none is
-    // remembered).
     dynasm!(a ; .arch x64 ; mov eax, [r15 + v(d.rs1, 0)]);
     consecutive_by(a, d.rs1, false, u8::from(half), slow);
     dynasm!(a
@@ -754,6 +744,22 @@ pub(super) fn narrow_load(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicL
         ; mov rdx, [rcx + block(l.words)]
         ; add QWORD [rcx + l.moved_global as i32], 32 * width
     );
+}
+
+/// A full warp's `vlb12.v`/`vlbu12.v` (`vlh12.v`/`vlhu12.v`) `vd, imm(vs1)` whose lanes address
+/// 32 consecutive bytes (aligned halfwords) — lane `i` at `A + i` (`A + 2 i`): a `char`
+/// array indexed by the global id — inside the global buffer the view remembers for loads
+/// (filed by unit-stride word loads and by the interpreter's partial-warp and narrow loads),
+/// inline: four 8-byte (16-byte) loads widened to the lanes' words, sign- or
+/// zero-extended as the instruction says, and 32 (64) bytes counted, as
+/// [`MemView::load_lanes`] would; anything else jumps to `slow` with nothing changed. Only in
+/// the copy for a full vector state. Jumps to `done` after a hit.
+///
+/// [`MemView::load_lanes`]: crate::emulator::memory::MemView::load_lanes
+pub(super) fn narrow_load(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicLabel, done: DynamicLabel) {
+    let half = matches!(op, Op::Vlh12V | Op::Vlhu12V);
+    let width: i32 = if half { 2 } else { 1 };
+    narrow_span(a, d, half, false, slow);
     for j in 0..4 {
         let at = 8 * width * j;
         match op {
@@ -782,30 +788,11 @@ pub(super) static PACK_ORDER: PackOrder = PackOrder([0, 4, 1, 5, 2, 6, 3, 7]);
 ///
 /// [`MemView::store_lanes`]: crate::emulator::memory::MemView::store_lanes
 pub(super) fn narrow_store(a: &mut Assembler, d: &Decoded, op: Op, slow: DynamicLabel, done: DynamicLabel) {
-    use crate::emulator::exec::Ctx;
-    use crate::emulator::memory::MemView;
-    let l = MemView::LAYOUT;
-    let mem = offset_of!(Ctx<'static>, mem) as i32;
-    let block = |field: usize| (l.unit_stride + l.unit_stride_stride + field) as i32;
     let half = op == Op::Vsh12V;
     let width: i32 = if half { 2 } else { 1 };
-    dynasm!(a ; .arch x64 ; mov eax, [r15 + v(d.rs1, 0)]);
-    consecutive_by(a, d.rs1, false, u8::from(half), slow);
+    narrow_span(a, d, half, true, slow);
     dynasm!(a
         ; .arch x64
-        ; add eax, d.imm
-        ; test eax, width - 1
-        ; jnz =>slow
-        ; mov rcx, [r12 + mem]
-        ; mov r11d, [rcx + block(l.n)]
-        ; test r11d, r11d
-        ; jz =>slow
-        ; add r11d, 128 - 32 * width
-        ; sub eax, [rcx + block(l.base)]
-        ; cmp eax, r11d
-        ; jae =>slow
-        ; mov rdx, [rcx + block(l.words)]
-        ; add QWORD [rcx + l.moved_global as i32], 32 * width
         // ymm4 = the element mask in every lane (the packs saturate: mask first).
         ; vpcmpeqd ymm4, ymm4, ymm4
         ; vpsrld ymm4, ymm4, (32 - 8 * width) as i8
