@@ -56,6 +56,7 @@ fn vecadd_with(
     let args = [KernelArg::Pointer(ra.base()), KernelArg::Pointer(rb.base())];
     let l = KernelLaunch {
         program: &prog,
+        disjoint_program: None,
         entry,
         range: NdRange::whole_groups(1, [1, 1, 1], [n as u32, 1, 1], [0; 3]),
         args: &pack_args(&args).unwrap(),

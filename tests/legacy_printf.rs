@@ -71,6 +71,7 @@ fn run(format: &[u8], install: bool, threads: usize) -> (Result<(), DeviceError>
     let args = [KernelArg::Pointer(strings.base()), KernelArg::Pointer(out.base())];
     let l = KernelLaunch {
         program: &prog,
+        disjoint_program: None,
         entry: elf.kernel_entry("k").unwrap(),
         range: NdRange { work_dim: 1, global: [6, 1, 1], local: [8, 1, 1], offset: [0; 3] },
         args: &pack_args(&args).unwrap(),
@@ -120,6 +121,7 @@ fn unreadable_format_string_faults_at_the_call() {
     let mem = DeviceMemory::new();
     let l = KernelLaunch {
         program: &prog,
+        disjoint_program: None,
         entry,
         range: NdRange::whole_groups(1, [1, 1, 1], [4, 1, 1], [0; 3]),
         args: &pack_args(&[]).unwrap(),

@@ -206,3 +206,48 @@ fn a_spraying_kernel_costs_no_host_memory() {
     let m = failure(r, "spray");
     assert!(m.contains("store access fault"), "{m}");
 }
+
+/// A racy kernel: each warp stores through `b`, then loads what the other warp of its
+/// work-group stored through `a` — when `a` and `b` are the same buffer.
+const RACE: &str = "
+kernel void race(global int *b, global const int *a, global int *c) {
+    int i = get_global_id(0);
+    b[i] = i + 1;
+    c[i] = a[i ^ 32];
+}";
+
+#[test]
+fn loads_run_ahead_of_other_warps_stores_only_through_pointers_to_other_buffers() {
+    // Loads whose argument no store of their interval writes may run ahead of the other warps
+    // when the pointer arguments point into different buffers; passed one buffer twice, the
+    // kernel must see the round-robin order (each warp's load after the other's store, as on
+    // the reference simulator), whatever the memory classes say.
+    let n = 256;
+    let init: Vec<i32> = (0..n).map(|i| 1000 + i).collect();
+    let out = run_source(
+        RACE,
+        "",
+        "race",
+        &[n as usize],
+        Some(&[64]),
+        None,
+        &[zeros(4 * n as usize), buf(&init), zeros(4 * n as usize)],
+    );
+    let c: Vec<i32> = read(&out[2]);
+    for (i, &v) in c.iter().enumerate() {
+        assert_eq!(v, 1000 + (i as i32 ^ 32), "different buffers: c[{i}]");
+    }
+    let out = run_source(
+        RACE,
+        "",
+        "race",
+        &[n as usize],
+        Some(&[64]),
+        None,
+        &[zeros(4 * n as usize), Arg::Same(0), zeros(4 * n as usize)],
+    );
+    let c: Vec<i32> = read(&out[2]);
+    for (i, &v) in c.iter().enumerate() {
+        assert_eq!(v, (i as i32 ^ 32) + 1, "one buffer twice: c[{i}] must be the other warp's store");
+    }
+}

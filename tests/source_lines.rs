@@ -129,6 +129,7 @@ fn the_watchdog_names_the_spinning_line() {
     let args = [KernelArg::Pointer(flag.base()), KernelArg::Pointer(out.base())];
     let l = KernelLaunch {
         program: &prog,
+        disjoint_program: None,
         entry: elf.kernel_entry("spin").unwrap(),
         range: NdRange { work_dim: 1, global: [32, 1, 1], local: [32, 1, 1], offset: [0; 3] },
         args: &pack_args(&args).unwrap(),

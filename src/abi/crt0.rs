@@ -172,6 +172,7 @@ pub fn crt0_source_for(needs: Crt0Needs) -> String {
     la      a2, _end
     bgeu    a0, a2, .Lcrt0_meta
 .Lcrt0_bss:
+    .mem    data
     sw      zero, 0(a0)
     addi    a0, a0, 4
     bltu    a0, a2, .Lcrt0_bss
@@ -188,8 +189,10 @@ pub fn crt0_source_for(needs: Crt0Needs) -> String {
             "    lw      t2, {md_print_addr}(t0)                   # KNL_PRINT_ADDR
     lw      t3, {md_print_size}(t0)                   # KNL_PRINT_SIZE
     la      t4, BUFFER_ADDR
+    .mem    data
     sw      t2, 0(t4)
     la      t4, BUFFER_SIZE
+    .mem    data
     sw      t3, 0(t4)\n",
         ),
     ];
@@ -201,6 +204,7 @@ pub fn crt0_source_for(needs: Crt0Needs) -> String {
 spike_end:
     li      t1, 1
     la      t0, tohost
+    .mem    data
     sw      t1, 0(t0)                    # tell the host: work-group finished
 .Lcrt0_halt:
     j       .Lcrt0_halt
@@ -452,6 +456,14 @@ fn link_user(code: UserCode<'_>, kernels: &[KernelInfo], rodata: &[u8]) -> Resul
         })
         .collect();
     let lines = line_table(&user);
+    // What memory each access may reach (crt0's and the code's `.mem` rows).
+    // (None when the code has no rows: crt0's alone make no load private.)
+    let mem: Vec<_> = crt0.mem.iter().chain(&user.mem).copied().collect();
+    let notes = if user.mem.is_empty() {
+        Vec::new()
+    } else {
+        vec![(super::mem_class::SECTION.to_string(), super::mem_class::encode(&mem))]
+    };
     let mut text = crt0.words;
     text.extend(user.words);
     Ok(ElfImage {
@@ -462,7 +474,7 @@ fn link_user(code: UserCode<'_>, kernels: &[KernelInfo], rodata: &[u8]) -> Resul
         symbols,
         kernels: kernels.to_vec(),
         resources,
-        notes: Vec::new(),
+        notes,
         lines,
     })
 }
@@ -1009,6 +1021,22 @@ mod tests {
         assert_eq!(elf.symbol("vecadd").unwrap().size, 8);
         let ru = elf.resource_usage("vecadd").unwrap();
         assert_eq!((ru.vgprs, ru.lds_stack), (None, Some(COMPILED_WARP_STACK_BYTES.into())));
+    }
+
+    #[test]
+    fn the_memory_classes_of_crt0_and_the_code_reach_the_elf() {
+        use crate::abi::mem_class::{decode, MemClass, SECTION};
+        let k = parse_kernel_decls("kernel k(global int* a)").unwrap();
+        let src = ".globl k\nk:\n    lw t0, 0(a0)\n.mem arg0\n    sw zero, 0(t0)\n    ret\n";
+        let elf = VentusElf::parse(&write_elf(&link_image(src, &k).unwrap()).unwrap()).unwrap();
+        let (_, _, data) = elf.sections.iter().find(|(n, _, _)| n == SECTION).expect("the table");
+        let rows = decode(data).unwrap();
+        let entry = elf.kernel_entry("k").unwrap();
+        assert!(rows.contains(&(entry + 4, MemClass::Arg(0))), "{rows:x?}");
+        // crt0's own store (`tohost`, after the kernel returns) is of its program data.
+        assert!(rows.iter().any(|&(pc, c)| pc < entry && c == MemClass::ProgramData), "{rows:x?}");
+        // The code's one row, and nothing else after the entry.
+        assert!(rows.iter().filter(|r| r.0 >= entry).count() == 1);
     }
 
     #[test]

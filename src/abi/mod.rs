@@ -14,6 +14,7 @@ pub mod image_desc;
 pub mod kernel_info;
 pub mod launch;
 pub mod lines;
+pub mod mem_class;
 pub mod printf;
 pub mod subroutine;
 

@@ -22,6 +22,10 @@ use std::sync::Arc;
 /// One kernel launch.
 pub struct KernelLaunch<'a> {
     pub program: &'a Program,
+    /// The variant of `program` for launches whose pointer arguments point into pairwise
+    /// different heap blocks ([`super::executable::Executable::disjoint_code`]); [`launch`]
+    /// runs it when they do.
+    pub disjoint_program: Option<&'a Program>,
     /// Kernel entry address (`KNL_ENTRY`).
     pub entry: u32,
     pub range: NdRange,
@@ -63,7 +67,28 @@ impl std::error::Error for DeviceError {}
 
 /// Stages and runs a launch; temporary buffers are released whatever the outcome.
 pub fn launch(mem: &DeviceMemory, l: &KernelLaunch, opts: &RunOptions) -> Result<RunStats, DeviceError> {
-    stage_and_run(mem, l, |params| emulator::run(mem, l.program, params, opts))
+    stage_and_run(mem, l, |params| emulator::run(mem, program_for(mem, l), params, opts))
+}
+
+/// The program `l` runs: its disjoint variant when every non-NULL pointer argument points into
+/// a heap block no other pointer argument points into (then accesses of different memory
+/// classes cannot meet, [`crate::abi::mem_class`]), else the program.
+fn program_for<'a>(mem: &DeviceMemory, l: &KernelLaunch<'a>) -> &'a Program {
+    let Some(variant) = l.disjoint_program else { return l.program };
+    let blocks = mem.snapshot();
+    let mut named: Vec<u32> = Vec::new();
+    for slot in &l.args.slots {
+        let ArgSlot::Pointer { addr, .. } = *slot else { continue };
+        if addr == 0 {
+            continue;
+        }
+        let block = blocks.iter().find(|r| addr >= r.base() && (addr - r.base()) < r.size());
+        match block {
+            Some(r) if !named.contains(&r.base()) => named.push(r.base()),
+            _ => return l.program,
+        }
+    }
+    variant
 }
 
 /// As [`launch`], also returning a commit trace per work-group (in work-group order).
@@ -192,4 +217,46 @@ pub fn run_traced(
         r
     });
     (r, traces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::launch::{pack_args, KernelArg};
+    use crate::emulator::program::LoadSegment;
+
+    fn program() -> Program {
+        let segment = LoadSegment { vaddr: 0x8000_0000, data: vec![0; 4], mem_size: 4, writable: false };
+        Program::new(vec![segment], &[(0x8000_0000, 0x8000_0004)]).expect("program")
+    }
+
+    #[test]
+    fn the_disjoint_variant_runs_only_when_the_pointers_name_different_blocks() {
+        let mem = DeviceMemory::new();
+        let (a, b) = (mem.alloc(256).unwrap().base(), mem.alloc(256).unwrap().base());
+        let (plain, variant) = (program(), program());
+        let chosen = |args: &[KernelArg], variant: Option<&Program>| -> bool {
+            let packed = pack_args(args).unwrap();
+            let l = KernelLaunch {
+                program: &plain,
+                disjoint_program: variant,
+                entry: 0x8000_0000,
+                range: NdRange::whole_groups(1, [1; 3], [1; 3], [0; 3]),
+                args: &packed,
+                threads_per_warp: 32,
+                print: (0, 0),
+                mask_lanes: true,
+                private_bytes: 0,
+                resources: None,
+            };
+            std::ptr::eq(program_for(&mem, &l), variant.unwrap_or(&plain)) && variant.is_some()
+        };
+        use KernelArg::{Local, Pointer, Value};
+        let v = Some(&variant);
+        assert!(chosen(&[Pointer(a), Pointer(b + 16), Value(vec![1, 2, 3, 4]), Local(64)], v));
+        assert!(chosen(&[Pointer(a), Pointer(0), Pointer(0)], v), "NULL names nothing");
+        assert!(!chosen(&[Pointer(a), Pointer(a + 128)], v), "two pointers into one block");
+        assert!(!chosen(&[Pointer(a), Pointer(0x1000)], v), "a pointer outside every block");
+        assert!(!chosen(&[Pointer(a), Pointer(b)], None), "no variant");
+    }
 }

@@ -38,6 +38,11 @@ pub struct Executable {
     pub binary: Vec<u8>,
     /// The predecoded code (the emulated backend's form).
     code: crate::emulator::Program,
+    /// The code for launches whose pointer arguments point into pairwise different memory
+    /// objects: loads no store of their interval can reach by the ELF's memory classes
+    /// ([`crate::abi::mem_class`]) run as private instructions too. `None` when no load
+    /// gains (or the ELF has no table).
+    disjoint_code: Option<crate::emulator::Program>,
     pub kernels: Vec<KernelDef>,
     /// printf call sites (`.ventus.printf`); `None` for binaries without printf support.
     pub printf: Option<Arc<crate::abi::printf::PrintfTable>>,
@@ -111,16 +116,26 @@ impl Executable {
             .flat_map(|k| [elf.kernel_entry(k), elf.kernel_entry(&kernel_info::single_item_symbol(k))])
             .flatten()
             .collect();
-        crate::emulator::intervals::privatize_interval_loads(&mut code, elf.entry, &entries);
-        if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| opts.legacy_printf) {
-            // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
-            code.install_host_call(pc, HostCall::LegacyPrintf);
+        let classes = match elf.sections.iter().find(|(n, _, _)| n == crate::abi::mem_class::SECTION) {
+            Some((_, _, data)) => crate::abi::mem_class::decode(data).unwrap_or_else(|e| {
+                log::warn!("ignoring the ELF's memory classes: {e}");
+                Vec::new()
+            }),
+            None => Vec::new(),
+        };
+        let mut disjoint_code =
+            crate::emulator::intervals::privatize_interval_loads(&mut code, elf.entry, &entries, &classes);
+        for code in std::iter::once(&mut code).chain(disjoint_code.as_mut()) {
+            if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| opts.legacy_printf) {
+                // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
+                code.install_host_call(pc, HostCall::LegacyPrintf);
+            }
+            if opts.native_fp64 {
+                crate::emulator::hostcall::install_native_fp64(&elf, code);
+            }
+            // The memory checker's reports of image accesses outside their image.
+            crate::emulator::hostcall::install_checks(&elf, code);
         }
-        if opts.native_fp64 {
-            crate::emulator::hostcall::install_native_fp64(&elf, &mut code);
-        }
-        // The memory checker's reports of image accesses outside their image.
-        crate::emulator::hostcall::install_checks(&elf, &mut code);
         let infos = match elf.sections.iter().find(|(n, _, _)| n == kernel_info::SECTION) {
             Some((_, _, data)) => kernel_info::decode(data).map_err(LoadError::KernelInfo)?,
             None => Vec::new(),
@@ -143,12 +158,18 @@ impl Executable {
             None => None,
         };
         let globals = GlobalsImage::from_elf(&elf).map_err(LoadError::Globals)?.filter(|g| g.size > 0);
-        Ok(Executable { binary: bytes.to_vec(), code, kernels, printf, globals })
+        Ok(Executable { binary: bytes.to_vec(), code, disjoint_code, kernels, printf, globals })
     }
 
     /// The predecoded code (for the device layer's backend).
     pub(in crate::device) fn code(&self) -> &crate::emulator::Program {
         &self.code
+    }
+
+    /// The code for launches whose pointer arguments point into pairwise different memory
+    /// objects, when it differs from [`Self::code`].
+    pub(in crate::device) fn disjoint_code(&self) -> Option<&crate::emulator::Program> {
+        self.disjoint_code.as_ref()
     }
 
     /// Allocates the program-scope variables' block ([`crate::abi::globals`]) in `mem` and

@@ -278,6 +278,7 @@ pub(in crate::device) fn staged(
     };
     let k = KernelLaunch {
         program: l.exec.code(),
+        disjoint_program: l.exec.disjoint_code(),
         entry,
         range,
         args,

@@ -35,21 +35,34 @@
 //! Traced runs run one instruction per turn whatever the sharing, so commit logs are unchanged.
 
 use super::program::{prefixed_variants, Decoded, Program};
+use crate::abi::mem_class::MemClass;
 use crate::isa::{Fmt, Op};
 use std::collections::{HashMap, HashSet};
 
-/// For every entry of `ops` (text at `text_base`, 4 bytes each): whether the load there —
-/// plain, or as any variant a prefix selects — may run as a private instruction (see the module
-/// documentation). `ext`: the program's extended variants; `start`: where every warp starts;
-/// `entries`: addresses a call through a register may reach.
+/// Which loads of a text may run as private instructions, per entry (plain, or as any variant
+/// a prefix selects).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrivateLoads {
+    /// In every launch: no store runs in their intervals.
+    pub always: Vec<bool>,
+    /// In a launch whose pointer arguments point into pairwise different memory objects: every
+    /// store in their intervals has a known [`MemClass`] different from theirs.
+    pub disjoint: Vec<bool>,
+}
+
+/// For every entry of `ops` (text at `text_base`, 4 bytes each): whether the load there may
+/// run as a private instruction (see the module documentation). `ext`: the program's extended
+/// variants; `start`: where every warp starts; `entries`: addresses a call through a register
+/// may reach; `classes`: the memory class of each entry's access (`Unknown` when not known).
 pub(super) fn private_loads(
     ops: &[Decoded],
     ext: &[Decoded],
     text_base: u32,
     start: u32,
     entries: &[u32],
-) -> Vec<bool> {
-    private_loads_within(ops, ext, text_base, start, entries, MAX_SETS)
+    classes: &[MemClass],
+) -> PrivateLoads {
+    private_loads_within(ops, ext, text_base, start, entries, classes, MAX_SETS)
 }
 
 /// [`private_loads`] following at most `max_sets` interval sets.
@@ -59,13 +72,16 @@ fn private_loads_within(
     text_base: u32,
     start: u32,
     entries: &[u32],
+    classes: &[MemClass],
     max_sets: usize,
-) -> Vec<bool> {
+) -> PrivateLoads {
     let n = ops.len();
-    let none = vec![false; n];
+    let none = PrivateLoads { always: vec![false; n], disjoint: vec![false; n] };
     let views = views(ops, ext);
-    // Without a work-group barrier the whole kernel is one interval, and it stores.
-    if !views.iter().flatten().any(|d| d.op == Some(Op::Barrier)) {
+    let class = |i: usize| classes.get(i).copied().unwrap_or_default();
+    // Without a work-group barrier the whole kernel is one interval, and it stores: only loads
+    // of a known class may be private.
+    if !views.iter().flatten().any(|d| d.op == Some(Op::Barrier)) && (0..n).all(|i| class(i) == MemClass::Unknown) {
         return none;
     }
     let index = |pc: u32| text_index(text_base, n, pc);
@@ -98,6 +114,7 @@ fn private_loads_within(
     }
     let flow = Flow {
         views: &views,
+        classes,
         text_base,
         returns: &returns,
         join_paths: &join_paths,
@@ -110,7 +127,7 @@ fn private_loads_within(
     let barriers = flow.regions(first, None);
     // Per kernel a launch may run (a call through a register goes there): whether each entry
     // is reached, and whether it runs in an interval with a writer.
-    let (mut reached, mut shared) = (vec![false; n], vec![false; n]);
+    let (mut reached, mut beside) = (vec![false; n], vec![Writes::default(); n]);
     for &e in &entry_idx {
         let regions = match &barriers {
             Some(b) => flow.with_entry_region(b.clone(), first, e),
@@ -119,10 +136,49 @@ fn private_loads_within(
         let (in_regions, tainted) = flow.intervals(&regions);
         for (i, rs) in in_regions.iter().enumerate() {
             reached[i] |= !rs.is_empty();
-            shared[i] |= rs.iter().any(|&r| tainted[r]);
+            for &r in rs {
+                beside[i].merge(&tainted[r]);
+            }
         }
     }
-    (0..n).map(|i| reached[i] && !shared[i] && views[i].iter().any(|d| d.op.is_some_and(is_load))).collect()
+    let load = |i: usize| reached[i] && views[i].iter().any(|d| d.op.is_some_and(is_load));
+    PrivateLoads {
+        always: (0..n).map(|i| load(i) && beside[i].is_empty()).collect(),
+        disjoint: (0..n).map(|i| load(i) && beside[i].spare(class(i))).collect(),
+    }
+}
+
+/// The memory classes the stores of some code write.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Writes {
+    /// A store of unknown class.
+    unknown: bool,
+    /// The known classes, sorted.
+    classes: Vec<MemClass>,
+}
+
+impl Writes {
+    fn is_empty(&self) -> bool {
+        !self.unknown && self.classes.is_empty()
+    }
+    fn add(&mut self, c: MemClass) {
+        if c == MemClass::Unknown {
+            self.unknown = true;
+        } else if let Err(k) = self.classes.binary_search(&c) {
+            self.classes.insert(k, c);
+        }
+    }
+    fn merge(&mut self, o: &Writes) {
+        self.unknown |= o.unknown;
+        for &c in &o.classes {
+            self.add(c);
+        }
+    }
+    /// Whether these stores cannot reach an access of class `c` when the launch's memory
+    /// objects are disjoint.
+    fn spare(&self, c: MemClass) -> bool {
+        c != MemClass::Unknown && !self.unknown && !self.classes.contains(&c)
+    }
 }
 
 /// The most interval sets followed before the analysis gives up (nothing private): the
@@ -138,8 +194,8 @@ struct Regions {
     start_of: HashMap<usize, usize>,
     /// Each region's entries.
     members: Vec<Vec<usize>>,
-    /// Whether a member of the region writes memory another warp may read.
-    dirty: Vec<bool>,
+    /// What the region's members write that another warp may read.
+    dirty: Vec<Writes>,
     /// The regions that follow each one (those of the barriers it reaches).
     next: Vec<Vec<usize>>,
 }
@@ -147,6 +203,8 @@ struct Regions {
 /// The text's control flow (see the module documentation).
 struct Flow<'a> {
     views: &'a [Vec<&'a Decoded>],
+    /// The memory class of each entry's access.
+    classes: &'a [MemClass],
     text_base: u32,
     returns: &'a [usize],
     join_paths: &'a HashMap<usize, Vec<usize>>,
@@ -157,6 +215,13 @@ struct Flow<'a> {
 impl Flow<'_> {
     fn index(&self, pc: u32) -> Option<usize> {
         text_index(self.text_base, self.views.len(), pc)
+    }
+
+    /// The class of what entry `i` writes that other warps may read (`None`: nothing).
+    fn write_class(&self, i: usize) -> Option<MemClass> {
+        let d = self.views[i].iter().find(|d| writer(d))?;
+        let csr = matches!(d.op.map(|o| o.desc().fmt), Some(Fmt::Csr | Fmt::CsrI));
+        Some(if csr { MemClass::Print } else { self.classes.get(i).copied().unwrap_or_default() })
     }
 
     fn barrier(&self, i: usize) -> bool {
@@ -212,7 +277,7 @@ impl Flow<'_> {
             starts,
             start_of,
             members: vec![Vec::new(); count],
-            dirty: vec![false; count],
+            dirty: vec![Writes::default(); count],
             next: vec![Vec::new(); count],
         };
         let mut seen = vec![usize::MAX; n];
@@ -244,7 +309,9 @@ impl Flow<'_> {
         let mut calls = false;
         while let Some(i) = stack.pop() {
             g.members[r].push(i);
-            g.dirty[r] |= self.views[i].iter().any(writer);
+            if let Some(c) = self.write_class(i) {
+                g.dirty[r].add(c);
+            }
             if self.barrier(i) {
                 // The region of this barrier follows; nothing else from here.
                 g.next[r].extend(g.start_of.get(&(i + 1)));
@@ -263,15 +330,15 @@ impl Flow<'_> {
         calls
     }
 
-    /// Given the regions: the regions each entry is in — of those the warps reach — and which
-    /// regions share an interval with a writer.
-    fn intervals(&self, g: &Regions) -> (Vec<Vec<usize>>, Vec<bool>) {
+    /// Given the regions: the regions each entry is in — of those the warps reach — and what
+    /// the code sharing an interval with each region writes.
+    fn intervals(&self, g: &Regions) -> (Vec<Vec<usize>>, Vec<Writes>) {
         let n = self.views.len();
         let (members, dirty, next) = (&g.members, &g.dirty, &g.next);
         let starts = &g.starts;
         // The S_k sequence until a set repeats: regions reached, and those with a writer
         // among their set.
-        let (mut reached, mut tainted) = (vec![false; starts.len()], vec![false; starts.len()]);
+        let (mut reached, mut tainted) = (vec![false; starts.len()], vec![Writes::default(); starts.len()]);
         let mut set: Vec<usize> = vec![0];
         let mut visited: HashSet<Vec<usize>> = HashSet::new();
         while !set.is_empty() && visited.insert(set.clone()) {
@@ -279,13 +346,16 @@ impl Flow<'_> {
                 // A pathological barrier graph (cycles of many different lengths): every
                 // region counts as reached and as running beside a writer.
                 reached.fill(true);
-                tainted.fill(true);
+                tainted.fill(Writes { unknown: true, classes: Vec::new() });
                 break;
             }
-            let dirty_set = set.iter().any(|&r| dirty[r]);
+            let mut dirty_set = Writes::default();
+            for &r in &set {
+                dirty_set.merge(&dirty[r]);
+            }
             for &r in &set {
                 reached[r] = true;
-                tainted[r] |= dirty_set;
+                tainted[r].merge(&dirty_set);
             }
             let mut following: Vec<usize> = set.iter().flat_map(|&r| next[r].iter().copied()).collect();
             following.sort_unstable();
@@ -350,11 +420,33 @@ fn is_load(op: Op) -> bool {
 /// module documentation): `start` is where warps start, `entries` where a call through a
 /// register may go (crt0's call: every kernel entry a launch may give). Before host calls are
 /// installed.
-pub fn privatize_interval_loads(prog: &mut Program, start: u32, entries: &[u32]) {
-    let private = private_loads(prog.ops(), prog.ext(), prog.text_base(), start, entries);
-    if private.iter().any(|&p| p) {
-        prog.make_private(&private);
+///
+/// `classes`: the program's memory-class table (`(pc, class)` rows, [`crate::abi::mem_class`];
+/// empty for binaries without one). Returns the variant for launches whose pointer arguments
+/// point into pairwise different memory objects — `prog` with the loads no store of the same
+/// class can reach made private too — when it differs from `prog`.
+pub fn privatize_interval_loads(
+    prog: &mut Program,
+    start: u32,
+    entries: &[u32],
+    classes: &[(u32, MemClass)],
+) -> Option<Program> {
+    let mut by_entry = vec![MemClass::Unknown; prog.ops().len()];
+    for &(pc, c) in classes {
+        if let Some(i) = text_index(prog.text_base(), by_entry.len(), pc) {
+            by_entry[i] = c;
+        }
     }
+    let p = private_loads(prog.ops(), prog.ext(), prog.text_base(), start, entries, &by_entry);
+    if p.always.iter().any(|&p| p) {
+        prog.make_private(&p.always);
+    }
+    let more = p.disjoint.iter().zip(&p.always).any(|(&d, &a)| d && !a);
+    more.then(|| {
+        let mut variant = prog.clone();
+        variant.make_private(&p.disjoint);
+        variant
+    })
 }
 
 #[cfg(test)]
@@ -368,18 +460,35 @@ mod tests {
     /// addresses of `kernels`' labels as the entries; the private flag of every word, and the
     /// labels.
     fn analyse(src: &str, kernels: &[&str]) -> (Vec<bool>, std::collections::BTreeMap<String, u32>) {
-        let (prog, labels) = program(src);
+        let (p, labels) = analyse_classes(src, kernels);
+        (p.always, labels)
+    }
+
+    /// [`analyse`] with the memory classes of `src`'s `.mem` directives: both flag vectors.
+    fn analyse_classes(src: &str, kernels: &[&str]) -> (PrivateLoads, std::collections::BTreeMap<String, u32>) {
+        let (prog, labels, rows) = program_with_classes(src);
         let entries: Vec<u32> = kernels.iter().map(|k| labels[*k]).collect();
-        (private_loads(prog.ops(), prog.ext(), BASE, BASE, &entries), labels)
+        let mut classes = vec![MemClass::Unknown; prog.ops().len()];
+        for (pc, c) in rows {
+            classes[((pc - BASE) / 4) as usize] = c;
+        }
+        (private_loads(prog.ops(), prog.ext(), BASE, BASE, &entries, &classes), labels)
     }
 
     /// `src` assembled at [`BASE`] as a program, and its labels.
     fn program(src: &str) -> (Program, std::collections::BTreeMap<String, u32>) {
+        let (prog, labels, _) = program_with_classes(src);
+        (prog, labels)
+    }
+
+    /// [`program`] and the rows of its `.mem` directives.
+    #[allow(clippy::type_complexity)]
+    fn program_with_classes(src: &str) -> (Program, std::collections::BTreeMap<String, u32>, Vec<(u32, MemClass)>) {
         let p = crate::isa::asm::assemble(src, BASE).expect("assembles");
         let data: Vec<u8> = p.words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let n = data.len() as u32;
         let segment = LoadSegment { vaddr: BASE, data, mem_size: n, writable: false };
-        (Program::new(vec![segment], &[(BASE, BASE + n)]).expect("program"), p.labels)
+        (Program::new(vec![segment], &[(BASE, BASE + n)]).expect("program"), p.labels, p.mem)
     }
 
     fn at(flags: &[bool], labels: &std::collections::BTreeMap<String, u32>, label: &str) -> bool {
@@ -424,6 +533,81 @@ mod tests {
         assert!(at(&f, &l, "tile") && at(&f, &l, "scalar"), "the loads of the tile phase");
         assert!(!at(&f, &l, "first") && !at(&f, &l, "last"), "loads in intervals with stores");
         assert_eq!(f.iter().filter(|&&p| p).count(), 2, "nothing else");
+    }
+
+    #[test]
+    fn loads_of_a_class_no_store_beside_them_has_are_private_when_objects_are_disjoint() {
+        // No barrier: the whole kernel is one interval. `input` loads argument 0, which no
+        // store writes (argument 4's store and a spill of class `stack` are beside it); `same`
+        // loads what the store writes; `unclassed` has no class.
+        let kernel = |extra: &str| {
+            format!(
+                "{CRT0}
+            k:
+                .mem arg0
+            input: vlw12.v v3, 0(v2)
+                .mem arg4
+            same: vlw12.v v5, 0(v4)
+            unclassed: vlw12.v v6, 0(v7)
+                .mem arg4
+                vsw12.v v3, 0(v4)
+                .mem stack
+                sw a0, 0(sp)
+                {extra}
+                ret
+            "
+            )
+        };
+        let (p, l) = analyse_classes(&kernel(""), &["k"]);
+        assert!(at(&p.disjoint, &l, "input"));
+        assert!(!at(&p.disjoint, &l, "same") && !at(&p.disjoint, &l, "unclassed"));
+        assert!(p.always.iter().all(|&a| !a), "every load has a store beside it");
+        // A store of unknown class may write anything.
+        let (p, l) = analyse_classes(&kernel("vsw12.v v3, 0(v8)"), &["k"]);
+        assert!(!at(&p.disjoint, &l, "input"));
+        // So may an atomic of class `arg0`.
+        let (p, l) = analyse_classes(&kernel(".mem arg0\n amoadd.w x9, x3, (x2)"), &["k"]);
+        assert!(!at(&p.disjoint, &l, "input"));
+    }
+
+    #[test]
+    fn stores_of_other_intervals_do_not_count_against_a_class() {
+        // The unknown store runs before the barrier; after it only argument 4 is written.
+        let src = format!(
+            "{CRT0}
+            k:
+                vsw12.v v3, 0(v8)
+                barrier x0, x0, 1
+                .mem arg0
+            tile: vlw12.v v5, 0(v2)
+                .mem arg4
+                vsw12.v v5, 0(v4)
+                ret
+            "
+        );
+        let (p, l) = analyse_classes(&src, &["k"]);
+        assert!(at(&p.disjoint, &l, "tile") && !at(&p.always, &l, "tile"));
+    }
+
+    #[test]
+    fn the_disjoint_variant_is_made_only_when_a_load_gains() {
+        let src = format!(
+            "{CRT0}
+            k:
+                .mem arg0
+            input: vlw12.v v3, 0(v2)
+                .mem arg4
+                vsw12.v v3, 0(v4)
+                ret
+            "
+        );
+        let (mut prog, labels, rows) = program_with_classes(&src);
+        let i = ((labels["input"] - BASE) / 4) as usize;
+        let variant = privatize_interval_loads(&mut prog, BASE, &[labels["k"]], &rows).expect("a variant");
+        assert_eq!(prog.ops()[i].sharing, crate::emulator::program::Sharing::Shared);
+        assert_eq!(variant.ops()[i].sharing, crate::emulator::program::Sharing::Private);
+        let (mut prog, labels, _) = program_with_classes(&src);
+        assert!(privatize_interval_loads(&mut prog, BASE, &[labels["k"]], &[]).is_none(), "no table");
     }
 
     #[test]
@@ -531,7 +715,7 @@ mod tests {
         // The tile kernel's sets: {entry}, {after the first barrier}, {after the second}.
         let (prog, labels) = program(&format!("{CRT0}{TILE}    ret\n"));
         let tile = ((labels["tile"] - BASE) / 4) as usize;
-        let with = |max| private_loads_within(prog.ops(), prog.ext(), BASE, BASE, &[labels["k"]], max);
+        let with = |max| private_loads_within(prog.ops(), prog.ext(), BASE, BASE, &[labels["k"]], &[], max).always;
         assert!(with(3)[tile]);
         assert!(with(2).iter().all(|&p| !p));
         // `a` runs the tile load beside a store after its second barrier (four sets); given up
@@ -545,7 +729,7 @@ mod tests {
             "
         ));
         let entries = [labels["k"], labels["a"]];
-        let with = |max| private_loads_within(prog.ops(), prog.ext(), BASE, BASE, &entries, max);
+        let with = |max| private_loads_within(prog.ops(), prog.ext(), BASE, BASE, &entries, &[], max).always;
         assert!(with(4).iter().all(|&p| !p), "`a` runs it beside a store");
         assert!(with(3).iter().all(|&p| !p), "`a` given up on");
     }
@@ -567,7 +751,7 @@ mod tests {
         let (f, l) = analyse(&src, &["k"]);
         assert!(at(&f, &l, "tile"));
         let (mut prog, _) = program(&src);
-        privatize_interval_loads(&mut prog, BASE, &[l["k"]]);
+        assert!(privatize_interval_loads(&mut prog, BASE, &[l["k"]], &[]).is_none());
         let i = ((l["tile"] - BASE) / 4) as usize;
         let prefix = &prog.ops()[i - 1];
         let variant = prog.ext()[prefix.next_ext as usize];

@@ -13,6 +13,7 @@
 pub mod asm;
 pub mod disasm;
 pub mod format;
+pub mod mem_class;
 pub mod prefix;
 pub mod regs;
 pub mod roles;

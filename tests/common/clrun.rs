@@ -50,6 +50,9 @@ pub enum Arg {
     Val(Vec<u8>),
     /// A `__local` pointer argument of this many bytes.
     Local(usize),
+    /// The buffer of the earlier argument at this index (the kernel's pointers alias; read back
+    /// as that argument).
+    Same(usize),
 }
 
 /// A scalar element type of buffers and by-value arguments (little-endian bytes).
@@ -355,6 +358,11 @@ fn launch(
             }
             Arg::Val(v) => call!(clSetKernelArg(run.kernel, i, v.len(), v.as_ptr() as *const c_void)),
             Arg::Local(n) => call!(clSetKernelArg(run.kernel, i, *n, null())),
+            Arg::Same(k) => {
+                let &(_, m, _) = slots.iter().find(|s| s.0 == *k as u32).expect("Arg::Same names an earlier buffer");
+                let size = std::mem::size_of::<cl_mem>();
+                call!(clSetKernelArg(run.kernel, i, size, &m as *const cl_mem as *const c_void))
+            }
         };
         check(code, &format!("clSetKernelArg({i}) of {kernel}"));
     }

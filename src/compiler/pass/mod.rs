@@ -11,6 +11,7 @@ pub mod half;
 pub mod legalize64;
 pub mod mem2reg;
 pub mod narrow64;
+pub mod provenance;
 pub mod reassoc;
 pub mod simplify;
 pub mod split_edges;

@@ -18,6 +18,7 @@
 //! an earlier function of the program had some: then one `.loc 0 0` ends its last row).
 
 use super::mir::*;
+use crate::abi::mem_class::MemClass;
 use crate::compiler::CompileError;
 use crate::isa::asm::{Item, Listing};
 use crate::isa::{Fmt, Inst};
@@ -316,6 +317,9 @@ fn emit_into(m: &MFunc, label_prefix: &str, far: bool, lines: &mut LineState, o:
                         Inst { op: *op, rd: rd & 31, rs1: rs1 & 31, rs2: rs2 & 31, rs3: rs3 & 31, imm, vm: true, aux };
                     if crate::isa::encode(&i).is_err() {
                         return Err(CompileError::Internal(format!("cannot encode {i:?}")));
+                    }
+                    if inst.mem != MemClass::Unknown {
+                        o.items.push(Item::Mem(inst.mem));
                     }
                     o.inst(i);
                 }

@@ -6,7 +6,9 @@
 //! used, so every vector write touches only the active lanes.
 
 use super::mir::*;
+use crate::abi::mem_class::MemClass;
 use crate::compiler::ir::*;
+use crate::compiler::pass::provenance::Provenance;
 use crate::compiler::pass::uniformity::Uniformity;
 use crate::compiler::CompileError;
 use crate::isa::regs::csr;
@@ -37,6 +39,10 @@ struct Sel<'a> {
     loop_v: HashMap<Value, Reg>,
     /// The source location given to the machine instructions pushed now.
     loc: SrcLoc,
+    /// What memory each pointer may address ([`crate::compiler::pass::provenance`]).
+    prov: Provenance,
+    /// The memory class given to the memory accesses pushed now (see [`Sel::accessing`]).
+    mem: MemClass,
 }
 
 fn ci(x: u64, t: Ty) -> i64 {
@@ -75,6 +81,8 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
         loop_s: HashMap::new(),
         loop_v: HashMap::new(),
         loc: SrcLoc::NONE,
+        prov: Provenance::of(f),
+        mem: MemClass::Unknown,
     };
     s.m.files = f.files.clone();
     for b in &f.blocks {
@@ -180,7 +188,26 @@ pub fn select(f: &Func, u: &Uniformity, level: u8) -> Result<MFunc, CompileError
 impl Sel<'_> {
     fn push(&mut self, mut i: MInst) {
         i.loc = self.loc;
+        if let MOp::I(op) = i.op {
+            use crate::isa::Fmt;
+            let access = matches!(
+                op.desc().fmt,
+                Fmt::Load | Fmt::Store | Fmt::VLoad12 | Fmt::VStore12 | Fmt::Amo | Fmt::Lr | Fmt::VLoad
+            );
+            if access {
+                i.mem = self.mem;
+            }
+        }
         self.out.push(i);
+    }
+
+    /// Runs `select` (the selection of an access through `ptr`) with the memory accesses it
+    /// pushes labelled with `ptr`'s memory class.
+    fn accessing<T>(&mut self, ptr: Value, select: impl FnOnce(&mut Self) -> T) -> T {
+        self.mem = self.prov.class(ptr);
+        let r = select(self);
+        self.mem = MemClass::Unknown;
+        r
     }
 
     /// Emits `op rd, rs1, rs2, imm`.
@@ -561,24 +588,26 @@ impl Sel<'_> {
                 self.emit_rr(I::Csrrw, ZERO, one, ZERO, csr::PRINT as i64);
                 Ok(())
             }
-            Op::Load(p) => self.load(r.expect("load result"), *p),
-            Op::Store { ptr, value } => self.store(*ptr, *value),
-            Op::Atomic { op, ptr, value } => self.atomic(r.expect("atomic result"), *op, *ptr, *value),
-            Op::CmpXchg { ptr, expected, desired } => {
-                let d = self.reg(r.expect("cmpxchg result"));
-                let (p, e, n) = (self.v(*ptr)?, self.v(*expected)?, self.v(*desired)?);
+            Op::Load(p) => self.accessing(*p, |s| s.load(r.expect("load result"), *p)),
+            Op::Store { ptr, value } => self.accessing(*ptr, |s| s.store(*ptr, *value)),
+            Op::Atomic { op, ptr, value } => {
+                self.accessing(*ptr, |s| s.atomic(r.expect("atomic result"), *op, *ptr, *value))
+            }
+            Op::CmpXchg { ptr, expected, desired } => self.accessing(*ptr, |s| {
+                let d = s.reg(r.expect("cmpxchg result"));
+                let (p, e, n) = (s.v(*ptr)?, s.v(*expected)?, s.v(*desired)?);
                 // amocas.w: vd holds the expected value on entry and the old value on exit.
-                self.emit_rr(I::VaddVx, d, ZERO, e, 0);
+                s.emit_rr(I::VaddVx, d, ZERO, e, 0);
                 let mut m = MInst::new(MOp::I(I::AmocasW));
                 m.rd = Some(d);
                 m.rs1 = Some(p);
                 m.rs2 = Some(n);
-                self.push(m);
+                s.push(m);
                 Ok(())
-            }
+            }),
             Op::CmpXchg64 { ptr, expected, desired } => {
                 let r = r.expect("cmpxchg64 result");
-                self.cmpxchg64(r, *ptr, *expected, *desired)
+                self.accessing(*ptr, |s| s.cmpxchg64(r, *ptr, *expected, *desired))
             }
             Op::CmpXchg64Hi(c) => {
                 let r = r.expect("cmpxchg64hi result");

@@ -1,6 +1,7 @@
 //! Machine IR: Ventus instructions over virtual registers (scalar or vector class) and a few
 //! pseudo-instructions whose final form depends on layout (branches, address materialisation).
 
+use crate::abi::mem_class::MemClass;
 use crate::compiler::ir::SrcLoc;
 use crate::isa::Op;
 
@@ -77,11 +78,24 @@ pub struct MInst {
     /// The source location of the IR instruction it was selected for (file index into
     /// [`MFunc::files`]).
     pub loc: SrcLoc,
+    /// For a global or local memory access: the memory its address may reach (the ELF's
+    /// [`crate::abi::mem_class`] table; `Unknown` for everything else).
+    pub mem: MemClass,
 }
 
 impl MInst {
     pub fn new(op: MOp) -> MInst {
-        MInst { op, rd: None, rs1: None, rs2: None, rs3: None, imm: 0, target: None, loc: SrcLoc::NONE }
+        MInst {
+            op,
+            rd: None,
+            rs1: None,
+            rs2: None,
+            rs3: None,
+            imm: 0,
+            target: None,
+            loc: SrcLoc::NONE,
+            mem: MemClass::Unknown,
+        }
     }
 
     /// `op rd, rs1, rs2, imm` (unused register fields as `zero`).

@@ -580,6 +580,8 @@ fn spill_op(p: Reg, off: i64, load: bool) -> Vec<MInst> {
         m.imm = off - window * SLOT_WINDOW;
     } else {
         m = MInst::new(MOp::I(if load { I::Lw } else { I::Sw }));
+        // The warp's own uniform stack: no other warp reaches it.
+        m.mem = crate::abi::mem_class::MemClass::Stack;
         if off < 2048 {
             m.rs1 = Some(SP);
             m.imm = off;

@@ -6,7 +6,8 @@
 //! must be computable at that point; `.word` and the alignment directives return the body and
 //! its size in words, fixed here so every later label is known before pass 2. Alignment pads
 //! with `nop` up to 2^16 bytes. `.file N "NAME"` ([`file()`], read before comments are cut) and
-//! `.loc N LINE [COL]` record source lines ([`super::SourceRow`]).
+//! `.loc N LINE [COL]` record source lines ([`super::SourceRow`]); `.mem CLASS` records the
+//! memory class of the next word ([`crate::isa::mem_class::MemClass::parse`] names).
 
 use super::ctx::Ctx;
 use super::expr::{Sym, Symbols};
@@ -83,11 +84,18 @@ pub(super) fn directive(
                 .map_err(|()| c.syntax(format!("`.loc {number}` before `.file {number} \"NAME\"`")))?;
             Ok(None)
         }
-        ".word" | ".align" | ".p2align" | ".balign" | ".equ" | ".set" | ".globl" | ".global" => {
+        ".mem" if ops.len() == 1 => {
+            let class = crate::isa::mem_class::MemClass::parse(&ops[0])
+                .ok_or_else(|| c.syntax(format!("`{}` is not a memory class", ops[0])))?;
+            lines.mem(pc, class);
+            Ok(None)
+        }
+        ".word" | ".align" | ".p2align" | ".balign" | ".equ" | ".set" | ".globl" | ".global" | ".mem" => {
             let expected = match d {
                 ".word" => "value[, value…]",
                 ".globl" | ".global" => "NAME[, NAME…]",
                 ".equ" | ".set" => "NAME, VALUE",
+                ".mem" => "CLASS",
                 _ => "N",
             };
             Err(c.count(expected, ops.len()))

@@ -33,6 +33,8 @@ pub enum Item {
     File { number: u32, name: String },
     /// `.loc FILE LINE COL` (file 0 with line 0: no source location).
     Loc { file: u32, line: u32, col: u32 },
+    /// `.mem CLASS`: the memory the next instruction may access ([`crate::isa::mem_class`]).
+    Mem(crate::isa::mem_class::MemClass),
     /// One machine instruction with every field final (a `regext` prefix is one of these).
     Inst(Inst),
     /// `li rd, value`: `addi`, `lui` or `lui` + `addi`.
@@ -101,7 +103,7 @@ impl Item {
     /// Size in words (exact; see the module contract).
     fn words(&self) -> u32 {
         match self {
-            Item::Label { .. } | Item::File { .. } | Item::Loc { .. } => 0,
+            Item::Label { .. } | Item::File { .. } | Item::Loc { .. } | Item::Mem(_) => 0,
             Item::Li { value, .. } => li_split(*value as u32).len() as u32,
             Item::La { .. } | Item::SetRpc { .. } | Item::Jump { far: true, .. } => 2,
             Item::Inst(_) | Item::Branch { .. } | Item::Jump { far: false, .. } => 1,
@@ -160,6 +162,7 @@ impl Listing {
                 Item::Loc { file, line, col } => {
                     lines.row(pc, *file, *line, *col).map_err(|()| ListingError::UndefinedFile(*file))?
                 }
+                Item::Mem(class) => lines.mem(pc, *class),
                 _ => {}
             }
             pc = pc.wrapping_add(4 * item.words());
@@ -187,7 +190,7 @@ impl Listing {
             };
             let rel = |name: &str| -> Result<u32, ListingError> { Ok(resolve(name)?.wrapping_sub(pc)) };
             match item {
-                Item::Label { .. } | Item::File { .. } | Item::Loc { .. } => {}
+                Item::Label { .. } | Item::File { .. } | Item::Loc { .. } | Item::Mem(_) => {}
                 Item::Inst(i) => words.push(enc(i, None)?),
                 Item::Li { rd, value } => {
                     let parts = li_split(*value as u32);
@@ -220,7 +223,7 @@ impl Listing {
             }
             pc = pc.wrapping_add(4 * item.words());
         }
-        Ok(Program { base, words, labels, globals, files: lines.files, lines: lines.rows })
+        Ok(Program { base, words, labels, globals, files: lines.files, lines: lines.rows, mem: lines.mem })
     }
 }
 
@@ -236,6 +239,7 @@ impl fmt::Display for Item {
             Item::Label { name, global: false } => write!(f, "{name}:"),
             Item::File { number, name } => write!(f, "{}", super::file_directive(*number, name)),
             Item::Loc { file, line, col } => write!(f, ".loc {file} {line} {col}"),
+            Item::Mem(class) => write!(f, ".mem {}", class.name()),
             Item::Inst(i) => write!(f, "    {}", format_inst(i, 0).replace('\t', " ")),
             Item::Li { rd, value } => write!(f, "    li {}, {value}", xname(*rd)),
             Item::La { rd, symbol, addend } => write!(f, "    la {}, {symbol} + {addend}", xname(*rd)),

@@ -67,6 +67,9 @@ pub struct Program {
     pub files: Vec<String>,
     /// One row per `.loc`, in text order, at the pc of the next word emitted.
     pub lines: Vec<SourceRow>,
+    /// One row per `.mem CLASS`, in text order: the class of the memory the word at `pc` (the
+    /// next word emitted) may access ([`crate::isa::mem_class`]).
+    pub mem: Vec<(u32, crate::isa::mem_class::MemClass)>,
 }
 
 /// A `.loc N LINE [COL]` directive: the code from `pc` on comes from `line` (0 = no source
@@ -82,12 +85,14 @@ pub struct SourceRow {
     pub col: u32,
 }
 
-/// Source-line state of one assembly (`.file` numbers → [`Program::files`] indices).
+/// Per-word annotations of one assembly: source lines (`.file` numbers → [`Program::files`]
+/// indices) and memory classes (`.mem`).
 #[derive(Default)]
 pub(super) struct Lines {
     files: Vec<String>,
     numbers: std::collections::HashMap<u32, u32>,
     rows: Vec<SourceRow>,
+    mem: Vec<(u32, crate::isa::mem_class::MemClass)>,
 }
 
 impl Lines {
@@ -112,6 +117,11 @@ impl Lines {
         };
         self.rows.push(SourceRow { pc, file, line, col });
         Ok(())
+    }
+
+    /// `.mem class` at `pc`.
+    pub(super) fn mem(&mut self, pc: u32, class: crate::isa::mem_class::MemClass) {
+        self.mem.push((pc, class));
     }
 }
 
@@ -175,7 +185,15 @@ pub fn assemble(source: &str, base: u32) -> Result<Program, AsmError> {
         Sym::Label(a) => Some((k, a)),
         Sym::Equ(_) => None,
     });
-    Ok(Program { base, words, labels: labels.collect(), globals, files: lines.files, lines: lines.rows })
+    Ok(Program {
+        base,
+        words,
+        labels: labels.collect(),
+        globals,
+        files: lines.files,
+        lines: lines.rows,
+        mem: lines.mem,
+    })
 }
 
 /// Assembles one line (no labels needed; absolute targets are relative to `pc`).

@@ -254,6 +254,24 @@ fn file_and_loc_directives_record_source_rows() {
     assert!(matches!(err(".loc 1\n"), AsmError::OperandCount { line: 1, .. }));
 }
 
+#[test]
+fn mem_directives_record_the_class_of_the_next_word() {
+    use crate::isa::mem_class::MemClass;
+    let p = assemble("nop\n.mem arg8\nsw a0, 0(a1)\n.mem stack\nli t0, 0x12345678\n.mem print\nnop\n", 0x100).unwrap();
+    assert_eq!(p.mem, vec![(0x104, MemClass::Arg(8)), (0x108, MemClass::Stack), (0x110, MemClass::Print)]);
+    assert!(matches!(err(".mem heap\nnop\n"), AsmError::Syntax { line: 1, .. }));
+    assert!(matches!(err(".mem\n"), AsmError::OperandCount { line: 1, .. }));
+    // The listing form prints and assembles the same rows.
+    let items = vec![
+        Item::Inst(crate::isa::Inst::new(Op::Addi)),
+        Item::Mem(MemClass::Arg(8)),
+        Item::Inst(crate::isa::Inst::new(Op::Addi)),
+    ];
+    let listing = Listing { items };
+    assert!(listing.to_string().contains(".mem arg8"));
+    assert_eq!(listing.assemble(0x100, &|_| None).unwrap().mem, vec![(0x104, MemClass::Arg(8))]);
+}
+
 // ---- typed assembly (listing.rs) ----------------------------------------------------------------
 
 use super::{Item, Listing, ListingError};
