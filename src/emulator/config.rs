@@ -14,6 +14,7 @@
 //! | `VENTUS_LEGACY_PRINTF` | `1`: the 2023 libclc `printf` in official binaries runs on the host (it prints); `0`: its code runs as compiled (and traps, as in the reference) | `1` |
 //! | `VENTUS_SIMD` | `0`: run the baseline x86-64 copy of the interpreter even when the host has AVX2/FMA (see [`super::simd`]; results are identical, only speed differs) | `1` |
 //! | `VENTUS_JIT` | `0`: interpret straight-line code instead of running it translated to x86-64 code (see [`super::jit`]; AVX2 hosts only; results are identical, only speed differs) | `1` |
+//! | `VENTUS_PERF_MAP` | `1`: the translator appends each function it compiles to `/tmp/perf-<pid>.map`, named by its text address, for `perf report` (a developer aid) | `0` |
 //!
 //! A value out of range or not a number is ignored with a warning; every variable is also
 //! validated, once, against `crate::util::env::VARIABLES` (unknown `VENTUS_*` names included).
@@ -54,6 +55,8 @@ pub struct Config {
     pub simd: bool,
     /// `VENTUS_JIT` (default on): run straight-line code translated to host code.
     pub jit: bool,
+    /// `VENTUS_PERF_MAP` (default off): name translated code for `perf` (`jit::perf_map`).
+    pub perf_map: bool,
 }
 
 static CONFIG: OnceCell<Config> = OnceCell::new();
@@ -120,6 +123,7 @@ impl Config {
             memcheck_uninit: memcheck >= 2,
             simd: var::<u8>(&["VENTUS_SIMD"]).is_none_or(|v| v != 0),
             jit: var::<u8>(&["VENTUS_JIT"]).is_none_or(|v| v != 0),
+            perf_map: var::<u8>(&["VENTUS_PERF_MAP"]).is_some_and(|v| v != 0),
         }
     }
 }

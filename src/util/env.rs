@@ -70,6 +70,7 @@ pub const VARIABLES: &[(&str, Accepts)] = &[
     ("VENTUS_NATIVE_FP64", Accepts::Switch),
     ("VENTUS_SIMD", Accepts::Switch),
     ("VENTUS_JIT", Accepts::Switch),
+    ("VENTUS_PERF_MAP", Accepts::Switch),
     ("VENTUS_STATS", Accepts::Switch),
     ("VENTUS_CACHE", Accepts::Switch),
     ("VENTUS_CACHE_DIR", Accepts::Path),

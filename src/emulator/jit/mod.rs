@@ -104,6 +104,7 @@
 
 mod fp64;
 mod gather;
+mod perf_map;
 mod plan;
 mod templates;
 
@@ -439,8 +440,30 @@ impl Jit {
         let buf = a.finalize().ok()?;
         let base = buf.as_ptr() as usize;
         let jit = Jit { buf, base, entries, ext_entries };
+        if crate::emulator::config::Config::get().perf_map {
+            jit.name_for_perf(prog);
+        }
         log::debug!("translated {} entries: {jit:?} in {:.1?}", ops.len(), started.elapsed());
         Some(jit)
+    }
+
+    /// Appends this translation's functions to the process's perf map ([`perf_map`]): each
+    /// named by the text address of the entry it was compiled from.
+    fn name_for_perf(&self, prog: &Program) {
+        let pc = |i: usize| prog.text_base().wrapping_add(4 * i as u32);
+        let at = |e: &Entry| (e.off != 0).then(|| e.off as usize - 1);
+        let mut functions: Vec<(usize, String)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((at(e)?, format!("ventus {:#010x}", pc(i)))))
+            .collect();
+        for (k, x) in super::program::prefixed_variants(prog.ops(), prog.ext()) {
+            if let Some(start) = self.ext_entries.get(x).and_then(at) {
+                functions.push((start, format!("ventus {:#010x} prefixed", pc(k))));
+            }
+        }
+        perf_map::append(&perf_map::lines(self.base, self.buf.len(), functions));
     }
 
     /// The head compiled from extended variant `x` (a shared global access a prefix selected;
