@@ -224,30 +224,14 @@ fn loads_run_ahead_of_other_warps_stores_only_through_pointers_to_other_buffers(
     // the reference simulator), whatever the memory classes say.
     let n = 256;
     let init: Vec<i32> = (0..n).map(|i| 1000 + i).collect();
-    let out = run_source(
-        RACE,
-        "",
-        "race",
-        &[n as usize],
-        Some(&[64]),
-        None,
-        &[zeros(4 * n as usize), buf(&init), zeros(4 * n as usize)],
-    );
-    let c: Vec<i32> = read(&out[2]);
-    for (i, &v) in c.iter().enumerate() {
+    let c_of = |a: Arg| -> Vec<i32> {
+        let args = [zeros(4 * n as usize), a, zeros(4 * n as usize)];
+        read(&run_source(RACE, "", "race", &[n as usize], Some(&[64]), None, &args)[2])
+    };
+    for (i, &v) in c_of(buf(&init)).iter().enumerate() {
         assert_eq!(v, 1000 + (i as i32 ^ 32), "different buffers: c[{i}]");
     }
-    let out = run_source(
-        RACE,
-        "",
-        "race",
-        &[n as usize],
-        Some(&[64]),
-        None,
-        &[zeros(4 * n as usize), Arg::Same(0), zeros(4 * n as usize)],
-    );
-    let c: Vec<i32> = read(&out[2]);
-    for (i, &v) in c.iter().enumerate() {
+    for (i, &v) in c_of(Arg::Same(0)).iter().enumerate() {
         assert_eq!(v, (i as i32 ^ 32) + 1, "one buffer twice: c[{i}] must be the other warp's store");
     }
 }
