@@ -124,21 +124,31 @@ fn private_loads_within(
     let Some(first) = index(start) else { return none };
     // The barriers' regions do not depend on the kernel unless one calls through a register
     // (crt0's call, in the entry region): then they are found again for each kernel.
-    let barriers = flow.regions(first, None);
+    let mut barriers = flow.regions(first, None);
     // Per kernel a launch may run (a call through a register goes there): whether each entry
     // is reached, and whether it runs in an interval with a writer.
+    // (Work per kernel follows the code it reaches, not the text's size: a program may hold
+    // thousands of kernels.)
     let (mut reached, mut beside) = (vec![false; n], vec![Writes::default(); n]);
+    let mut seen = vec![usize::MAX; n];
     for &e in &entry_idx {
-        let regions = match &barriers {
-            Some(b) => flow.with_entry_region(b.clone(), first, e),
-            None => flow.regions(first, Some(e)).expect("a kernel given"),
+        if let Some(b) = barriers.as_mut() {
+            flow.enter_kernel(b, first, e, &mut seen);
+        }
+        let fresh = match barriers {
+            Some(_) => None,
+            None => Some(flow.regions(first, Some(e)).expect("a kernel given")),
         };
-        let (in_regions, tainted) = flow.intervals(&regions);
-        for (i, rs) in in_regions.iter().enumerate() {
-            reached[i] |= !rs.is_empty();
-            for &r in rs {
+        let Some(regions) = fresh.as_ref().or(barriers.as_ref()) else { return none };
+        let (in_sets, tainted) = flow.intervals(regions);
+        for r in (0..in_sets.len()).filter(|&r| in_sets[r]) {
+            for &i in &regions.members[r] {
+                reached[i] = true;
                 beside[i].merge(&tainted[r]);
             }
+        }
+        if let Some(b) = barriers.as_mut() {
+            b.leave_kernel(&mut seen);
         }
     }
     let load = |i: usize| reached[i] && views[i].iter().any(|d| d.op.is_some_and(is_load));
@@ -186,7 +196,6 @@ impl Writes {
 const MAX_SETS: usize = 10_000;
 
 /// The regions of a text (see [`Flow::regions`]).
-#[derive(Clone)]
 struct Regions {
     /// Each region's first entry.
     starts: Vec<usize>,
@@ -198,6 +207,19 @@ struct Regions {
     dirty: Vec<Writes>,
     /// The regions that follow each one (those of the barriers it reaches).
     next: Vec<Vec<usize>>,
+}
+
+impl Regions {
+    /// Empties region 0 again (undoes [`Flow::enter_kernel`], its marks in `seen` included):
+    /// work per kernel follows the kernel's own code, not the barrier regions' (no copy).
+    fn leave_kernel(&mut self, seen: &mut [usize]) {
+        for &i in &self.members[0] {
+            seen[i] = usize::MAX;
+        }
+        self.members[0].clear();
+        self.dirty[0] = Writes::default();
+        self.next[0].clear();
+    }
 }
 
 /// The text's control flow (see the module documentation).
@@ -291,13 +313,12 @@ impl Flow<'_> {
         Some(regions)
     }
 
-    /// `barriers` (from [`Self::regions`] without a kernel) with region 0 — from `first`, for
-    /// a launch of the kernel at `called` — found.
-    fn with_entry_region(&self, mut barriers: Regions, first: usize, called: usize) -> Regions {
-        let mut seen = vec![usize::MAX; self.views.len()];
+    /// Fills region 0 of `barriers` (from [`Self::regions`] without a kernel, or after
+    /// [`Regions::leave_kernel`]) — from `first`, for a launch of the kernel at `called`.
+    /// `seen`: one mark per entry, none of them 0.
+    fn enter_kernel(&self, barriers: &mut Regions, first: usize, called: usize, seen: &mut [usize]) {
         barriers.starts[0] = first;
-        self.fill(&mut barriers, 0, called, &mut seen);
-        barriers
+        self.fill(barriers, 0, called, seen);
     }
 
     /// Finds region `r`'s members (what its start reaches without passing a barrier), whether
@@ -330,11 +351,10 @@ impl Flow<'_> {
         calls
     }
 
-    /// Given the regions: the regions each entry is in — of those the warps reach — and what
-    /// the code sharing an interval with each region writes.
-    fn intervals(&self, g: &Regions) -> (Vec<Vec<usize>>, Vec<Writes>) {
-        let n = self.views.len();
-        let (members, dirty, next) = (&g.members, &g.dirty, &g.next);
+    /// Given the regions: which regions the warps reach, and what the code sharing an interval
+    /// with each region writes.
+    fn intervals(&self, g: &Regions) -> (Vec<bool>, Vec<Writes>) {
+        let (dirty, next) = (&g.dirty, &g.next);
         let starts = &g.starts;
         // The S_k sequence until a set repeats: regions reached, and those with a writer
         // among their set.
@@ -362,13 +382,7 @@ impl Flow<'_> {
             following.dedup();
             set = following;
         }
-        let mut regions: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (r, m) in members.iter().enumerate().filter(|(r, _)| reached[*r]) {
-            for &i in m {
-                regions[i].push(r);
-            }
-        }
-        (regions, tainted)
+        (reached, tainted)
     }
 }
 
