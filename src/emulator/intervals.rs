@@ -31,6 +31,15 @@
 //!   cannot tell.
 //! * Loads made private: scalar loads, `vl*12.v` and the RVV loads (`vle32.v`, strided,
 //!   indexed), plain and as the variant a prefix selects.
+//! * Memory classes ([`crate::abi::mem_class`], our compiler's table; `Unknown` without one):
+//!   the writers' classes are collected per interval ([`Writes`]; a `CSR_PRINT` write is of
+//!   class `Print`), and [`PrivateLoads::disjoint`] also holds the loads whose class is known
+//!   and written by no store beside them, none of which is of unknown class — private only in
+//!   a launch whose pointer arguments name different memory objects (the caller picks the
+//!   program, [`privatize_interval_loads`]). A text without a barrier is then one interval
+//!   (analysed only when it has classes).
+//! * Cost: the barriers' regions once per program, then per kernel only what its entry region
+//!   reaches and the regions its intervals reach (a program may hold thousands of kernels).
 //!
 //! Traced runs run one instruction per turn whatever the sharing, so commit logs are unchanged.
 
