@@ -296,7 +296,7 @@ impl Flow<'_> {
     /// The regions (see the module documentation) of the text whose warps start at `first`:
     /// region 0 from `first`, region `r` ≥ 1 from the entry after the text's `r`-th barrier.
     /// With `called` (where a call through a register goes, the kernel), all of them. Without
-    /// it, the barriers' regions only (region 0 left empty, see [`Self::with_entry_region`]),
+    /// it, the barriers' regions only (region 0 left empty, see [`Self::enter_kernel`]),
     /// or `None` when one of them calls through a register (they depend on the kernel then).
     fn regions(&self, first: usize, called: Option<usize>) -> Option<Regions> {
         let n = self.views.len();
