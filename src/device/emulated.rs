@@ -75,16 +75,14 @@ pub fn launch(mem: &DeviceMemory, l: &KernelLaunch, opts: &RunOptions) -> Result
 /// classes cannot meet, [`crate::abi::mem_class`]), else the program.
 fn program_for<'a>(mem: &DeviceMemory, l: &KernelLaunch<'a>) -> &'a Program {
     let Some(variant) = l.disjoint_program else { return l.program };
-    let blocks = mem.snapshot();
     let mut named: Vec<u32> = Vec::new();
     for slot in &l.args.slots {
         let ArgSlot::Pointer { addr, .. } = *slot else { continue };
         if addr == 0 {
             continue;
         }
-        let block = blocks.iter().find(|r| addr >= r.base() && (addr - r.base()) < r.size());
-        match block {
-            Some(r) if !named.contains(&r.base()) => named.push(r.base()),
+        match mem.block_of(addr) {
+            Some(base) if !named.contains(&base) => named.push(base),
             _ => return l.program,
         }
     }

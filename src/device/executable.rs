@@ -125,9 +125,10 @@ impl Executable {
         };
         let mut disjoint_code =
             crate::emulator::intervals::privatize_interval_loads(&mut code, elf.entry, &entries, &classes);
+        // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
+        let legacy_printf = crate::abi::printf::legacy::detect(&elf).filter(|_| opts.legacy_printf);
         for code in std::iter::once(&mut code).chain(disjoint_code.as_mut()) {
-            if let Some(pc) = crate::abi::printf::legacy::detect(&elf).filter(|_| opts.legacy_printf) {
-                // The 2023 libclc printf cannot run on the device; the emulator runs it natively.
+            if let Some(pc) = legacy_printf {
                 code.install_host_call(pc, HostCall::LegacyPrintf);
             }
             if opts.native_fp64 {

@@ -210,6 +210,11 @@ impl DeviceMemory {
         regions.len() != before
     }
 
+    /// The base of the block (not a reservation) holding `addr`, if any.
+    pub fn block_of(&self, addr: u32) -> Option<u32> {
+        self.region_for(addr, 1).ok().map(|r| r.base)
+    }
+
     /// A snapshot of the regions (sorted by base) for one launch.
     pub fn snapshot(&self) -> Vec<Arc<Region>> {
         self.regions.read().iter().filter(|r| !r.reservation).cloned().collect()
