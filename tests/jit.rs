@@ -95,6 +95,7 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         "vadd", "vrsub", "vand", "vor", "vxor", "vsll", "vsrl", "vsra", "vmseq", "vmsne", "vmsle", "vmsleu", "vmsgt",
         "vmsgtu",
     ];
+    let mut subroutines = String::new();
     for k in 0..len {
         let (x1, x2, x3) = (*r.pick(&XS), *r.pick(&XS), *r.pick(&XS));
         let (v1, v2, v3) = (*r.pick(&VS), *r.pick(&VS), *r.pick(&VS));
@@ -291,6 +292,19 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                 1 + r.next() % 40
             ),
             1 => format!("{} {x2}, {x3}, S{k}\n    {line}\nS{k}:", r.pick(&["beq", "bne", "blt", "bgeu"])),
+            // Indirect jumps (translated functions end at a `jalr` and go on into the function
+            // compiled where it went): one over the line to a computed address, its link
+            // register one of the registers compared, or a call of a subroutine (after
+            // `endprg`) whose `ret` comes back to the line.
+            2 => format!(
+                "Q{k}:\n    auipc s11, %hi(I{k} - Q{k})\n    addi s11, s11, %lo(I{k} - Q{k})\n    \
+                 jalr {}, 0(s11)\n    {line}\nI{k}:",
+                r.pick(&["x0", "t1", "a1"])
+            ),
+            3 => {
+                subroutines += &format!("P{k}:\n    vadd.vx {v3}, {v3}, {x3}\n    ret\n");
+                format!("jal ra, P{k}\n    {line}")
+            }
             _ => line,
         };
         s += "    ";
@@ -320,6 +334,7 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
         s += &store_lanes(v[1..].parse().unwrap(), 17 + k as u32, 64);
     }
     s += "    endprg x0, x0, x0\n";
+    s += &subroutines;
     // The primitives' code, replaced by host calls ([`HOST_CALLS`]).
     for f in HOST_CALLS.map(|(f, _)| f) {
         s += &format!("{f}:\n    vadd.vv v26, v26, v28\n    ret\n");
@@ -423,6 +438,8 @@ fn the_generator_makes_programs_the_translator_changes() {
         "v1, v15, T",
         "vbne v15, v16, V",
         "j J",
+        "jalr t1, 0(s11)",
+        "jal ra, P",
     ] {
         assert!(src.contains(op), "generated program lacks {op}:\n{src}");
     }

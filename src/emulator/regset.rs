@@ -64,6 +64,25 @@ impl VRegSet {
         })
     }
 
+    /// The runs ([`VRegSet::runs`]) merged across gaps of at most `gap` non-members: spans
+    /// covering every member with fewer, longer fills where the registers between runs are
+    /// known to be zero already (a warp reset: clearing them again is harmless and cheaper
+    /// than a fill per run).
+    pub fn spans(&self, gap: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let mut runs = self.runs().peekable();
+        std::iter::from_fn(move || {
+            let (lo, mut hi) = runs.next()?;
+            while let Some(&(next_lo, next_hi)) = runs.peek() {
+                if next_lo - hi > gap {
+                    break;
+                }
+                hi = next_hi;
+                runs.next();
+            }
+            Some((lo, hi))
+        })
+    }
+
     /// The first register at or above `r` that is a member (`member`) or not.
     fn next_from(&self, r: usize, member: bool) -> Option<usize> {
         let flip = if member { 0 } else { u64::MAX };
@@ -101,5 +120,18 @@ mod tests {
         assert_eq!(VRegSet::EMPTY.runs().count(), 0);
         assert_eq!(VRegSet::range(250, 900), VRegSet::range(250, 256));
         assert_eq!(VRegSet::range(3, 4).union(VRegSet::range(4, 6)), VRegSet::range(3, 6));
+    }
+
+    #[test]
+    fn spans_merge_runs_across_small_gaps_only() {
+        let mut s = VRegSet::range(0, 5);
+        s.insert_range(7, 9);
+        s.insert_range(12, 13);
+        s.insert_range(224, 237);
+        assert_eq!(s.spans(0).collect::<Vec<_>>(), s.runs().collect::<Vec<_>>());
+        assert_eq!(s.spans(2).collect::<Vec<_>>(), [(0, 9), (12, 13), (224, 237)]);
+        assert_eq!(s.spans(3).collect::<Vec<_>>(), [(0, 13), (224, 237)]);
+        assert_eq!(s.spans(300).collect::<Vec<_>>(), [(0, 237)]);
+        assert_eq!(VRegSet::EMPTY.spans(4).count(), 0);
     }
 }

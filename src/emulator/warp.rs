@@ -105,6 +105,11 @@ impl std::ops::DerefMut for VRegs {
     }
 }
 
+/// A reset clears two runs of possibly written vector registers with one fill when at most
+/// this many registers (zero already) lie between them ([`VRegSet::spans`]): 4 × 128 bytes
+/// cost less to clear again than a fill of their own.
+const CLEAR_GAP: usize = 4;
+
 /// [`Warp::join_at`] of an empty SIMT stack: odd, so no instruction's pc.
 pub const NO_JOIN: u32 = 1;
 
@@ -139,6 +144,11 @@ pub struct Warp {
     dirty_vregs: VRegSet,
     /// Scalar registers `x[0..dirty_xregs]` may be non-zero; the rest are zero.
     dirty_xregs: usize,
+    /// The fills a reset makes for `spans_of` (the last `dirty_vregs` seen): its runs merged
+    /// across small gaps ([`VRegSet::spans`], [`CLEAR_GAP`]), kept from reset to reset (the
+    /// set is the same for every work-group of a launch).
+    clear_spans: Vec<(usize, usize)>,
+    spans_of: VRegSet,
     /// No instruction of the program reads the accrued FP flags, so untraced vector FP may
     /// skip computing them (set by the work-group runner from [`Program::reads_fflags`]).
     ///
@@ -173,6 +183,8 @@ impl Warp {
             divergent_branches: 0,
             dirty_vregs: VRegSet::EMPTY,
             dirty_xregs: 256,
+            clear_spans: Vec::new(),
+            spans_of: VRegSet::EMPTY,
             fflags_unread: false,
             resume_mask: 0,
             resume_ra: 0,
@@ -193,7 +205,12 @@ impl Warp {
         self.x[5] = pc;
         self.x[10] = csrs.wid;
         self.x[11] = 0x1020;
-        for (lo, hi) in self.dirty_vregs.runs() {
+        if self.spans_of != self.dirty_vregs {
+            self.spans_of = self.dirty_vregs;
+            self.clear_spans.clear();
+            self.clear_spans.extend(self.dirty_vregs.spans(CLEAR_GAP));
+        }
+        for &(lo, hi) in &self.clear_spans {
             self.v[lo..hi].as_flattened_mut().fill(0);
         }
         self.dirty_vregs = bounds.v;
@@ -392,6 +409,15 @@ mod tests {
         w.check_bounds();
         w.reset(0x8000_0000, 32, Csrs::default(), b(0, 0));
         assert_eq!((w.v[5][2], w.v[230][31]), (0, 0));
+        // The same set twice in a row (the second reset reuses the fills the first computed),
+        // then another: each clears what the set before it allowed.
+        for _ in 0..2 {
+            w.reset(0x8000_0000, 32, Csrs::default(), RegBounds { x: 0, v: split });
+            w.v[7][0] = 3;
+            w.v[236][1] = 4;
+        }
+        w.reset(0x8000_0000, 32, Csrs::default(), b(0, 2));
+        assert_eq!((w.v[7][0], w.v[236][1]), (0, 0));
         assert_eq!((w.x[5], w.x[11], w.mask), (0x8000_0000, 0x1020, u32::MAX));
     }
 }

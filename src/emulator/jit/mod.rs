@@ -33,7 +33,13 @@
 //!   target; one that splits the lanes or would change the mask returns *before* it, and the
 //!   interpreter runs it (a function's first entry runs it through its handler, then
 //!   returns) — so the mask never changes inside a call. A `join` goes on unless the SIMT
-//!   stack's top is for its pc ([`Warp::join_at`]; then likewise).
+//!   stack's top is for its pc ([`Warp::join_at`]; then likewise). A `jalr` (crt0's call
+//!   of the kernel, every `ret`) runs its handler, then looks its target up at run time in
+//!   the translation's table of functions ([`link_indirect`], [`Slot`]) and goes on into the
+//!   one there on the same terms — unless the handler resumed a native call's declined lanes
+//!   (a mask change): then it returns. So a warp's life from crt0 through the kernel back
+//!   to `endprg` is a few functions going on into each other, not a return to the turn loop
+//!   and an interpreted `jalr` at each call and return.
 //! * Vector templates are used only while the warp's vector state is known to be full: every
 //!   lane active and below `vl`, `vtype` legal (checked at entry and again after a `vset*` or
 //!   CSR write, which switches to the other copy of the run when it no longer holds), and only
@@ -147,6 +153,10 @@ pub struct Jit {
     /// By extended variant ([`Program::ext`]): the head compiled from a shared variant a
     /// prefix selects ([`Jit::ext_entry`]).
     ext_entries: Vec<Entry>,
+    /// By entry index: where an indirect jump may go on ([`link_indirect`]); the code holds
+    /// its address (it never moves: a boxed slice, written only before `new` returns).
+    #[allow(dead_code)]
+    slots: Box<[Slot]>,
 }
 
 /// A compiled function ([`Jit::entry`]).
@@ -241,7 +251,8 @@ fn terminal(d: &Decoded) -> bool {
     d.sharing == Sharing::Private
         && d.host_call == 0
         && d.op.is_some_and(|op| {
-            is_jump(op) || matches!(op, Op::Vbeq | Op::Vbne | Op::Vblt | Op::Vbge | Op::Vbltu | Op::Vbgeu | Op::Join)
+            is_jump(op)
+                || matches!(op, Op::Jalr | Op::Vbeq | Op::Vbne | Op::Vblt | Op::Vbge | Op::Vbltu | Op::Vbgeu | Op::Join)
         })
 }
 
@@ -416,8 +427,15 @@ impl Jit {
         let targets: Vec<Option<Target>> = plain.iter().map(|f| f.as_ref().map(|f| target(f, &mut a))).collect();
         let ext_targets: Vec<Option<Target>> = ext.iter().map(|f| f.as_ref().map(|f| target(f, &mut a))).collect();
         let f64_stubs = fp64::Stubs::new(&mut a);
-        let links =
-            Links { plain: &targets, ext: &ext_targets, ops, text_base: prog.text_base(), f64_stubs: &f64_stubs };
+        let mut slots = vec![Slot::default(); ops.len()].into_boxed_slice();
+        let links = Links {
+            plain: &targets,
+            ext: &ext_targets,
+            ops,
+            text_base: prog.text_base(),
+            f64_stubs: &f64_stubs,
+            slots: slots.as_ptr() as usize,
+        };
         let emit = |f: &Spec, t: &Target, a: &mut Assembler| -> Option<Entry> {
             let start = a.offset();
             emit_run(a, f, t.body, &links, flags_unread);
@@ -437,9 +455,16 @@ impl Jit {
             }
         }
         f64_stubs.emit(&mut a);
+        let bodies: Vec<Option<(usize, Target)>> = targets
+            .iter()
+            .map(|t| t.filter(|t| !t.never).and_then(|t| Some((a.labels().resolve_dynamic(t.body).ok()?.0, t))))
+            .collect();
         let buf = a.finalize().ok()?;
         let base = buf.as_ptr() as usize;
-        let jit = Jit { buf, base, entries, ext_entries };
+        for (slot, (off, t)) in slots.iter_mut().zip(&bodies).filter_map(|(s, b)| Some((s, b.as_ref()?))) {
+            *slot = Slot { body: (base + off) as u64, len: t.len as u32, lone_only: u32::from(t.lone_only) };
+        }
+        let jit = Jit { buf, base, entries, ext_entries, slots };
         if crate::emulator::config::Config::get().perf_map {
             jit.name_for_perf(prog);
         }
@@ -631,6 +656,9 @@ struct Links<'l> {
     text_base: u32,
     /// The soft-double primitives' inline forms, shared by every function ([`fp64::Stubs`]).
     f64_stubs: &'l fp64::Stubs,
+    /// The address of the translation's [`Slot`] table (one per plain entry; filled in once
+    /// the code is placed, before it ever runs).
+    slots: usize,
 }
 
 /// Leaves for `place` after `done` entries of this function: into the function compiled
@@ -677,6 +705,59 @@ fn link(a: &mut Assembler, links: &Links, place: Place, done: usize, exit: Dynam
         ; .arch x64
         ; mov DWORD [rbx + PC], back as i32
         ; mov rax, QWORD (done as u64 | over) as i64
+        ; jmp =>exit
+    );
+}
+
+/// A function's row in the table an indirect jump looks its target up in ([`link_indirect`]),
+/// by entry index: the absolute address of its body (0: none may be gone on into — none
+/// compiled there, or it reads a counter, [`Target::never`]), its entries and whether only a
+/// lone warp may enter it mid-turn ([`Target::lone_only`]).
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+struct Slot {
+    body: u64,
+    len: u32,
+    lone_only: u32,
+}
+
+/// Leaves after `done` entries of this function, the last an indirect jump whose handler set
+/// the warp's pc: into the function compiled there ([`Slot`], from the table
+/// [`Links::slots`] points to) when it may run now, as [`link`] decides for a known place;
+/// else back to the turn loop (which looks at the entry there itself: a pc outside the text
+/// faults there).
+fn link_indirect(a: &mut Assembler, links: &Links, done: usize, exit: DynamicLabel) {
+    const _: () = assert!(size_of::<Slot>() == 16);
+    let back = a.new_dynamic_label();
+    let go = a.new_dynamic_label();
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rbx + PC]
+        ; sub eax, links.text_base as i32
+        ; test eax, 3
+        ; jnz =>back
+        ; shr eax, 2
+        ; cmp eax, links.ops.len() as i32
+        ; jae =>back
+        ; shl rax, 4
+        ; mov rcx, QWORD links.slots as i64
+        ; add rcx, rax
+        ; mov rdx, [rcx]
+        ; test rdx, rdx
+        ; jz =>back
+        ; mov eax, [rcx + 8]
+        ; lea rax, [rbp + rax + done as i32]
+        ; cmp rax, [rsp]
+        ; ja =>back
+        ; cmp DWORD [rcx + 12], 0
+        ; je =>go
+        ; cmp BYTE [r12 + LONE], 0
+        ; je =>back
+        ; =>go
+        ; add rbp, done as i32
+        ; jmp rdx
+        ; =>back
+        ; mov eax, done as i32
         ; jmp =>exit
     );
 }
@@ -860,6 +941,39 @@ fn emit_body(
                 let bail = bail(a, d, k, srcs[k], pc, exit, stops);
                 templates::join(a, pc, bail);
                 link_pc(a, links, pc.wrapping_add(4), k + 1, exit);
+                return;
+            }
+            Plan::JumpReg => {
+                // Its handler (the link register, the pc, the resumption of a native call that
+                // declined lanes), then on into the function compiled where it went — unless
+                // it resumed such a call, which changes the mask (a function keeps its mask).
+                let ended = a.new_dynamic_label();
+                stops.push(Stop {
+                    label: ended,
+                    value: STOPPED | (k as u64 + 1),
+                    selects: None,
+                    pc: None,
+                    stopped_at: Some(pc),
+                });
+                let h: Handler = handlers::handler(&handlers::AVX2, d);
+                let resumes = a.new_dynamic_label();
+                dynasm!(a
+                    ; .arch x64
+                    ; mov DWORD [rbx + PC], pc as i32
+                    ; cmp DWORD [rbx + RESUME_MASK], 0
+                    ; jne =>resumes
+                );
+                call(a, h as usize, srcs[k], true);
+                dynasm!(a ; .arch x64 ; jz =>ended);
+                link_indirect(a, links, k + 1, exit);
+                dynasm!(a ; .arch x64 ; =>resumes);
+                call(a, h as usize, srcs[k], true);
+                dynasm!(a
+                    ; .arch x64
+                    ; jz =>ended
+                    ; mov eax, (k + 1) as i32
+                    ; jmp =>exit
+                );
                 return;
             }
             Plan::Setrpc => templates::setrpc(a, d),

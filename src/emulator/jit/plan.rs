@@ -124,6 +124,9 @@ pub(super) enum Plan {
     /// `join` ending the function: on to the next entry while the SIMT stack's top is for
     /// another pc, else the interpreter runs it.
     Join,
+    /// `jalr` ending the function: its handler, then on into the function compiled where it
+    /// went, looked up at run time ([`super::link_indirect`]).
+    JumpReg,
     /// `setrpc`.
     Setrpc,
     /// A `jal ra` to an inline host call ([`super::Role::Link`]): `ra = pc + 4`.
@@ -203,6 +206,9 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
     }
     if is_jump(op) {
         return Plan::Jump(op);
+    }
+    if op == Op::Jalr {
+        return Plan::JumpReg;
     }
     match op {
         Op::Vbeq | Op::Vbne | Op::Vblt | Op::Vbge | Op::Vbltu | Op::Vbgeu => return Plan::VBranch(op),

@@ -122,6 +122,7 @@ pub(super) const MTVEC: i32 = CSR + offset_of!(Csrs, mtvec) as i32;
 pub(super) const RPC: i32 = CSR + offset_of!(Csrs, rpc) as i32;
 pub(super) const EXT: i32 = offset_of!(Warp, ext) as i32;
 pub(super) const STOP_PC: i32 = offset_of!(Warp, stop_pc) as i32;
+pub(super) const RESUME_MASK: i32 = offset_of!(Warp, resume_mask) as i32;
 /// `Ctx::lone` (from r12).
 pub(super) const LONE: i32 = offset_of!(crate::emulator::exec::Ctx<'static>, lone) as i32;
 pub(super) const ENTRY: usize = size_of::<Decoded>();
