@@ -175,9 +175,16 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
             }
             15 => {
                 // FP on arbitrary bit patterns: NaNs, infinities, subnormals, signed zeros.
-                let op = *r.pick(&["vfadd", "vfsub", "vfmul", "vfmacc", "vfmadd"]);
+                let op = *r.pick(&[
+                    "vfadd", "vfsub", "vfmul", "vfmacc", "vfmadd", "vfdiv", "vfrdiv", "vfsqrt", "vmfeq", "vmfne",
+                    "vmflt", "vmfle", "vmfgt", "vmfge", "vfsgnj", "vfsgnjn", "vfsgnjx",
+                ]);
                 let x = if r.next() % 8 == 0 { "x0" } else { x1 };
-                if r.next() % 2 == 0 {
+                if op == "vfsqrt" {
+                    format!("vfsqrt.v {v1}, {v2}{masked}")
+                } else if op == "vfrdiv" || op == "vmfgt" || op == "vmfge" {
+                    format!("{op}.vf {v1}, {v2}, {x}{masked}")
+                } else if r.next() % 2 == 0 {
                     format!("{op}.vv {v1}, {v2}, {v3}{masked}")
                 } else if op == "vfmacc" || op == "vfmadd" {
                     format!("{op}.vf {v1}, {x}, {v2}{masked}")
@@ -414,6 +421,16 @@ fn the_generator_makes_programs_the_translator_changes() {
         "vsll",
         "csrr",
         "vfmacc",
+        "vfdiv.vv",
+        "vfdiv.vf",
+        "vfrdiv.vf",
+        "vfsqrt.v",
+        "vmfeq.vv",
+        "vmflt.vf",
+        "vmfgt.vf",
+        "vmfne.vv",
+        "vfsgnjn.",
+        "vfsgnjx.",
         "lw",
         "vsetvli",
         "mtvec",

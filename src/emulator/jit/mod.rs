@@ -53,9 +53,14 @@
 //!   moves the active lanes' words with masked host moves
 //!   ([`templates::unit_stride_masked`]). In a program that
 //!   never reads the accrued FP flags ([`Program::reads_fflags`]; untraced warps then compute
-//!   none, `Warp::fflags_unread`), unmasked `vfadd`/`vfsub`/`vfmul`/`vfmacc`/`vfmadd` `.vv`/`.vf` (not
-//!   `.vf` with x0, which reads as a NaN) have templates too: host arithmetic in
-//!   round-to-nearest-even, NaN results made canonical — the interpreter's flag-free path.
+//!   none, `Warp::fflags_unread`), unmasked `vfadd`/`vfsub`/`vfmul`/`vfmacc`/`vfmadd`/`vfdiv`
+//!   `.vv`/`.vf`, `vfrdiv.vf` and `vfsqrt.v` (not `.vf` with x0, which reads as a NaN) have
+//!   templates too: host arithmetic (correctly rounded, as IEEE division and square root are) in
+//!   round-to-nearest-even, NaN results made canonical — the interpreter's flag-free path;
+//!   so do the comparisons `vmfeq`/`vmfne`/`vmflt`/`vmfle` (`.vv`/`.vf`) and `vmfgt`/`vmfge`
+//!   (`.vf`) — the host's `vcmpps` with the ordered predicates (`vmfne` unordered), lanes 0/1 —
+//!   and the sign injections `vfsgnj`/`vfsgnjn`/`vfsgnjx`, bit operations whose NaNs stay as
+//!   they are.
 //! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
 //!   `auipc` (the pc is known at translation), `mul`, and reads of the work-group CSRs
 //!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.

@@ -51,6 +51,29 @@ pub(super) enum FAlu {
     Macc,
     /// `vd = b · vd + vs2`, one rounding (`vfmadd`).
     Madd,
+    /// `vd = vs2 / b` (`vfdiv`), `vd = b / vs2` (`vfrdiv.vf`): correctly rounded on the host
+    /// as in the interpreter (`semantics::fdiv_f`'s value: 0/0 a NaN, x/0 an infinity).
+    Div,
+    Rdiv,
+    /// `vd = √vs2` (`vfsqrt.v`; `b` unused).
+    Sqrt,
+    /// A comparison, lane = 1 when `vs2 ⋚ b` (`vmfeq`, `vmfne`, `vmflt`, `vmfle`, `vmfgt.vf`,
+    /// `vmfge.vf`): the host's `vcmpps` predicate (ordered and false on a NaN but for
+    /// `vmfne`'s unordered one).
+    Cmp(u8),
+    /// Sign injection (`vfsgnj`, `vfsgnjn`, `vfsgnjx`): `vs2`'s magnitude with `b`'s sign, its
+    /// opposite, or the two signs' exclusive or — bits, no NaN made canonical.
+    Sgnj,
+    Sgnjn,
+    Sgnjx,
+}
+
+impl FAlu {
+    /// An arithmetic operation, whose NaN results are made canonical (not a comparison or a
+    /// sign injection).
+    pub(super) fn arithmetic(self) -> bool {
+        !matches!(self, FAlu::Cmp(_) | FAlu::Sgnj | FAlu::Sgnjn | FAlu::Sgnjx)
+    }
 }
 
 /// A vector template in the copy for a partial vector state ([`Plan::Masked`]).
@@ -61,6 +84,15 @@ pub(super) enum Masked {
     Vid,
     Vmv(B),
 }
+
+/// `vcmpps` predicates ([`FAlu::Cmp`]): equal, not equal or unordered, less, less or equal,
+/// greater, greater or equal (the ordered ones false on a NaN).
+pub(super) const CMP_EQ_OQ: u8 = 0x00;
+pub(super) const CMP_NEQ_UQ: u8 = 0x04;
+pub(super) const CMP_LT_OQ: u8 = 0x11;
+pub(super) const CMP_LE_OQ: u8 = 0x12;
+pub(super) const CMP_GE_OQ: u8 = 0x1d;
+pub(super) const CMP_GT_OQ: u8 = 0x1e;
 
 /// The second operand of a [`VAlu`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -275,6 +307,26 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         Op::VfmaccVf => Some((FAlu::Macc, vf)),
         Op::VfmaddVv => Some((FAlu::Madd, Some(vv))),
         Op::VfmaddVf => Some((FAlu::Madd, vf)),
+        Op::VfdivVv => Some((FAlu::Div, Some(vv))),
+        Op::VfdivVf => Some((FAlu::Div, vf)),
+        Op::VfrdivVf => Some((FAlu::Rdiv, vf)),
+        Op::VfsqrtV => Some((FAlu::Sqrt, Some(B::V(d.rs2)))),
+        Op::VmfeqVv => Some((FAlu::Cmp(CMP_EQ_OQ), Some(vv))),
+        Op::VmfeqVf => Some((FAlu::Cmp(CMP_EQ_OQ), vf)),
+        Op::VmfneVv => Some((FAlu::Cmp(CMP_NEQ_UQ), Some(vv))),
+        Op::VmfneVf => Some((FAlu::Cmp(CMP_NEQ_UQ), vf)),
+        Op::VmfltVv => Some((FAlu::Cmp(CMP_LT_OQ), Some(vv))),
+        Op::VmfltVf => Some((FAlu::Cmp(CMP_LT_OQ), vf)),
+        Op::VmfleVv => Some((FAlu::Cmp(CMP_LE_OQ), Some(vv))),
+        Op::VmfleVf => Some((FAlu::Cmp(CMP_LE_OQ), vf)),
+        Op::VmfgtVf => Some((FAlu::Cmp(CMP_GT_OQ), vf)),
+        Op::VmfgeVf => Some((FAlu::Cmp(CMP_GE_OQ), vf)),
+        Op::VfsgnjVv => Some((FAlu::Sgnj, Some(vv))),
+        Op::VfsgnjVf => Some((FAlu::Sgnj, vf)),
+        Op::VfsgnjnVv => Some((FAlu::Sgnjn, Some(vv))),
+        Op::VfsgnjnVf => Some((FAlu::Sgnjn, vf)),
+        Op::VfsgnjxVv => Some((FAlu::Sgnjx, Some(vv))),
+        Op::VfsgnjxVf => Some((FAlu::Sgnjx, vf)),
         _ => None,
     };
     if let Some((f, b)) = fp {

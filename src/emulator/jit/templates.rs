@@ -339,7 +339,8 @@ pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B, masked: bo
     }
 }
 
-/// An FP template: `vd = vs2 ⊕ b` (or `b · vs2 + vd`) on all 32 lanes in round-to-nearest-even,
+/// An FP template: `vd = vs2 ⊕ b` (or `b · vs2 + vd`, `b / vs2`, `√vs2`) on all 32 lanes in
+/// round-to-nearest-even,
 /// then every NaN result replaced by the canonical NaN — what the interpreter computes when no
 /// flag can be seen (`vector::unflagged`). Host FP leaves subnormals alone (no FTZ/DAZ).
 /// `masked`: only the lanes of r10d change ([`store_chunk`]; the others' results, computed
@@ -354,9 +355,49 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
         ; vmovdqu ymm5, [rax + 32]
         ; vmovdqu ymm6, [rax + 64]
     );
+    if matches!(f, FAlu::Sgnjn) {
+        // ymm7 = the sign bit in every lane.
+        dynasm!(a
+            ; .arch x64
+            ; vpcmpeqd ymm7, ymm7, ymm7
+            ; vpslld ymm7, ymm7, 31
+        );
+    }
     for j in 0..4 {
-        operand(a, b, j, 1);
+        if f != FAlu::Sqrt {
+            operand(a, b, j, 1);
+        }
         match f {
+            FAlu::Div => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vdivps ymm0, ymm0, ymm1),
+            FAlu::Rdiv => dynasm!(a ; .arch x64 ; vdivps ymm0, ymm1, [r15 + v(vs2, j)]),
+            FAlu::Sqrt => dynasm!(a ; .arch x64 ; vsqrtps ymm0, [r15 + v(vs2, j)]),
+            FAlu::Cmp(p) => dynasm!(a
+                ; .arch x64
+                ; vmovups ymm0, [r15 + v(vs2, j)]
+                // `vcmpps ymm0, ymm0, ymm1, p` by hand: dynasm 3.2 encodes its register
+                // operands in the wrong fields (a first source of ymm1 there).
+                ; .bytes [0xc5u8, 0xfc, 0xc2, 0xc1, p]
+                ; vpsrld ymm0, ymm0, 31
+            ),
+            // ymm2 = b's sign bit (¬magnitude ∧ b); ymm0 = vs2's magnitude, or vs2 (`x`).
+            FAlu::Sgnj => dynasm!(a
+                ; .arch x64
+                ; vpandn ymm2, ymm5, ymm1
+                ; vpand ymm0, ymm5, [r15 + v(vs2, j)]
+                ; vpor ymm0, ymm0, ymm2
+            ),
+            FAlu::Sgnjn => dynasm!(a
+                ; .arch x64
+                ; vpandn ymm2, ymm5, ymm1
+                ; vpxor ymm2, ymm2, ymm7
+                ; vpand ymm0, ymm5, [r15 + v(vs2, j)]
+                ; vpor ymm0, ymm0, ymm2
+            ),
+            FAlu::Sgnjx => dynasm!(a
+                ; .arch x64
+                ; vpandn ymm2, ymm5, ymm1
+                ; vpxor ymm0, ymm2, [r15 + v(vs2, j)]
+            ),
             FAlu::Add => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vaddps ymm0, ymm0, ymm1),
             FAlu::Sub => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vsubps ymm0, ymm0, ymm1),
             FAlu::Mul => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vmulps ymm0, ymm0, ymm1),
@@ -374,12 +415,14 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
             ),
         }
         // NaN ⟺ |bits| > +∞'s bits (as signed integers, both non-negative).
-        dynasm!(a
-            ; .arch x64
-            ; vpand ymm2, ymm0, ymm5
-            ; vpcmpgtd ymm2, ymm2, ymm6
-            ; vblendvps ymm0, ymm0, ymm4, ymm2
-        );
+        if f.arithmetic() {
+            dynasm!(a
+                ; .arch x64
+                ; vpand ymm2, ymm0, ymm5
+                ; vpcmpgtd ymm2, ymm2, ymm6
+                ; vblendvps ymm0, ymm0, ymm4, ymm2
+            );
+        }
         store_chunk(a, vd, j, masked);
     }
 }
