@@ -41,6 +41,8 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
     for (k, v) in VS.iter().enumerate() {
         s += &format!("    vmul.vx {v}, v1, {}\n    vxor.vx {v}, {v}, {}\n", XS[k], XS[k + 1]);
     }
+    // v8, v9: +0 and −0 in the four pairings (FP min/max and compares of signed zeros).
+    s += "    vsrl.vi v8, v1, 1\n    vsll.vi v8, v8, 31\n    vsll.vi v9, v1, 31\n";
     s += "    vmsne.vi v0, v1, 3\n";
     // Two read-only blocks (s5, s8): the memory view remembers the two it found last.
     s += &format!("    li s5, {}\n    li s8, {}\n", ro[0], ro[1]);
@@ -177,7 +179,7 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                 // FP on arbitrary bit patterns: NaNs, infinities, subnormals, signed zeros.
                 let op = *r.pick(&[
                     "vfadd", "vfsub", "vfmul", "vfmacc", "vfmadd", "vfdiv", "vfrdiv", "vfsqrt", "vmfeq", "vmfne",
-                    "vmflt", "vmfle", "vmfgt", "vmfge", "vfsgnj", "vfsgnjn", "vfsgnjx",
+                    "vmflt", "vmfle", "vmfgt", "vmfge", "vfsgnj", "vfsgnjn", "vfsgnjx", "vfmin", "vfmax",
                 ]);
                 let x = if r.next() % 8 == 0 { "x0" } else { x1 };
                 if op == "vfsqrt" {
@@ -431,6 +433,8 @@ fn the_generator_makes_programs_the_translator_changes() {
         "vmfne.vv",
         "vfsgnjn.",
         "vfsgnjx.",
+        "vfmin.",
+        "vfmax.",
         "lw",
         "vsetvli",
         "mtvec",
@@ -559,5 +563,72 @@ fn a_partial_warps_store_before_any_block_faults_cleanly() {
         let opts = RunOptions { no_jit, ..RunOptions::default() };
         let e = run(&mem, &prog, &params(&s), &opts).expect_err("the store to 16 completed");
         assert!(e.to_string().contains("store access fault"), "{e}");
+    }
+}
+
+/// Every FP operation with a template on every pair of 16 special values (signed zeros,
+/// infinities, quiet, signalling and negative NaNs, subnormals, the largest float), `.vv`,
+/// `.vf`, unary and masked forms: the translator, the interpreters and the scalar semantics
+/// agree bit for bit (`exec_ok` runs it with and without the translator).
+#[test]
+fn fp_templates_match_the_interpreter_on_special_values() {
+    use ventus_icd::isa::semantics as s;
+    const SPECIAL: [u32; 16] = [
+        0x0000_0000,
+        0x8000_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0xffc0_0123,
+        0x0000_0001,
+        0x8000_0001,
+        0x007f_ffff,
+        0x7f7f_ffff,
+        0x3fc0_0000,
+        0x4040_0000,
+        0xc040_0000,
+    ];
+    let vv = [
+        "vfadd", "vfsub", "vfmul", "vfdiv", "vfmin", "vfmax", "vfsgnj", "vfsgnjn", "vfsgnjx", "vmfeq", "vmfne",
+        "vmflt", "vmfle",
+    ];
+    let vf = ["vfmin", "vfmax", "vfdiv", "vfrdiv", "vmfgt", "vmfge", "vmflt", "vmfeq"];
+    let mut ops: Vec<String> = vv.iter().map(|o| format!("{o}.vv v6, v3, v5")).collect();
+    ops.extend(vf.iter().map(|o| format!("{o}.vf v6, v3, t1")));
+    ops.push("vfsqrt.v v6, v5".into());
+    ops.push("vfmin.vv v6, v3, v5, v0.t".into());
+    ops.push("vmfle.vv v6, v3, v5, v0.t".into());
+    // The table at out[0..16]; lane i's a = table[i % 16] (v3); round k's b = table[(i + k) % 16]
+    // (v5), t1 = table[k].
+    let mut src = String::new();
+    for (k, w) in SPECIAL.iter().enumerate() {
+        src += &format!("    li t1, {}\n    sw t1, {}(a0)\n", *w as i32, 4 * k);
+    }
+    src += "    vmsne.vi v0, v1, 3\n    vand.vi v2, v1, 15\n    vsll.vi v2, v2, 2\n    vadd.vx v2, v2, a0\n    vlw12.v v3, 0(v2)\n";
+    let mut slot = 1;
+    for k in 0..16 {
+        src += &format!("    vadd.vi v4, v1, {k}\n    vand.vi v4, v4, 15\n    vsll.vi v4, v4, 2\n    vadd.vx v4, v4, a0\n    vlw12.v v5, 0(v4)\n    lw t1, {}(a0)\n", 4 * k);
+        for op in &ops {
+            src += &format!("    {op}\n");
+            src += &store_lanes(6, slot, 32);
+            slot += 1;
+        }
+    }
+    src += "    endprg x0, x0, x0\n";
+    let out = exec_ok(&src, Setup { out_words: (slot as usize + 1) * 256, ..Setup::default() });
+    // The scalar semantics for min/max (both forms) in every round.
+    for k in 0..16 {
+        let base = 1 + k * ops.len();
+        for i in 0..32 {
+            let (a, b, x) = (SPECIAL[i % 16], SPECIAL[(i + k) % 16], SPECIAL[k]);
+            let at = |op: usize| out[(base + op) * 256 + i];
+            assert_eq!(at(4), s::fmin(a, b), "vfmin.vv {a:#x} {b:#x}");
+            assert_eq!(at(5), s::fmax(a, b), "vfmax.vv {a:#x} {b:#x}");
+            assert_eq!(at(vv.len()), s::fmin(a, x), "vfmin.vf {a:#x} {x:#x}");
+            assert_eq!(at(vv.len() + 1), s::fmax(a, x), "vfmax.vf {a:#x} {x:#x}");
+        }
     }
 }

@@ -59,8 +59,8 @@
 //!   round-to-nearest-even, NaN results made canonical — the interpreter's flag-free path;
 //!   so do the comparisons `vmfeq`/`vmfne`/`vmflt`/`vmfle` (`.vv`/`.vf`) and `vmfgt`/`vmfge`
 //!   (`.vf`) — the host's `vcmpps` with the ordered predicates (`vmfne` unordered), lanes 0/1 —
-//!   and the sign injections `vfsgnj`/`vfsgnjn`/`vfsgnjx`, bit operations whose NaNs stay as
-//!   they are.
+//!   the sign injections `vfsgnj`/`vfsgnjn`/`vfsgnjx`, bit operations whose NaNs stay as
+//!   they are, and `vfmin`/`vfmax` (RISC-V's: the number beside a NaN, −0 below +0).
 //! * Scalar templates: RV32I register-register and register-immediate arithmetic, `lui`,
 //!   `auipc` (the pc is known at translation), `mul`, and reads of the work-group CSRs
 //!   (`csrr rd, tid` … `gidz`). A write to `x0` is no operation.

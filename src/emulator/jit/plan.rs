@@ -66,6 +66,10 @@ pub(super) enum FAlu {
     Sgnj,
     Sgnjn,
     Sgnjx,
+    /// RISC-V `fmin`/`fmax` (`vfmin`, `vfmax`): the number when one side is a NaN, the
+    /// canonical NaN when both are, −0 below +0 (`semantics::fmin`/`fmax`).
+    Min,
+    Max,
 }
 
 impl FAlu {
@@ -327,6 +331,10 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
         Op::VfsgnjnVf => Some((FAlu::Sgnjn, vf)),
         Op::VfsgnjxVv => Some((FAlu::Sgnjx, Some(vv))),
         Op::VfsgnjxVf => Some((FAlu::Sgnjx, vf)),
+        Op::VfminVv => Some((FAlu::Min, Some(vv))),
+        Op::VfminVf => Some((FAlu::Min, vf)),
+        Op::VfmaxVv => Some((FAlu::Max, Some(vv))),
+        Op::VfmaxVf => Some((FAlu::Max, vf)),
         _ => None,
     };
     if let Some((f, b)) = fp {

@@ -398,6 +398,31 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
                 ; vpandn ymm2, ymm5, ymm1
                 ; vpxor ymm0, ymm2, [r15 + v(vs2, j)]
             ),
+            // The host's `vminps b, a` is `b < a ? b : a` — `a` when either is a NaN or the
+            // two are equal; then `b` where `a` is a NaN (both NaNs: made canonical below) and
+            // `a | b` (`a & b` for max) where they are equal, which orders −0 below +0.
+            // `vcmpps ymm3, ymm0, ymm0, UNORD` and `vcmpps ymm3, ymm0, ymm1, EQ_OQ` by hand (see
+            // `FAlu::Cmp`).
+            FAlu::Min | FAlu::Max => {
+                dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)]);
+                if f == FAlu::Min {
+                    dynasm!(a ; .arch x64 ; vminps ymm2, ymm1, ymm0);
+                } else {
+                    dynasm!(a ; .arch x64 ; vmaxps ymm2, ymm1, ymm0);
+                }
+                dynasm!(a
+                    ; .arch x64
+                    ; .bytes [0xc5u8, 0xfc, 0xc2, 0xd8, 0x03]
+                    ; vblendvps ymm2, ymm2, ymm1, ymm3
+                    ; .bytes [0xc5u8, 0xfc, 0xc2, 0xd9, 0x00]
+                );
+                if f == FAlu::Min {
+                    dynasm!(a ; .arch x64 ; vorps ymm0, ymm0, ymm1);
+                } else {
+                    dynasm!(a ; .arch x64 ; vandps ymm0, ymm0, ymm1);
+                }
+                dynasm!(a ; .arch x64 ; vblendvps ymm0, ymm2, ymm0, ymm3);
+            }
             FAlu::Add => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vaddps ymm0, ymm0, ymm1),
             FAlu::Sub => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vsubps ymm0, ymm0, ymm1),
             FAlu::Mul => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vmulps ymm0, ymm0, ymm1),
