@@ -640,6 +640,14 @@ struct Stop {
     stopped_at: Option<u32>,
 }
 
+/// A label to jump to when the handler of entry `k` (at `pc`) stopped the warp: the function
+/// returns [`STOPPED`] with the entries run (`k + 1`), the warp's pc already set.
+fn stopped_after(a: &mut Assembler, stops: &mut Vec<Stop>, k: usize, pc: u32) -> DynamicLabel {
+    let label = a.new_dynamic_label();
+    stops.push(Stop { label, value: STOPPED | (k as u64 + 1), selects: None, pc: None, stopped_at: Some(pc) });
+    label
+}
+
 /// A function another may go on into ([`link`]): the label of its body (after the frame is
 /// set up), its entries, whether only a lone warp may enter it mid-turn (its first entry is
 /// not private: a head, or a scalar access that must pass the sharing check), and whether
@@ -952,14 +960,7 @@ fn emit_body(
                 // Its handler (the link register, the pc, the resumption of a native call that
                 // declined lanes), then on into the function compiled where it went — unless
                 // it resumed such a call, which changes the mask (a function keeps its mask).
-                let ended = a.new_dynamic_label();
-                stops.push(Stop {
-                    label: ended,
-                    value: STOPPED | (k as u64 + 1),
-                    selects: None,
-                    pc: None,
-                    stopped_at: Some(pc),
-                });
+                let ended = stopped_after(a, stops, k, pc);
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
                 let resumes = a.new_dynamic_label();
                 dynasm!(a
@@ -1084,14 +1085,7 @@ fn emit_body(
                     dynasm!(a ; .arch x64 ; jz =>before);
                 }
                 let h: Handler = handlers::handler(&handlers::AVX2, d);
-                let ended = a.new_dynamic_label();
-                stops.push(Stop {
-                    label: ended,
-                    value: STOPPED | (k as u64 + 1),
-                    selects: None,
-                    pc: None,
-                    stopped_at: Some(pc),
-                });
+                let ended = stopped_after(a, stops, k, pc);
                 call(a, h as usize, entry, true);
                 dynasm!(a ; .arch x64 ; jz =>ended);
                 // The call clobbered the masked templates' lanes: a masked template's fallback

@@ -380,19 +380,17 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
                 ; vpsrld ymm0, ymm0, 31
             ),
             // ymm2 = b's sign bit (¬magnitude ∧ b); ymm0 = vs2's magnitude, or vs2 (`x`).
-            FAlu::Sgnj => dynasm!(a
-                ; .arch x64
-                ; vpandn ymm2, ymm5, ymm1
-                ; vpand ymm0, ymm5, [r15 + v(vs2, j)]
-                ; vpor ymm0, ymm0, ymm2
-            ),
-            FAlu::Sgnjn => dynasm!(a
-                ; .arch x64
-                ; vpandn ymm2, ymm5, ymm1
-                ; vpxor ymm2, ymm2, ymm7
-                ; vpand ymm0, ymm5, [r15 + v(vs2, j)]
-                ; vpor ymm0, ymm0, ymm2
-            ),
+            FAlu::Sgnj | FAlu::Sgnjn => {
+                dynasm!(a ; .arch x64 ; vpandn ymm2, ymm5, ymm1);
+                if f == FAlu::Sgnjn {
+                    dynasm!(a ; .arch x64 ; vpxor ymm2, ymm2, ymm7);
+                }
+                dynasm!(a
+                    ; .arch x64
+                    ; vpand ymm0, ymm5, [r15 + v(vs2, j)]
+                    ; vpor ymm0, ymm0, ymm2
+                );
+            }
             FAlu::Sgnjx => dynasm!(a
                 ; .arch x64
                 ; vpandn ymm2, ymm5, ymm1
