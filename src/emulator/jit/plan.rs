@@ -92,6 +92,8 @@ pub(super) enum Masked {
 /// `vcmpps` predicates ([`FAlu::Cmp`]): equal, not equal or unordered, less, less or equal,
 /// greater, greater or equal (the ordered ones false on a NaN).
 pub(super) const CMP_EQ_OQ: u8 = 0x00;
+/// Unordered (a NaN on either side): `vfmin`/`vfmax`'s fix-up.
+pub(super) const CMP_UNORD_Q: u8 = 0x03;
 pub(super) const CMP_NEQ_UQ: u8 = 0x04;
 pub(super) const CMP_LT_OQ: u8 = 0x11;
 pub(super) const CMP_LE_OQ: u8 = 0x12;

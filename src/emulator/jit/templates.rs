@@ -9,6 +9,7 @@
 //! r10d and ymm11–ymm15 hold the partial-state copy's lane masks ([`masked_lanes`]); no
 //! emulated register stays in a host register after a template.
 
+use super::plan::{CMP_EQ_OQ, CMP_UNORD_Q};
 use super::{FAlu, VAlu, B};
 use crate::emulator::program::Decoded;
 use crate::emulator::warp::{Csrs, Warp};
@@ -339,6 +340,17 @@ pub(super) fn vector(a: &mut Assembler, d: &Decoded, alu: VAlu, b: B, masked: bo
     }
 }
 
+/// `vcmpps ymm{dst}, ymm{src1}, ymm{src2}, pred` (registers below 8), encoded here because
+/// dynasm 3.2 puts `vcmpps`'s register operands in the wrong fields (and drops a memory
+/// operand): a two-byte VEX prefix (R̄ set, vvvv = ¬src1, L = 256 bits, no implied prefix),
+/// opcode 0xC2, a register-direct ModRM, the predicate.
+fn vcmpps(a: &mut Assembler, dst: u8, src1: u8, src2: u8, pred: u8) {
+    debug_assert!(dst < 8 && src1 < 8 && src2 < 8);
+    let vex = 0x80 | ((!src1 & 0xf) << 3) | 0x04;
+    let modrm = 0xc0 | (dst << 3) | src2;
+    dynasm!(a ; .arch x64 ; .bytes [0xc5u8, vex, 0xc2, modrm, pred]);
+}
+
 /// An FP template: `vd = vs2 ⊕ b` (or `b · vs2 + vd`, `b / vs2`, `√vs2`) on all 32 lanes in
 /// round-to-nearest-even,
 /// then every NaN result replaced by the canonical NaN — what the interpreter computes when no
@@ -355,7 +367,7 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
         ; vmovdqu ymm5, [rax + 32]
         ; vmovdqu ymm6, [rax + 64]
     );
-    if matches!(f, FAlu::Sgnjn) {
+    if f == FAlu::Sgnjn {
         // ymm7 = the sign bit in every lane.
         dynasm!(a
             ; .arch x64
@@ -371,14 +383,11 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
             FAlu::Div => dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)] ; vdivps ymm0, ymm0, ymm1),
             FAlu::Rdiv => dynasm!(a ; .arch x64 ; vdivps ymm0, ymm1, [r15 + v(vs2, j)]),
             FAlu::Sqrt => dynasm!(a ; .arch x64 ; vsqrtps ymm0, [r15 + v(vs2, j)]),
-            FAlu::Cmp(p) => dynasm!(a
-                ; .arch x64
-                ; vmovups ymm0, [r15 + v(vs2, j)]
-                // `vcmpps ymm0, ymm0, ymm1, p` by hand: dynasm 3.2 encodes its register
-                // operands in the wrong fields (a first source of ymm1 there).
-                ; .bytes [0xc5u8, 0xfc, 0xc2, 0xc1, p]
-                ; vpsrld ymm0, ymm0, 31
-            ),
+            FAlu::Cmp(p) => {
+                dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)]);
+                vcmpps(a, 0, 0, 1, p);
+                dynasm!(a ; .arch x64 ; vpsrld ymm0, ymm0, 31);
+            }
             // ymm2 = b's sign bit (¬magnitude ∧ b); ymm0 = vs2's magnitude, or vs2 (`x`).
             FAlu::Sgnj | FAlu::Sgnjn => {
                 dynasm!(a ; .arch x64 ; vpandn ymm2, ymm5, ymm1);
@@ -399,8 +408,6 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
             // The host's `vminps b, a` is `b < a ? b : a` — `a` when either is a NaN or the
             // two are equal; then `b` where `a` is a NaN (both NaNs: made canonical below) and
             // `a | b` (`a & b` for max) where they are equal, which orders −0 below +0.
-            // `vcmpps ymm3, ymm0, ymm0, UNORD` and `vcmpps ymm3, ymm0, ymm1, EQ_OQ` by hand (see
-            // `FAlu::Cmp`).
             FAlu::Min | FAlu::Max => {
                 dynasm!(a ; .arch x64 ; vmovups ymm0, [r15 + v(vs2, j)]);
                 if f == FAlu::Min {
@@ -408,12 +415,9 @@ pub(super) fn fp(a: &mut Assembler, d: &Decoded, f: FAlu, b: B, masked: bool) {
                 } else {
                     dynasm!(a ; .arch x64 ; vmaxps ymm2, ymm1, ymm0);
                 }
-                dynasm!(a
-                    ; .arch x64
-                    ; .bytes [0xc5u8, 0xfc, 0xc2, 0xd8, 0x03]
-                    ; vblendvps ymm2, ymm2, ymm1, ymm3
-                    ; .bytes [0xc5u8, 0xfc, 0xc2, 0xd9, 0x00]
-                );
+                vcmpps(a, 3, 0, 0, CMP_UNORD_Q);
+                dynasm!(a ; .arch x64 ; vblendvps ymm2, ymm2, ymm1, ymm3);
+                vcmpps(a, 3, 0, 1, CMP_EQ_OQ);
                 if f == FAlu::Min {
                     dynasm!(a ; .arch x64 ; vorps ymm0, ymm0, ymm1);
                 } else {
