@@ -362,3 +362,53 @@ SKIP:
         }
     }
 }
+
+#[test]
+fn warps_waiting_at_a_barrier_spin_in_every_round_they_wait() {
+    // A warp that reaches a barrier before the others re-executes it once per round until the
+    // last one arrives (untraced runs park it instead and count the spins when it is
+    // released). The spins show in `instret` (read after the barrier), in the statistics and
+    // in every later place: a racy counter after the barrier keeps the round-robin order.
+    // The barrier is released by the last arrival, or by the last warp ending without
+    // reaching it; a trap while warps wait is reported in its place.
+    for (base, step) in [(40, -9), (4, 9), (10, 0), (3, 1)] {
+        for (variant, last) in [("arrive", "nop"), ("end", "endprg"), ("trap", "csrr t0, 0x7c0")] {
+            let src = format!(
+                "
+    csrr t1, wid
+    slli t3, t1, 2
+    add t3, t3, a0
+    {d}
+    li t4, 2
+    bne t1, t4, GO
+    {last}
+GO:
+    barrier x0, x0, 1
+    csrr t4, instret
+    sw t4, 0(t3)             # out[wid] = instructions so far, the spins included
+    lw t5, 64(a0)            # racy: out[16] = out[16] * 2 + wid, in round-robin order
+    slli t5, t5, 1
+    add t5, t5, t1
+    sw t5, 64(a0)
+    {d2}
+    barrier x0, x0, 1
+    csrr t4, instret
+    sw t4, 128(t3)           # out[32 + wid]
+    endprg
+",
+                d = delay("a", base, step),
+                d2 = delay("b", base, -step),
+            );
+            let s = Setup { groups: 2, warps: 4, numt: 13, out_words: 64, ..Setup::default() };
+            let out = same_as_traced(&src, s);
+            if variant == "arrive" {
+                let longest = (0..4).map(|w| (base + w * step).max(1)).max().unwrap();
+                assert!(
+                    out[..4].iter().all(|&n| n >= 2 * longest as u32),
+                    "({base}, {step}): every warp waited for the slowest: {:?}",
+                    &out[..4]
+                );
+            }
+        }
+    }
+}

@@ -111,6 +111,40 @@ pub struct WarpPool {
     run: Vec<usize>,
     rounds: Vec<u64>,
     flags: Vec<u8>,
+    park: Vec<u64>,
+}
+
+/// The round of a parked warp ([`run_group_impl`]): above every real one, so no pass runs it
+/// and the lowest round is the other warps'.
+const PARKED: u64 = u64::MAX;
+
+/// Puts every parked warp back in the round-robin: a warp spinning at a barrier re-executes it
+/// in every round, so at place (`r`, run position `pos` — the warp that just ran there) it has
+/// spun through round `r` when it comes before `pos` in the run list, else through `r - 1`;
+/// its next round is the one after. Each spin is one instruction of the warp's active lanes,
+/// counted as the turn loop would ([`super::turn`]: instructions, lanes, `instret`). Returns
+/// the spins' instructions and lane instructions.
+fn unpark(warps: &mut [Warp], run: &[usize], rounds: &mut [u64], park: &[u64], r: u64, pos: usize) -> (u64, u64) {
+    let (mut instructions, mut lanes) = (0, 0);
+    for (p, &wi) in run.iter().enumerate() {
+        if rounds[wi] != PARKED {
+            continue;
+        }
+        let next = if p < pos { r + 1 } else { r }.max(park[wi]);
+        let spins = next - park[wi];
+        let w = &mut warps[wi];
+        instructions += spins;
+        lanes += spins * u64::from(w.mask.count_ones());
+        w.csr.instret += spins;
+        rounds[wi] = next;
+    }
+    (instructions, lanes)
+}
+
+/// The spins parked warps have run before round `r` (as [`unpark`] would count them at the
+/// start of a pass at `r`).
+fn parked_spins(run: &[usize], rounds: &[u64], park: &[u64], r: u64) -> u64 {
+    run.iter().filter(|&&wi| rounds[wi] == PARKED).map(|&wi| r.saturating_sub(park[wi])).sum()
 }
 
 /// Initial CSRs of warp `w` of work-group `g` (driver-abi §2.3), whose id is `gid`.
@@ -208,6 +242,15 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     let flags = &mut pool.flags;
     flags.clear();
     flags.resize(numw, 0);
+    // Untraced, a warp waiting at a barrier is parked instead of re-executing it every round:
+    // its round is `PARKED` and `park` holds the round it would run next; when the barrier
+    // releases (or a trap is held or reported) `unpark` counts the spins it would have run and
+    // puts it back at its place, where it re-executes the barrier as before. The instructions,
+    // lanes, `instret` and every later place are exactly a spinning warp's.
+    let park = &mut pool.park;
+    park.clear();
+    park.resize(numw, 0);
+    let mut parked = 0usize;
     let mut nonzero = 0usize;
     let mut counter = 0usize;
     let mut instructions = 0u64;
@@ -268,6 +311,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         };
     // Each pass runs the round furthest behind.
     while let Some(r) = run.iter().map(|&wi| rounds[wi]).min() {
+        debug_assert!(r != PARKED, "a barrier with every running warp parked");
         if r >= next_check {
             next_check = r + CHECK_EVERY;
             let now = coarse_now();
@@ -277,7 +321,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
             } else if over(launch_start, now, opts.timeout_seconds) {
                 Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
-            } else if opts.watchdog != 0 && instructions > opts.watchdog {
+            } else if opts.watchdog != 0 && instructions + parked_spins(run, rounds, park, r) > opts.watchdog {
                 Some(FaultKind::Watchdog { instructions: opts.watchdog })
             } else if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
                 Some(FaultKind::Cancelled)
@@ -389,8 +433,17 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                             }
                             counter = 0;
                         }
+                        if parked > 0 {
+                            let (i, l) = unpark(warps, run, rounds, park, r, ci);
+                            (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
+                        }
                     } else {
                         w.pc = pc; // spin: the barrier re-executes on the warp's next turn
+                        if !T::ENABLED && pending.is_none() {
+                            park[wi] = rounds[wi];
+                            rounds[wi] = PARKED;
+                            parked += 1;
+                        }
                     }
                 }
                 Ok(Flow::Endprg) => {
@@ -402,6 +455,10 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                     if T::ENABLED {
                         t.end();
                     }
+                    if nonzero == numw && parked > 0 {
+                        let (i, l) = unpark(warps, run, rounds, park, r, ci);
+                        (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
+                    }
                     run.remove(ci);
                     continue;
                 }
@@ -412,6 +469,10 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 }
                 Err(trap) => {
                     let f = fault(w, wi, trap);
+                    if parked > 0 {
+                        let (i, l) = unpark(warps, run, rounds, park, r, ci);
+                        (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
+                    }
                     if n == 1 {
                         // At its place: every earlier place has run and none trapped.
                         return report(f, instructions, lane_instructions, barriers, warps);
@@ -431,6 +492,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             break;
         }
     }
+    debug_assert_eq!(parked, 0, "a warp still parked at the work-group's end");
     if let Some((_, _, f)) = pending {
         return report(f, instructions, lane_instructions, barriers, warps);
     }
