@@ -10,7 +10,8 @@
 //! Semantics follow OpenCL C: arithmetic wraps modulo 2^64; shift amounts are taken modulo 64;
 //! division by zero does not fault (the result is unspecified) and `INT64_MIN / -1` wraps;
 //! `float → long` conversions saturate and map NaN to 0; `long → float` rounds to nearest even.
-//! Division uses a 64-iteration restoring loop (new blocks); everything else is branch-free.
+//! Division of operands whose upper halves are zero (at run time) is one 32-bit division;
+//! any other uses a 64-iteration restoring loop (new blocks); everything else is branch-free.
 //!
 //! 64-bit atomics (`cl_khr_int64_*_atomics`, C11 `atomic_long`) survive as one operation,
 //! [`Op::CmpXchg64`] (→ `amocas.d`, a per-lane 64-bit compare-and-swap on register pairs), whose
@@ -473,18 +474,33 @@ impl Lz<'_> {
         self.cur = next;
     }
 
-    /// Unsigned 64-bit quotient and remainder (restoring division, 64 iterations of a loop).
-    /// A zero divisor gives an all-ones quotient and the dividend as remainder.
+    /// Unsigned 64-bit quotient and remainder. When both operands' upper halves are zero (the
+    /// common case: 32-bit values widened to `size_t`) one 32-bit `divu`/`remu` pair computes
+    /// them; otherwise a restoring division, 64 iterations of a loop. A zero divisor gives an
+    /// all-ones quotient and the dividend as remainder on either path.
     fn udivrem(&mut self, n: Pair, d: Pair) -> (Pair, Pair) {
-        let pre = self.cur;
         let zero = self.k(0);
+        let fast = self.f.new_block();
+        let slow = self.f.new_block();
         let header = self.f.new_block();
         let exit = self.f.new_block();
         self.headers.insert(header);
+        let high = self.bin(BinOp::Or, n.1, d.1);
+        let narrow = self.cmp(CmpOp::Eq, high, zero);
+        self.switch_to(Term::CondBr { cond: narrow, then_: fast, else_: slow }, fast);
+        let fq = self.bin(BinOp::DivU, n.0, d.0);
+        let fr = self.bin(BinOp::RemU, n.0, d.0);
+        let z = self.k(0);
+        let by_zero = self.cmp(CmpOp::Eq, d.0, z);
+        let by_zero = self.zext1(by_zero);
+        let fq1 = self.bin(BinOp::Sub, z, by_zero);
+        let fr1 = self.k(0);
+        self.switch_to(Term::Br(exit), slow);
+        let zero = self.k(0);
         self.switch_to(Term::Br(header), header);
         // φ placeholders: i, r0, r1, q0, q1 (patched below with the next-iteration values).
         let inits = [zero, zero, zero, n.0, n.1];
-        let phis: Vec<Value> = inits.iter().map(|v| self.e(Ty::I32, Op::Phi(vec![(pre, *v)]))).collect();
+        let phis: Vec<Value> = inits.iter().map(|v| self.e(Ty::I32, Op::Phi(vec![(slow, *v)]))).collect();
         let (i, r0, r1, q0, q1) = (phis[0], phis[1], phis[2], phis[3], phis[4]);
         let (one, k31) = (self.k(1), self.k(31));
         let top = self.bin(BinOp::ShrL, r1, k31);
@@ -516,7 +532,10 @@ impl Lz<'_> {
             }
         }
         self.switch_to(Term::CondBr { cond: again, then_: header, else_: exit }, exit);
-        ((nq0, nq1), rr)
+        let join = |s: &mut Self, a: Value, b: Value| s.e(Ty::I32, Op::Phi(vec![(fast, a), (header, b)]));
+        let q = (join(self, fq, nq0), join(self, fq1, nq1));
+        let r = (join(self, fr, rr.0), join(self, fr1, rr.1));
+        (q, r)
     }
 
     /// |a| and the sign mask (all ones when negative).

@@ -494,6 +494,7 @@ impl Jit {
             }
         }
         perf_map::append(&perf_map::lines(self.base, self.buf.len(), functions));
+        perf_map::dump(self.base, &self.buf);
     }
 
     /// The head compiled from extended variant `x` (a shared global access a prefix selected;

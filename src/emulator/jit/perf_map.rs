@@ -5,8 +5,11 @@
 //! entry at that address; `ventus 0x80000124 prefixed`: the head compiled from the variant a
 //! prefix before that entry selects) instead of bare addresses. A function's size runs to the
 //! next function's start (the last one's to the end of the buffer, the shared double-precision
-//! routines included). Off by default; results never change; a map that cannot be written is
-//! logged once per translation and ignored.
+//! routines included). Beside it, each translation's code goes to
+//! `/tmp/ventus-jit-<pid>-<base>.bin`, to read with
+//! `objdump -D -b binary -mi386:x86-64 --adjust-vma=0x<base>` against a profile's addresses.
+//! Off by default; results never change; a file that cannot be written is logged once per
+//! translation and ignored.
 
 use std::io::Write;
 
@@ -33,6 +36,14 @@ pub(super) fn append(lines: &[String]) {
     });
     if let Err(e) = written {
         log::warn!("VENTUS_PERF_MAP: cannot append to {path}: {e}");
+    }
+}
+
+/// Writes a translation's code (`code`, loaded at `base`) beside the map.
+pub(super) fn dump(base: usize, code: &[u8]) {
+    let path = format!("/tmp/ventus-jit-{}-{base:x}.bin", std::process::id());
+    if let Err(e) = std::fs::write(&path, code) {
+        log::warn!("VENTUS_PERF_MAP: cannot write {path}: {e}");
     }
 }
 
