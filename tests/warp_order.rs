@@ -370,15 +370,29 @@ fn warps_waiting_at_a_barrier_spin_in_every_round_they_wait() {
     // released). The spins show in `instret` (read after the barrier), in the statistics and
     // in every later place: a racy counter after the barrier keeps the round-robin order.
     // The barrier is released by the last arrival, or by the last warp ending without
-    // reaching it; a trap while warps wait is reported in its place.
+    // reaching it; a trap while warps wait is reported in its place. A warp whose companions
+    // all wait runs alone (long turns through its shared accesses): a racy counter updated
+    // before the barrier shows its accesses keep their places.
     for (base, step) in [(40, -9), (4, 9), (10, 0), (3, 1)] {
         for (variant, last) in [("arrive", "nop"), ("end", "endprg"), ("trap", "csrr t0, 0x7c0")] {
             let src = format!(
                 "
+    csrr t2, wgid
+    slli t2, t2, 8
+    add t2, t2, a0           # t2: this group's 64 words of out
     csrr t1, wid
     slli t3, t1, 2
-    add t3, t3, a0
+    add t3, t3, t2
     {d}
+    li t6, 3
+RACE:
+    lw t5, 192(t2)           # racy: out[48] = out[48] * 3 + wid, three times per warp
+    li t4, 3
+    mul t5, t5, t4
+    add t5, t5, t1
+    sw t5, 192(t2)
+    addi t6, t6, -1
+    bgtz t6, RACE
     li t4, 2
     bne t1, t4, GO
     {last}
@@ -386,10 +400,10 @@ GO:
     barrier x0, x0, 1
     csrr t4, instret
     sw t4, 0(t3)             # out[wid] = instructions so far, the spins included
-    lw t5, 64(a0)            # racy: out[16] = out[16] * 2 + wid, in round-robin order
+    lw t5, 64(t2)            # racy: out[16] = out[16] * 2 + wid, in round-robin order
     slli t5, t5, 1
     add t5, t5, t1
-    sw t5, 64(a0)
+    sw t5, 64(t2)
     {d2}
     barrier x0, x0, 1
     csrr t4, instret
@@ -399,7 +413,9 @@ GO:
                 d = delay("a", base, step),
                 d2 = delay("b", base, -step),
             );
-            let s = Setup { groups: 2, warps: 4, numt: 13, out_words: 64, ..Setup::default() };
+            // (A fault ends the launch while other work-groups may have run: one group then.)
+            let groups = if variant == "trap" { 1 } else { 2 };
+            let s = Setup { groups, warps: 4, numt: 13, out_words: 128, ..Setup::default() };
             let out = same_as_traced(&src, s);
             if variant == "arrive" {
                 let longest = (0..4).map(|w| (base + w * step).max(1)).max().unwrap();

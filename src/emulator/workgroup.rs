@@ -119,12 +119,14 @@ pub struct WarpPool {
 const PARKED: u64 = u64::MAX;
 
 /// Puts every parked warp back in the round-robin: a warp spinning at a barrier re-executes it
-/// in every round, so at place (`r`, run position `pos` — the warp that just ran there) it has
+/// in every round, so at place (`r`, run position `pos`) — that of the instruction warp `last`
+/// just ran, the last of its turn (its round is `rounds[last] - 1`) — it has
 /// spun through round `r` when it comes before `pos` in the run list, else through `r - 1`;
 /// its next round is the one after. Each spin is one instruction of the warp's active lanes,
 /// counted as the turn loop would ([`super::turn`]: instructions, lanes, `instret`). Returns
 /// the spins' instructions and lane instructions.
-fn unpark(warps: &mut [Warp], run: &[usize], rounds: &mut [u64], park: &[u64], r: u64, pos: usize) -> (u64, u64) {
+fn unpark(warps: &mut [Warp], run: &[usize], rounds: &mut [u64], park: &[u64], last: usize, pos: usize) -> (u64, u64) {
+    let r = rounds[last] - 1;
     let (mut instructions, mut lanes) = (0, 0);
     for (p, &wi) in run.iter().enumerate() {
         if rounds[wi] != PARKED {
@@ -246,11 +248,19 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     // its round is `PARKED` and `park` holds the round it would run next; when the barrier
     // releases (or a trap is held or reported) `unpark` counts the spins it would have run and
     // puts it back at its place, where it re-executes the barrier as before. The instructions,
-    // lanes, `instret` and every later place are exactly a spinning warp's.
+    // lanes, `instret` and every later place are exactly a spinning warp's. While every other
+    // warp is parked, the one left runs as a lone warp (every instruction private, long turns):
+    // its accesses have no other warp's to keep an order with until it reaches the barrier or
+    // ends, and the round of the instruction that ends its turn is its own count.
     let park = &mut pool.park;
     park.clear();
     park.resize(numw, 0);
     let mut parked = 0usize;
+    let lone_ctx = TurnCtx {
+        exec: Ctx { lone: true, ..ctx.exec },
+        #[cfg(target_arch = "x86_64")]
+        jit: ctx.jit,
+    };
     let mut nonzero = 0usize;
     let mut counter = 0usize;
     let mut instructions = 0u64;
@@ -338,13 +348,17 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
         while ci < run.len() {
             let (wi, n, pc);
             if !T::ENABLED && pending.is_none() {
-                // The common case: the pass's turns in one call, up to one that stops.
-                let pass = Pass { warps, run, rounds, ci, r, most: turn };
+                // The common case: the pass's turns in one call, up to one that stops. A warp
+                // whose every companion is parked runs as a lone one: no other warp has a
+                // place before the barrier it is heading for.
+                let alone = parked > 0 && parked + 1 == run.len();
+                let (c, most) = if alone { (&lone_ctx, LONE_TURN) } else { (ctx, turn) };
+                let pass = Pass { warps, run, rounds, ci, r, most };
                 let e = match AVX2 {
                     // SAFETY: `AVX2` is only set when the host has the features (`run_group`).
                     #[cfg(target_arch = "x86_64")]
-                    true => unsafe { pass_fast_avx2(pass, ctx, &mut out) },
-                    _ => pass_fast_baseline(pass, ctx, &mut out),
+                    true => unsafe { pass_fast_avx2(pass, c, &mut out) },
+                    _ => pass_fast_baseline(pass, c, &mut out),
                 };
                 instructions += e.instructions;
                 lane_instructions += e.lanes;
@@ -434,7 +448,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                             counter = 0;
                         }
                         if parked > 0 {
-                            let (i, l) = unpark(warps, run, rounds, park, r, ci);
+                            let (i, l) = unpark(warps, run, rounds, park, wi, ci);
                             (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
                         }
                     } else {
@@ -456,7 +470,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                         t.end();
                     }
                     if nonzero == numw && parked > 0 {
-                        let (i, l) = unpark(warps, run, rounds, park, r, ci);
+                        let (i, l) = unpark(warps, run, rounds, park, wi, ci);
                         (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
                     }
                     run.remove(ci);
@@ -470,7 +484,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 Err(trap) => {
                     let f = fault(w, wi, trap);
                     if parked > 0 {
-                        let (i, l) = unpark(warps, run, rounds, park, r, ci);
+                        let (i, l) = unpark(warps, run, rounds, park, wi, ci);
                         (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
                     }
                     if n == 1 {
