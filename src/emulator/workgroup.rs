@@ -349,9 +349,11 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             let (wi, n, pc);
             if !T::ENABLED && pending.is_none() {
                 // The common case: the pass's turns in one call, up to one that stops. A warp
-                // whose every companion is parked or has ended runs as a lone one: no other
-                // warp has a place before the barrier it is heading for, or none at all.
-                let alone = parked + 1 == run.len();
+                // whose every companion is parked runs as a lone one: no other warp has a
+                // place before the barrier it is heading for. (Only then: a warp left alone by
+                // companions that ended ran slower as a lone one — 2D grid programs lost up to
+                // 50 % in session 39.)
+                let alone = parked > 0 && parked + 1 == run.len();
                 let (c, most) = if alone { (&lone_ctx, LONE_TURN) } else { (ctx, turn) };
                 let pass = Pass { warps, run, rounds, ci, r, most };
                 let e = match AVX2 {
