@@ -111,42 +111,78 @@ pub struct WarpPool {
     run: Vec<usize>,
     rounds: Vec<u64>,
     flags: Vec<u8>,
-    park: Vec<u64>,
+    parking: Parking,
 }
 
 /// The round of a parked warp ([`run_group_impl`]): above every real one, so no pass runs it
 /// and the lowest round is the other warps'.
 const PARKED: u64 = u64::MAX;
 
-/// Puts every parked warp back in the round-robin: a warp spinning at a barrier re-executes it
-/// in every round, so at place (`r`, run position `pos`) — that of the instruction warp `last`
-/// just ran, the last of its turn (its round is `rounds[last] - 1`) — it has
-/// spun through round `r` when it comes before `pos` in the run list, else through `r - 1`;
-/// its next round is the one after. Each spin is one instruction of the warp's active lanes,
-/// counted as the turn loop would ([`super::turn`]: instructions, lanes, `instret`). Returns
-/// the spins' instructions and lane instructions.
-fn unpark(warps: &mut [Warp], run: &[usize], rounds: &mut [u64], park: &[u64], last: usize, pos: usize) -> (u64, u64) {
-    let r = rounds[last] - 1;
-    let (mut instructions, mut lanes) = (0, 0);
-    for (p, &wi) in run.iter().enumerate() {
-        if rounds[wi] != PARKED {
-            continue;
-        }
-        let next = if p < pos { r + 1 } else { r }.max(park[wi]);
-        let spins = next - park[wi];
-        let w = &mut warps[wi];
-        instructions += spins;
-        lanes += spins * u64::from(w.mask.count_ones());
-        w.csr.instret += spins;
-        rounds[wi] = next;
-    }
-    (instructions, lanes)
+/// The warps parked at a barrier ([`run_group_impl`]): a parked warp's round is [`PARKED`] and
+/// `next[wi]` holds the round it would run next; `count` is how many are parked.
+#[derive(Default)]
+struct Parking {
+    next: Vec<u64>,
+    count: usize,
 }
 
-/// The spins parked warps have run before round `r` (as [`unpark`] would count them at the
-/// start of a pass at `r`).
-fn parked_spins(run: &[usize], rounds: &[u64], park: &[u64], r: u64) -> u64 {
-    run.iter().filter(|&&wi| rounds[wi] == PARKED).map(|&wi| r.saturating_sub(park[wi])).sum()
+impl Parking {
+    /// Empty, for a work-group of `numw` warps.
+    fn reset(&mut self, numw: usize) {
+        self.next.clear();
+        self.next.resize(numw, 0);
+        self.count = 0;
+    }
+
+    /// Parks warp `wi`, whose next round is `rounds[wi]`.
+    fn park(&mut self, wi: usize, rounds: &mut [u64]) {
+        self.next[wi] = rounds[wi];
+        rounds[wi] = PARKED;
+        self.count += 1;
+    }
+
+    /// Puts every parked warp back in the round-robin: a warp spinning at a barrier
+    /// re-executes it in every round, so at place (`r`, run position `pos`) — that of the
+    /// instruction warp `last` just ran, the last of its turn (its round is
+    /// `rounds[last] - 1`) — it has spun through round `r` when it comes before `pos` in the
+    /// run list, else through `r - 1`; its next round is the one after. Each spin is one
+    /// instruction of the warp's active lanes, counted as the turn loop would
+    /// ([`super::turn`]: instructions, lanes, `instret`). Returns the spins' instructions and
+    /// lane instructions (none when no warp is parked).
+    fn release(
+        &mut self,
+        warps: &mut [Warp],
+        run: &[usize],
+        rounds: &mut [u64],
+        last: usize,
+        pos: usize,
+    ) -> (u64, u64) {
+        if self.count == 0 {
+            return (0, 0);
+        }
+        self.count = 0;
+        let r = rounds[last] - 1;
+        let (mut instructions, mut lanes) = (0, 0);
+        for (p, &wi) in run.iter().enumerate() {
+            if rounds[wi] != PARKED {
+                continue;
+            }
+            let next = if p < pos { r + 1 } else { r }.max(self.next[wi]);
+            let spins = next - self.next[wi];
+            let w = &mut warps[wi];
+            instructions += spins;
+            lanes += spins * u64::from(w.mask.count_ones());
+            w.csr.instret += spins;
+            rounds[wi] = next;
+        }
+        (instructions, lanes)
+    }
+
+    /// The spins parked warps have run before round `r` (as [`Parking::release`] would count
+    /// them at the start of a pass at `r`).
+    fn spins(&self, run: &[usize], rounds: &[u64], r: u64) -> u64 {
+        run.iter().filter(|&&wi| rounds[wi] == PARKED).map(|&wi| r.saturating_sub(self.next[wi])).sum()
+    }
 }
 
 /// Initial CSRs of warp `w` of work-group `g` (driver-abi §2.3), whose id is `gid`.
@@ -245,17 +281,15 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
     flags.clear();
     flags.resize(numw, 0);
     // Untraced, a warp waiting at a barrier is parked instead of re-executing it every round:
-    // its round is `PARKED` and `park` holds the round it would run next; when the barrier
-    // releases (or a trap is held or reported) `unpark` counts the spins it would have run and
+    // its round is `PARKED` and `parking` holds the round it would run next; when the barrier
+    // releases (or a trap is held or reported) `release` counts the spins it would have run and
     // puts it back at its place, where it re-executes the barrier as before. The instructions,
     // lanes, `instret` and every later place are exactly a spinning warp's. While every other
     // warp is parked, the one left runs as a lone warp (every instruction private, long turns):
     // its accesses have no other warp's to keep an order with until it reaches the barrier or
     // ends, and the round of the instruction that ends its turn is its own count.
-    let park = &mut pool.park;
-    park.clear();
-    park.resize(numw, 0);
-    let mut parked = 0usize;
+    let parking = &mut pool.parking;
+    parking.reset(numw);
     let lone_ctx = TurnCtx {
         exec: Ctx { lone: true, ..ctx.exec },
         #[cfg(target_arch = "x86_64")]
@@ -331,7 +365,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 Some(FaultKind::WatchdogTime { seconds: opts.watchdog_seconds })
             } else if over(launch_start, now, opts.timeout_seconds) {
                 Some(FaultKind::Timeout { seconds: opts.timeout_seconds })
-            } else if opts.watchdog != 0 && instructions + parked_spins(run, rounds, park, r) > opts.watchdog {
+            } else if opts.watchdog != 0 && instructions + parking.spins(run, rounds, r) > opts.watchdog {
                 Some(FaultKind::Watchdog { instructions: opts.watchdog })
             } else if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
                 Some(FaultKind::Cancelled)
@@ -353,7 +387,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 // place before the barrier it is heading for. (Only then: a warp left alone by
                 // companions that ended ran slower as a lone one — 2D grid programs lost up to
                 // 50 % in session 39.)
-                let alone = parked > 0 && parked + 1 == run.len();
+                let alone = parking.count > 0 && parking.count + 1 == run.len();
                 let (c, most) = if alone { (&lone_ctx, LONE_TURN) } else { (ctx, turn) };
                 let pass = Pass { warps, run, rounds, ci, r, most };
                 let e = match AVX2 {
@@ -449,16 +483,12 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                             }
                             counter = 0;
                         }
-                        if parked > 0 {
-                            let (i, l) = unpark(warps, run, rounds, park, wi, ci);
-                            (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
-                        }
+                        let (i, l) = parking.release(warps, run, rounds, wi, ci);
+                        (instructions, lane_instructions) = (instructions + i, lane_instructions + l);
                     } else {
                         w.pc = pc; // spin: the barrier re-executes on the warp's next turn
                         if !T::ENABLED && pending.is_none() {
-                            park[wi] = rounds[wi];
-                            rounds[wi] = PARKED;
-                            parked += 1;
+                            parking.park(wi, rounds);
                         }
                     }
                 }
@@ -471,9 +501,9 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                     if T::ENABLED {
                         t.end();
                     }
-                    if nonzero == numw && parked > 0 {
-                        let (i, l) = unpark(warps, run, rounds, park, wi, ci);
-                        (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
+                    if nonzero == numw {
+                        let (i, l) = parking.release(warps, run, rounds, wi, ci);
+                        (instructions, lane_instructions) = (instructions + i, lane_instructions + l);
                     }
                     run.remove(ci);
                     continue;
@@ -485,10 +515,8 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 }
                 Err(trap) => {
                     let f = fault(w, wi, trap);
-                    if parked > 0 {
-                        let (i, l) = unpark(warps, run, rounds, park, wi, ci);
-                        (instructions, lane_instructions, parked) = (instructions + i, lane_instructions + l, 0);
-                    }
+                    let (i, l) = parking.release(warps, run, rounds, wi, ci);
+                    (instructions, lane_instructions) = (instructions + i, lane_instructions + l);
                     if n == 1 {
                         // At its place: every earlier place has run and none trapped.
                         return report(f, instructions, lane_instructions, barriers, warps);
@@ -508,7 +536,7 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
             break;
         }
     }
-    debug_assert_eq!(parked, 0, "a warp still parked at the work-group's end");
+    debug_assert_eq!(parking.count, 0, "a warp still parked at the work-group's end");
     if let Some((_, _, f)) = pending {
         return report(f, instructions, lane_instructions, barriers, warps);
     }

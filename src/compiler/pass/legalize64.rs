@@ -490,13 +490,10 @@ impl Lz<'_> {
         self.switch_to(Term::CondBr { cond: narrow, then_: fast, else_: slow }, fast);
         let fq = self.bin(BinOp::DivU, n.0, d.0);
         let fr = self.bin(BinOp::RemU, n.0, d.0);
-        let z = self.k(0);
-        let by_zero = self.cmp(CmpOp::Eq, d.0, z);
+        let by_zero = self.cmp(CmpOp::Eq, d.0, zero);
         let by_zero = self.zext1(by_zero);
-        let fq1 = self.bin(BinOp::Sub, z, by_zero);
-        let fr1 = self.k(0);
+        let fq1 = self.bin(BinOp::Sub, zero, by_zero);
         self.switch_to(Term::Br(exit), slow);
-        let zero = self.k(0);
         self.switch_to(Term::Br(header), header);
         // φ placeholders: i, r0, r1, q0, q1 (patched below with the next-iteration values).
         let inits = [zero, zero, zero, n.0, n.1];
@@ -534,7 +531,7 @@ impl Lz<'_> {
         self.switch_to(Term::CondBr { cond: again, then_: header, else_: exit }, exit);
         let join = |s: &mut Self, a: Value, b: Value| s.e(Ty::I32, Op::Phi(vec![(fast, a), (header, b)]));
         let q = (join(self, fq, nq0), join(self, fq1, nq1));
-        let r = (join(self, fr, rr.0), join(self, fr1, rr.1));
+        let r = (join(self, fr, rr.0), join(self, zero, rr.1));
         (q, r)
     }
 
