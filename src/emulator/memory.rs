@@ -699,7 +699,13 @@ impl<'a> MemView<'a> {
                 return Ok(r.load(addr, bytes));
             }
         }
-        self.access_in(addr, bytes, false).map(|(r, _)| r.load(addr, bytes))
+        let (r, _) = self.access_in(addr, bytes, false)?;
+        if r.read_only && self.check.is_none() {
+            // Remember the block for the next loads (a lone warp's loads are private without
+            // the sharing check that would have remembered it).
+            self.is_read_only(addr);
+        }
+        Ok(r.load(addr, bytes))
     }
     /// Aligned store of 1/2/4 bytes.
     #[inline(always)]
@@ -868,6 +874,29 @@ mod tests {
         assert_eq!(v.load(b.base() + 4, 4), Ok(0));
         assert_eq!(v.load(a.base() + 2, 4), Err(MemError::Misaligned(a.base() + 2)));
         assert_eq!(v.bytes_moved(Space::Global), before + 11);
+    }
+
+    #[test]
+    fn a_load_from_a_read_only_block_remembers_it() {
+        // A lone warp's scalar loads skip the sharing check (`is_read_only`), which is where a
+        // block used to be remembered: its argument loads then never took the inline path.
+        let m = DeviceMemory::new();
+        let a = m.alloc_read_only(8).unwrap();
+        let w = m.alloc(8).unwrap();
+        m.write(a.base(), &[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let lds = Region::zeroed(abi::LDS_BASE, 16);
+        let prog = Region::zeroed(abi::PROGRAM_BASE, 16);
+        let snap = m.snapshot();
+        let v = MemView::new(&lds, &prog, None, &snap);
+        assert!(v.remembered_read_only(a.base()).is_none());
+        assert_eq!(v.load(w.base(), 4), Ok(0));
+        assert!(v.remembered_read_only(w.base()).is_none(), "a writable block is never remembered");
+        let before = v.bytes_moved(Space::Global);
+        assert_eq!(v.load(a.base() + 4, 4), Ok(0x0807_0605));
+        assert!(v.remembered_read_only(a.base()).is_some());
+        // The next load reads through the remembered block, counted alike.
+        assert_eq!(v.load(a.base(), 2), Ok(0x0201));
+        assert_eq!(v.bytes_moved(Space::Global), before + 6);
     }
 
     #[test]

@@ -385,8 +385,10 @@ fn run_group_impl<T: Tracer, const AVX2: bool>(
                 // The common case: the pass's turns in one call, up to one that stops. A warp
                 // whose every companion is parked runs as a lone one: no other warp has a
                 // place before the barrier it is heading for. (Only then: a warp left alone by
-                // companions that ended ran slower as a lone one — 2D grid programs lost up to
-                // 50 % in session 39.)
+                // companions that ended gains nothing measurable as a lone one. It lost up to
+                // 50 % in session 39, when a lone warp's scalar loads skipped the sharing check
+                // that remembers read-only blocks and all went through the handler; loads now
+                // remember them — `MemView::load`.)
                 let alone = parking.count > 0 && parking.count + 1 == run.len();
                 let (c, most) = if alone { (&lone_ctx, LONE_TURN) } else { (ctx, turn) };
                 let pass = Pass { warps, run, rounds, ci, r, most };
