@@ -120,8 +120,8 @@ pub struct MemView<'a> {
     /// The private overlay as a block of 32-word spans (`n` = 0: none, or a checker or
     /// written-byte bits watch it), for the translator's private accesses ([`ViewLayout`]).
     private_block: RecentBlock,
-    /// The global buffers full-warp word loads found ([`Self::load_lanes`]), filed under bits
-    /// [`GATHER_SHIFT`].. of the first lane's address, for the translator's gathers: a block's
+    /// The global buffers vector loads found ([`Self::load_lanes`]), filed under bits
+    /// [`GATHER_SHIFT`].. of the first active lane's address, for the translator's gathers: a block's
     /// `n` counts the word addresses inside it (at most `i32::MAX`: the host gather's offsets
     /// are signed).
     gather_blocks: [std::cell::Cell<RecentBlock>; GATHER_SLOTS],
@@ -530,15 +530,17 @@ impl<'a> MemView<'a> {
             return None;
         }
         let (r, space) = self.span_region(lo, hi, false)?;
+        if space == Space::Global && !self.under_private(r) {
+            // For the translator's gathers (words, bytes, halfwords; full and masked): this
+            // buffer's other loads are the same case (a global buffer, no checker:
+            // `span_region` found none). Filed under the first active lane's address; `n`
+            // counts whole words (a byte or halfword gather loads the word holding it).
+            let n = r.size.saturating_sub(3).min(i32::MAX as u32);
+            let slot = (addrs[m.trailing_zeros() as usize] >> GATHER_SHIFT) as usize % GATHER_SLOTS;
+            self.gather_blocks[slot].set(RecentBlock { base: r.base, n, words: r.words().as_ptr() });
+        }
         let mut out = [0u32; 32];
         if m == u32::MAX && bytes == 4 {
-            if space == Space::Global && !self.under_private(r) {
-                // For the translator: this buffer's other full-warp word loads are the same
-                // case (a global buffer, no checker: `span_region` found none).
-                let n = r.size.saturating_sub(3).min(i32::MAX as u32);
-                let slot = (addrs[0] >> GATHER_SHIFT) as usize % GATHER_SLOTS;
-                self.gather_blocks[slot].set(RecentBlock { base: r.base, n, words: r.words().as_ptr() });
-            }
             for (o, &a) in out.iter_mut().zip(addrs) {
                 // SAFETY: every lane is active, so `lo <= a <= hi`, and `span_region` found one
                 // region containing both `lo` and `hi`.

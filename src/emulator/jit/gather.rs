@@ -123,3 +123,261 @@ fn gather_from(a: &mut Assembler, d: &Decoded, miss: DynamicLabel, done: Dynamic
     }
     dynasm!(a ; .arch x64 ; jmp =>done);
 }
+
+/// `vlw12.v vd, imm(vs1)` in the copy for a partial vector state, when the active lanes
+/// ([`masked_lanes`](super::templates::masked_lanes): r10d, ymm11–ymm14; at least one) address
+/// aligned words of one global buffer the view's gather table holds (filed under the first
+/// active lane's address) or of the view's LDS block: four masked host gathers into the active
+/// lanes, the others keeping their value (what [`MemView::load_lanes`] does then: 4 bytes per
+/// active lane counted); anything else jumps to `slow` with nothing changed. Jumps to `done`
+/// after a hit. Keeps r10d and ymm11–ymm14; also uses ymm7–ymm10 (the offsets).
+///
+/// [`MemView::load_lanes`]: crate::emulator::memory::MemView::load_lanes
+pub(super) fn gather_masked(a: &mut Assembler, d: &Decoded, slow: DynamicLabel, done: DynamicLabel) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::{MemView, GATHER_SHIFT, GATHER_SLOTS};
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let local = a.new_dynamic_label();
+    // rdx = the first active lane's slot.
+    dynasm!(a
+        ; .arch x64
+        ; test r10d, r10d
+        ; jz =>slow
+        ; mov rcx, [r12 + mem]
+        ; tzcnt r8d, r10d
+        ; mov edx, [r15 + r8 * 4 + v(d.rs1, 0)]
+        ; add edx, d.imm
+        ; shr edx, GATHER_SHIFT as i8
+        ; and edx, (GATHER_SLOTS - 1) as i32
+        ; imul edx, edx, l.block_size as i32
+        ; lea rdx, [rcx + rdx + l.gather as i32]
+    );
+    gather_masked_from(a, d, local, done, l.moved_global as i32);
+    dynasm!(a
+        ; .arch x64
+        ; =>local
+        ; lea rdx, [rcx + l.lds as i32]
+    );
+    gather_masked_from(a, d, slow, done, l.moved_local as i32);
+}
+
+/// [`gather_masked`] from the block at rdx (rcx = the view), counting at `moved` in the view.
+fn gather_masked_from(a: &mut Assembler, d: &Decoded, miss: DynamicLabel, done: DynamicLabel, moved: i32) {
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    // ymm6 = the block's n − 1, ymm5 = its base, ymm4 = the immediate; ymm3 collects, over the
+    // active lanes, a misaligned address's low bits and an offset past n − 1.
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rdx + l.n as i32]
+        ; sub eax, 1
+        ; jb =>miss
+        ; vmovd xmm6, eax
+        ; vpbroadcastd ymm6, xmm6
+        ; vpbroadcastd ymm5, [rdx + l.base as i32]
+        ; mov eax, d.imm
+        ; vmovd xmm4, eax
+        ; vpbroadcastd ymm4, xmm4
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, i32::from(j))]
+            ; vpsubd Ry(7 + j), ymm1, ymm5
+            ; vpslld ymm1, ymm1, 30
+            ; vpmaxud ymm0, Ry(7 + j), ymm6
+            ; vpcmpeqd ymm0, ymm0, ymm6
+            ; vpandn ymm0, ymm0, Ry(11 + j)
+            ; vpand ymm1, ymm1, Ry(11 + j)
+            ; vpor ymm0, ymm0, ymm1
+            ; vpor ymm3, ymm3, ymm0
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>miss
+        ; mov rax, [rdx + l.words as i32]
+        ; popcnt r9d, r10d
+        ; shl r9d, 2
+        ; add [rcx + moved], r9
+    );
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vmovdqu ymm1, [r15 + v(d.rd, i32::from(j))]
+            ; vmovdqa ymm0, Ry(11 + j)
+            ; vpgatherdd ymm1, [rax + Ry(7 + j) * 1], ymm0
+            ; vmovdqu [r15 + v(d.rd, i32::from(j))], ymm1
+        );
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}
+
+/// A byte or halfword load (`vlb12.v`, `vlbu12.v`, `vlh12.v`, `vlhu12.v` — `op`) of a full warp
+/// (`masked` = false) or of the active lanes of a partial one (`masked`: r10d and ymm11–ymm14
+/// from [`masked_lanes`](super::templates::masked_lanes), at least one lane), inline when the
+/// lanes' (halfword-aligned) addresses lie in whole words of one global buffer the view's
+/// gather table holds (filed under the first active lane's address) or of the view's LDS
+/// block: four host gathers of the words holding them, each lane's byte or halfword shifted
+/// out and sign- or zero-extended (what [`MemView::load_lanes`] does then: the bytes of the
+/// active lanes counted; a partial warp's other lanes keep their value); anything else jumps
+/// to `slow` with nothing changed. Jumps to `done` after a hit. Keeps r10d and ymm11–ymm14;
+/// also uses r11, ymm7–ymm10 and ymm15.
+///
+/// [`MemView::load_lanes`]: crate::emulator::memory::MemView::load_lanes
+pub(super) fn gather_narrow(
+    a: &mut Assembler,
+    d: &Decoded,
+    op: crate::isa::Op,
+    masked: bool,
+    slow: DynamicLabel,
+    done: DynamicLabel,
+) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::{MemView, GATHER_SHIFT, GATHER_SLOTS};
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let local = a.new_dynamic_label();
+    // r8 = the first active lane, rdx = its slot.
+    if masked {
+        dynasm!(a
+            ; .arch x64
+            ; test r10d, r10d
+            ; jz =>slow
+            ; tzcnt r8d, r10d
+        );
+    } else {
+        dynasm!(a ; .arch x64 ; xor r8d, r8d);
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov rcx, [r12 + mem]
+        ; mov edx, [r15 + r8 * 4 + v(d.rs1, 0)]
+        ; add edx, d.imm
+        ; shr edx, GATHER_SHIFT as i8
+        ; and edx, (GATHER_SLOTS - 1) as i32
+        ; imul edx, edx, l.block_size as i32
+        ; lea rdx, [rcx + rdx + l.gather as i32]
+    );
+    gather_narrow_from(a, d, op, masked, local, done, l.moved_global as i32);
+    dynasm!(a
+        ; .arch x64
+        ; =>local
+        ; lea rdx, [rcx + l.lds as i32]
+    );
+    gather_narrow_from(a, d, op, masked, slow, done, l.moved_local as i32);
+}
+
+/// [`gather_narrow`] from the block at rdx (rcx = the view), counting at `moved` in the view.
+fn gather_narrow_from(
+    a: &mut Assembler,
+    d: &Decoded,
+    op: crate::isa::Op,
+    masked: bool,
+    miss: DynamicLabel,
+    done: DynamicLabel,
+    moved: i32,
+) {
+    use crate::emulator::memory::MemView;
+    use crate::isa::Op;
+    let l = MemView::LAYOUT;
+    let half = matches!(op, Op::Vlh12V | Op::Vlhu12V);
+    let signed = matches!(op, Op::Vlb12V | Op::Vlh12V);
+    let bytes: i32 = if half { 2 } else { 1 };
+    // ymm6 = the block's n − 1, ymm5 = its base, ymm4 = the immediate, ymm15 = −4 (a word's
+    // offset), ymm2 = every lane (a full warp's mask); ymm3 collects, over the lanes, an
+    // offset whose word lies past n − 1 and a halfword's odd address.
+    dynasm!(a
+        ; .arch x64
+        ; mov eax, [rdx + l.n as i32]
+        ; sub eax, 1
+        ; jb =>miss
+        ; vmovd xmm6, eax
+        ; vpbroadcastd ymm6, xmm6
+        ; vpbroadcastd ymm5, [rdx + l.base as i32]
+        ; mov eax, d.imm
+        ; vmovd xmm4, eax
+        ; vpbroadcastd ymm4, xmm4
+        ; mov eax, -4
+        ; vmovd xmm15, eax
+        ; vpbroadcastd ymm15, xmm15
+        ; vpcmpeqd ymm2, ymm2, ymm2
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    let lanes = |j: u8| if masked { 11 + j } else { 2 };
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, i32::from(j))]
+            ; vpsubd ymm0, ymm1, ymm5
+            ; vpand Ry(7 + j), ymm0, ymm15
+            ; vpmaxud ymm0, Ry(7 + j), ymm6
+            ; vpcmpeqd ymm0, ymm0, ymm6
+            ; vpandn ymm0, ymm0, Ry(lanes(j))
+            ; vpor ymm3, ymm3, ymm0
+        );
+        if half {
+            dynasm!(a
+                ; .arch x64
+                ; vpslld ymm1, ymm1, 31
+                ; vpand ymm1, ymm1, Ry(lanes(j))
+                ; vpor ymm3, ymm3, ymm1
+            );
+        }
+    }
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>miss
+        ; mov rax, [rdx + l.words as i32]
+    );
+    if masked {
+        dynasm!(a
+            ; .arch x64
+            ; popcnt r9d, r10d
+            ; imul r9d, r9d, bytes
+            ; add [rcx + moved], r9
+        );
+    } else {
+        dynasm!(a ; .arch x64 ; add QWORD [rcx + moved], 32 * bytes);
+    }
+    // ymm5 = 32 − 8 · bytes: a lane's value is its word shifted left by that less 8 × the
+    // address's low two bits, then right by it (arithmetic when signed).
+    let top = 32 - 8 * bytes;
+    dynasm!(a
+        ; .arch x64
+        ; mov r11d, top
+        ; vmovd xmm5, r11d
+        ; vpbroadcastd ymm5, xmm5
+    );
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vmovdqa ymm0, Ry(lanes(j))
+            ; vpxor ymm1, ymm1, ymm1
+            ; vpgatherdd ymm1, [rax + Ry(7 + j) * 1], ymm0
+            ; vpaddd ymm0, ymm4, [r15 + v(d.rs1, i32::from(j))]
+            ; vpslld ymm0, ymm0, 30
+            ; vpsrld ymm0, ymm0, 27
+            ; vpsubd ymm0, ymm5, ymm0
+            ; vpsllvd ymm1, ymm1, ymm0
+        );
+        if signed {
+            dynasm!(a ; .arch x64 ; vpsrad ymm1, ymm1, top as i8);
+        } else {
+            dynasm!(a ; .arch x64 ; vpsrld ymm1, ymm1, top as i8);
+        }
+        if masked {
+            dynasm!(a
+                ; .arch x64
+                ; vmovdqu ymm0, [r15 + v(d.rd, i32::from(j))]
+                ; vpblendvb ymm1, ymm0, ymm1, Ry(11 + j)
+            );
+        }
+        dynasm!(a ; .arch x64 ; vmovdqu [r15 + v(d.rd, i32::from(j))], ymm1);
+    }
+    dynasm!(a ; .arch x64 ; jmp =>done);
+}

@@ -1004,6 +1004,7 @@ fn emit_body(
             | Plan::UnitStride(_)
             | Plan::Narrow(_)
             | Plan::MaskedUnitStride(_)
+            | Plan::MaskedNarrow(_)
             | Plan::Private(_)
             | Plan::Masked(_)
             | Plan::Call => {
@@ -1041,8 +1042,19 @@ fn emit_body(
                     if matches!(op, Op::Vsb12V | Op::Vsh12V) {
                         templates::narrow_store(a, d, op, slow, done);
                     } else {
-                        templates::narrow_load(a, d, op, slow, done);
+                        let scattered = a.new_dynamic_label();
+                        templates::narrow_load(a, d, op, scattered, done);
+                        dynasm!(a ; .arch x64 ; =>scattered);
+                        gather::gather_narrow(a, d, op, false, slow, done);
                     }
+                    dynasm!(a ; .arch x64 ; =>slow);
+                }
+                if let Plan::MaskedNarrow(op) = *p {
+                    let slow = a.new_dynamic_label();
+                    if !masks {
+                        templates::masked_lanes(a, Some(slow));
+                    }
+                    gather::gather_narrow(a, d, op, true, slow, done);
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::MaskedUnitStride(store) = *p {
@@ -1050,7 +1062,15 @@ fn emit_body(
                     if !masks {
                         templates::masked_lanes(a, Some(slow));
                     }
-                    templates::unit_stride_masked(a, d, store, slow, done);
+                    if store {
+                        templates::unit_stride_masked(a, d, true, slow, done);
+                    } else {
+                        // Not consecutive: a gather of the active lanes, else the handler.
+                        let scattered = a.new_dynamic_label();
+                        templates::unit_stride_masked(a, d, false, scattered, done);
+                        dynasm!(a ; .arch x64 ; =>scattered);
+                        gather::gather_masked(a, d, slow, done);
+                    }
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::Private(store) = *p {
@@ -1093,7 +1113,7 @@ fn emit_body(
                 // (a handler that changes no vector state) computes them again, so that its
                 // fast path and it leave them alike; any other leaves them to be computed.
                 masks = match *p {
-                    Plan::Masked(_) | Plan::MaskedUnitStride(_) => {
+                    Plan::Masked(_) | Plan::MaskedUnitStride(_) | Plan::MaskedNarrow(_) => {
                         templates::masked_lanes(a, None);
                         true
                     }

@@ -146,8 +146,12 @@ pub(super) enum Plan {
     /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` (`vsb12.v`/`vsh12.v`) whose
     /// lanes address consecutive bytes (halfwords) in the global buffer the view remembers for
     /// loads (stores) ([`super::templates::narrow_load`], [`super::templates::narrow_store`]),
-    /// else the handler (only in the copy for a full vector state).
+    /// a load's lanes elsewhere as a gather ([`super::gather::gather_narrow`]), else the
+    /// handler (only in the copy for a full vector state).
     Narrow(Op),
+    /// The loads of [`Plan::Narrow`] in the copy for any other vector state: a gather of the
+    /// active lanes' bytes or halfwords ([`super::gather::gather_narrow`]), else the handler.
+    MaskedNarrow(Op),
     /// A full warp's `vlw.v` (false) / `vsw.v` (true) with one address in every lane: 32
     /// consecutive words of the private overlay, else the handler (only in the copy for a
     /// full vector state).
@@ -279,6 +283,7 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
             Plan::Vid => Plan::Masked(Masked::Vid),
             Plan::Vmv(b) => Plan::Masked(Masked::Vmv(b)),
             Plan::UnitStride(store) => Plan::MaskedUnitStride(store),
+            Plan::Narrow(op) if !matches!(op, Op::Vsb12V | Op::Vsh12V) => Plan::MaskedNarrow(op),
             _ => Plan::Call,
         };
     }
