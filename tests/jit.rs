@@ -213,16 +213,18 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
             }
             17 => match r.next() % 12 {
                 // Bytes and halfwords of scattered words (not consecutive: the translator's
-                // narrow gathers).
-                11 => match r.next() % 2 {
-                    0 => format!("{} {v1}, {}(v{})", r.pick(&["vlb12.v", "vlbu12.v"]), r.next() % 8, 19 + r.next() % 2),
-                    _ => format!(
-                        "{} {v1}, {}(v{})",
-                        r.pick(&["vlh12.v", "vlhu12.v"]),
-                        2 * (r.next() % 4),
-                        19 + r.next() % 2
-                    ),
-                },
+                // narrow gathers and scatters).
+                11 => {
+                    let base = r.pick(&["v12", "v19", "v20"]);
+                    match r.next() % 2 {
+                        0 => format!("{} {v1}, {}({base})", r.pick(&["vlb12.v", "vlbu12.v", "vsb12.v"]), r.next() % 8),
+                        _ => format!(
+                            "{} {v1}, {}({base})",
+                            r.pick(&["vlh12.v", "vlhu12.v", "vsh12.v"]),
+                            2 * (r.next() % 4)
+                        ),
+                    }
+                }
                 8 => format!("{} {v1}, {}(v22)", r.pick(&["vlb12.v", "vlbu12.v"]), r.next() % 8),
                 9 => format!("{} {v1}, {}(v23)", r.pick(&["vlh12.v", "vlhu12.v", "vsh12.v"]), 2 * (r.next() % 8)),
                 10 => format!("vsb12.v {v1}, {}(v22)", r.next() % 8),

@@ -120,7 +120,7 @@ pub struct MemView<'a> {
     /// The private overlay as a block of 32-word spans (`n` = 0: none, or a checker or
     /// written-byte bits watch it), for the translator's private accesses ([`ViewLayout`]).
     private_block: RecentBlock,
-    /// The global buffers vector loads found ([`Self::load_lanes`]), filed under bits
+    /// The writable global buffers vector accesses found ([`Self::file_gather`]), filed under bits
     /// [`GATHER_SHIFT`].. of the first active lane's address, for the translator's gathers: a block's
     /// `n` counts the word addresses inside it (at most `i32::MAX`: the host gather's offsets
     /// are signed).
@@ -518,6 +518,21 @@ impl<'a> MemView<'a> {
         (lo, hi, or)
     }
 
+    /// For the translator's gathers and scatters (words, bytes, halfwords; full and masked
+    /// warps): files region `r` of `space`, which a vector access whose first active lane
+    /// addresses `first` found in one step (no checker: `span_region` found none), in the
+    /// gather table — when it is a writable global buffer, so the same case for the other
+    /// accesses of that buffer. `n` counts whole words (a byte or halfword access goes to the
+    /// word holding it).
+    #[inline(always)]
+    fn file_gather(&self, r: &Region, space: Space, first: u32) {
+        if space == Space::Global && !r.read_only && r.written.is_none() && !self.under_private(r) {
+            let n = r.size.saturating_sub(3).min(i32::MAX as u32);
+            let slot = (first >> GATHER_SHIFT) as usize % GATHER_SLOTS;
+            self.gather_blocks[slot].set(RecentBlock { base: r.base, n, words: r.words().as_ptr() });
+        }
+    }
+
     /// Loads of `bytes` (1, 2 or 4, zero-extended) for every lane in `m` at `addrs[lane]` in
     /// one step, when all are aligned and lie in one mapped region ([`Self::span_region`]):
     /// the same values and byte counts as lane-by-lane [`Self::load`]s. `None` when the warp
@@ -530,15 +545,7 @@ impl<'a> MemView<'a> {
             return None;
         }
         let (r, space) = self.span_region(lo, hi, false)?;
-        if space == Space::Global && !self.under_private(r) {
-            // For the translator's gathers (words, bytes, halfwords; full and masked): this
-            // buffer's other loads are the same case (a global buffer, no checker:
-            // `span_region` found none). Filed under the first active lane's address; `n`
-            // counts whole words (a byte or halfword gather loads the word holding it).
-            let n = r.size.saturating_sub(3).min(i32::MAX as u32);
-            let slot = (addrs[m.trailing_zeros() as usize] >> GATHER_SHIFT) as usize % GATHER_SLOTS;
-            self.gather_blocks[slot].set(RecentBlock { base: r.base, n, words: r.words().as_ptr() });
-        }
+        self.file_gather(r, space, addrs[m.trailing_zeros() as usize]);
         let mut out = [0u32; 32];
         if m == u32::MAX && bytes == 4 {
             for (o, &a) in out.iter_mut().zip(addrs) {
@@ -617,6 +624,7 @@ impl<'a> MemView<'a> {
             return false;
         }
         let Some((r, space)) = self.span_region(lo, hi, true) else { return false };
+        self.file_gather(r, space, addrs[m.trailing_zeros() as usize]);
         // The translator's masked unit-stride template (a partial warp's) and its octet
         // template (a full warp's whose lanes address runs of 8 words) may use the block.
         self.remember_unit_block(r, space, true);

@@ -381,3 +381,136 @@ fn gather_narrow_from(
     }
     dynasm!(a ; .arch x64 ; jmp =>done);
 }
+
+/// A store of words, halfwords or bytes (`vsw12.v`, `vsh12.v`, `vsb12.v` — `op`) of a full
+/// warp (`masked` = false) or of the active lanes of a partial one (`masked`: r10d and
+/// ymm11–ymm14 from [`masked_lanes`](super::templates::masked_lanes), at least one lane),
+/// inline when every such lane's (aligned) address lies in whole words of one global buffer
+/// the view's gather table holds (filed under the first active lane's address; only writable
+/// buffers are filed): one host store per lane in lane order, so a later lane's value wins where
+/// two lanes address the same bytes (what [`MemView::store_lanes`] does then: the bytes of the
+/// active lanes counted); anything else jumps to `slow` with nothing changed. Jumps to `done`
+/// after a hit. Keeps r10d and ymm11–ymm14; also uses r11 and ymm15.
+///
+/// [`MemView::store_lanes`]: crate::emulator::memory::MemView::store_lanes
+pub(super) fn scatter(
+    a: &mut Assembler,
+    d: &Decoded,
+    op: crate::isa::Op,
+    masked: bool,
+    slow: DynamicLabel,
+    done: DynamicLabel,
+) {
+    use crate::emulator::exec::Ctx;
+    use crate::emulator::memory::{MemView, GATHER_SHIFT, GATHER_SLOTS};
+    use crate::isa::Op;
+    let l = MemView::LAYOUT;
+    let mem = offset_of!(Ctx<'static>, mem) as i32;
+    let bytes: i32 = match op {
+        Op::Vsb12V => 1,
+        Op::Vsh12V => 2,
+        _ => 4,
+    };
+    // r8 = the first active lane, rdx = its slot.
+    if masked {
+        dynasm!(a
+            ; .arch x64
+            ; test r10d, r10d
+            ; jz =>slow
+            ; tzcnt r8d, r10d
+        );
+    } else {
+        dynasm!(a ; .arch x64 ; xor r8d, r8d);
+    }
+    dynasm!(a
+        ; .arch x64
+        ; mov rcx, [r12 + mem]
+        ; mov edx, [r15 + r8 * 4 + v(d.rs1, 0)]
+        ; add edx, d.imm
+        ; shr edx, GATHER_SHIFT as i8
+        ; and edx, (GATHER_SLOTS - 1) as i32
+        ; imul edx, edx, l.block_size as i32
+        ; lea rdx, [rcx + rdx + l.gather as i32]
+        // ymm6 = the block's n − 1, ymm5 = its base, ymm4 = the immediate, ymm15 = −4, ymm2 =
+        // every lane; ymm3 collects an active lane's misaligned address or word past n − 1.
+        ; mov eax, [rdx + l.n as i32]
+        ; sub eax, 1
+        ; jb =>slow
+        ; vmovd xmm6, eax
+        ; vpbroadcastd ymm6, xmm6
+        ; vpbroadcastd ymm5, [rdx + l.base as i32]
+        ; mov eax, d.imm
+        ; vmovd xmm4, eax
+        ; vpbroadcastd ymm4, xmm4
+        ; mov eax, -4
+        ; vmovd xmm15, eax
+        ; vpbroadcastd ymm15, xmm15
+        ; vpcmpeqd ymm2, ymm2, ymm2
+        ; vpxor ymm3, ymm3, ymm3
+    );
+    let lanes = |j: u8| if masked { 11 + j } else { 2 };
+    for j in 0..4u8 {
+        dynasm!(a
+            ; .arch x64
+            ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, i32::from(j))]
+            ; vpsubd ymm0, ymm1, ymm5
+            ; vpand ymm0, ymm0, ymm15
+            ; vpmaxud ymm0, ymm0, ymm6
+            ; vpcmpeqd ymm0, ymm0, ymm6
+            ; vpandn ymm0, ymm0, Ry(lanes(j))
+            ; vpor ymm3, ymm3, ymm0
+        );
+        if bytes > 1 {
+            dynasm!(a
+                ; .arch x64
+                ; vpslld ymm1, ymm1, (32 - bytes / 2) as i8
+                ; vpand ymm1, ymm1, Ry(lanes(j))
+                ; vpor ymm3, ymm3, ymm1
+            );
+        }
+    }
+    // Count, then store lane by lane: r9d = the lanes left, r11d = the block's base.
+    let each = a.new_dynamic_label();
+    dynasm!(a
+        ; .arch x64
+        ; vptest ymm3, ymm3
+        ; jnz =>slow
+        ; mov rax, [rdx + l.words as i32]
+        ; mov r11d, [rdx + l.base as i32]
+    );
+    if masked {
+        dynasm!(a
+            ; .arch x64
+            ; mov r9d, r10d
+            ; popcnt edx, r10d
+            ; imul edx, edx, bytes
+            ; add [rcx + l.moved_global as i32], rdx
+        );
+    } else {
+        dynasm!(a
+            ; .arch x64
+            ; mov r9d, -1
+            ; add QWORD [rcx + l.moved_global as i32], 32 * bytes
+        );
+    }
+    dynasm!(a
+        ; .arch x64
+        ; =>each
+        ; tzcnt r8d, r9d
+        ; mov ecx, [r15 + r8 * 4 + v(d.rs1, 0)]
+        ; add ecx, d.imm
+        ; sub ecx, r11d
+        ; mov edx, [r15 + r8 * 4 + v(d.rs2, 0)]
+    );
+    match bytes {
+        1 => dynasm!(a ; .arch x64 ; mov [rax + rcx], dl),
+        2 => dynasm!(a ; .arch x64 ; mov [rax + rcx], dx),
+        _ => dynasm!(a ; .arch x64 ; mov [rax + rcx], edx),
+    }
+    dynasm!(a
+        ; .arch x64
+        ; blsr r9d, r9d
+        ; jnz =>each
+        ; jmp =>done
+    );
+}

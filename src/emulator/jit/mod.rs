@@ -1025,10 +1025,12 @@ fn emit_body(
                 if let Plan::UnitStride(store) = *p {
                     let slow = a.new_dynamic_label();
                     if store {
-                        let other = a.new_dynamic_label();
+                        let (other, scattered) = (a.new_dynamic_label(), a.new_dynamic_label());
                         templates::unit_stride(a, d, true, other, done);
                         dynasm!(a ; .arch x64 ; =>other);
-                        templates::octet_store(a, d, slow, done);
+                        templates::octet_store(a, d, scattered, done);
+                        dynasm!(a ; .arch x64 ; =>scattered);
+                        gather::scatter(a, d, Op::Vsw12V, false, slow, done);
                     } else {
                         let other = a.new_dynamic_label();
                         templates::unit_stride(a, d, false, other, done);
@@ -1040,7 +1042,10 @@ fn emit_body(
                 if let Plan::Narrow(op) = *p {
                     let slow = a.new_dynamic_label();
                     if matches!(op, Op::Vsb12V | Op::Vsh12V) {
-                        templates::narrow_store(a, d, op, slow, done);
+                        let scattered = a.new_dynamic_label();
+                        templates::narrow_store(a, d, op, scattered, done);
+                        dynasm!(a ; .arch x64 ; =>scattered);
+                        gather::scatter(a, d, op, false, slow, done);
                     } else {
                         let scattered = a.new_dynamic_label();
                         templates::narrow_load(a, d, op, scattered, done);
@@ -1054,7 +1059,11 @@ fn emit_body(
                     if !masks {
                         templates::masked_lanes(a, Some(slow));
                     }
-                    gather::gather_narrow(a, d, op, true, slow, done);
+                    if matches!(op, Op::Vsb12V | Op::Vsh12V) {
+                        gather::scatter(a, d, op, true, slow, done);
+                    } else {
+                        gather::gather_narrow(a, d, op, true, slow, done);
+                    }
                     dynasm!(a ; .arch x64 ; =>slow);
                 }
                 if let Plan::MaskedUnitStride(store) = *p {
@@ -1063,7 +1072,10 @@ fn emit_body(
                         templates::masked_lanes(a, Some(slow));
                     }
                     if store {
-                        templates::unit_stride_masked(a, d, true, slow, done);
+                        let scattered = a.new_dynamic_label();
+                        templates::unit_stride_masked(a, d, true, scattered, done);
+                        dynasm!(a ; .arch x64 ; =>scattered);
+                        gather::scatter(a, d, Op::Vsw12V, true, slow, done);
                     } else {
                         // Not consecutive: a gather of the active lanes, else the handler.
                         let scattered = a.new_dynamic_label();

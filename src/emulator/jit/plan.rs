@@ -146,11 +146,13 @@ pub(super) enum Plan {
     /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` (`vsb12.v`/`vsh12.v`) whose
     /// lanes address consecutive bytes (halfwords) in the global buffer the view remembers for
     /// loads (stores) ([`super::templates::narrow_load`], [`super::templates::narrow_store`]),
-    /// a load's lanes elsewhere as a gather ([`super::gather::gather_narrow`]), else the
-    /// handler (only in the copy for a full vector state).
+    /// lanes elsewhere as a gather ([`super::gather::gather_narrow`]) or one store per lane
+    /// ([`super::gather::scatter`]), else the handler (only in the copy for a full vector
+    /// state).
     Narrow(Op),
-    /// The loads of [`Plan::Narrow`] in the copy for any other vector state: a gather of the
-    /// active lanes' bytes or halfwords ([`super::gather::gather_narrow`]), else the handler.
+    /// [`Plan::Narrow`] in the copy for any other vector state: a gather of the active lanes'
+    /// bytes or halfwords ([`super::gather::gather_narrow`]) or their stores one by one
+    /// ([`super::gather::scatter`]), else the handler.
     MaskedNarrow(Op),
     /// A full warp's `vlw.v` (false) / `vsw.v` (true) with one address in every lane: 32
     /// consecutive words of the private overlay, else the handler (only in the copy for a
@@ -283,7 +285,7 @@ pub(super) fn plan(d: &Decoded, vector_full: bool, flags_unread: bool) -> Plan {
             Plan::Vid => Plan::Masked(Masked::Vid),
             Plan::Vmv(b) => Plan::Masked(Masked::Vmv(b)),
             Plan::UnitStride(store) => Plan::MaskedUnitStride(store),
-            Plan::Narrow(op) if !matches!(op, Op::Vsb12V | Op::Vsh12V) => Plan::MaskedNarrow(op),
+            Plan::Narrow(op) => Plan::MaskedNarrow(op),
             _ => Plan::Call,
         };
     }
