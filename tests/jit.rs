@@ -230,7 +230,12 @@ fn program(seed: u64, len: usize, ro: [u32; 2]) -> String {
                 10 => format!("vsb12.v {v1}, {}(v22)", r.next() % 8),
                 6 => format!("vsw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
                 7 => format!("vlw12.v {v1}, {}(v{})", 4 * (r.next() % 2), 19 + r.next() % 2),
-                5 => format!("vlw12.v {v1}, {}(v18)", 4 * (r.next() % 2)),
+                // The warp's stack in the LDS block: gathers, and scatters now and then.
+                5 => format!(
+                    "{} {v1}, {}(v18)",
+                    r.pick(&["vlw12.v", "vlw12.v", "vsw12.v", "vsb12.v"]),
+                    4 * (r.next() % 2)
+                ),
                 0 => format!("vsw12.v {v1}, {}(v10)", 4 * (r.next() % 2)),
                 1 => format!("vlw12.v {v1}, {}(v11)", -4 * (r.next() % 2) as i32),
                 2 => format!("vlw12.v {v1}, 0(v12)"),

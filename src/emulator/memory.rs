@@ -173,7 +173,7 @@ struct RecentReadOnly<'a> {
 /// the same for its 32-word spans) and the flag a store there sets (`private_written`, a
 /// `bool`); the gather table (`gather`, [`GATHER_SLOTS`] blocks `block_size` bytes apart,
 /// `n` counting word addresses); the mapped bottom of the LDS window (`lds`, `n` counting
-/// word addresses) and each warp's stack bytes (`warp_stack`, a `u32`, [`LdsMap::warp_stack`]);
+/// word addresses; the flag a store there sets: `lds_written`, a `bool`) and each warp's stack bytes (`warp_stack`, a `u32`, [`LdsMap::warp_stack`]);
 /// in each, `base`, `n` and `words` of its [`RecentBlock`]; the global, local and private
 /// bytes-moved counters.
 pub(crate) struct ViewLayout {
@@ -184,6 +184,7 @@ pub(crate) struct ViewLayout {
     pub unit_stride_stride: usize,
     pub private: usize,
     pub private_written: usize,
+    pub lds_written: usize,
     pub gather: usize,
     pub block_size: usize,
     pub base: usize,
@@ -206,6 +207,7 @@ impl MemView<'static> {
         unit_stride_stride: std::mem::size_of::<RecentBlock>(),
         private: std::mem::offset_of!(MemView<'static>, private_block),
         private_written: std::mem::offset_of!(MemView<'static>, private_written),
+        lds_written: std::mem::offset_of!(MemView<'static>, lds_written),
         gather: std::mem::offset_of!(MemView<'static>, gather_blocks),
         block_size: std::mem::size_of::<RecentBlock>(),
         base: std::mem::offset_of!(RecentBlock, base),

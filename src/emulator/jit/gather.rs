@@ -387,10 +387,11 @@ fn gather_narrow_from(
 /// ymm11–ymm14 from [`masked_lanes`](super::templates::masked_lanes), at least one lane),
 /// inline when every such lane's (aligned) address lies in whole words of one global buffer
 /// the view's gather table holds (filed under the first active lane's address; only writable
-/// buffers are filed): one host store per lane in lane order, so a later lane's value wins where
-/// two lanes address the same bytes (what [`MemView::store_lanes`] does then: the bytes of the
-/// active lanes counted); anything else jumps to `slow` with nothing changed. Jumps to `done`
-/// after a hit. Keeps r10d and ymm11–ymm14; also uses r11 and ymm15.
+/// buffers are filed) or of the view's LDS block (then the view's `lds_written` is set): one
+/// host store per lane in lane order, so a later lane's value wins where two lanes address the
+/// same bytes (what [`MemView::store_lanes`] does then: the bytes of the active lanes
+/// counted); anything else jumps to `slow` with nothing changed. Jumps to `done` after a hit.
+/// Keeps r10d and ymm11–ymm14; also uses r11 and ymm15.
 ///
 /// [`MemView::store_lanes`]: crate::emulator::memory::MemView::store_lanes
 pub(super) fn scatter(
@@ -411,6 +412,7 @@ pub(super) fn scatter(
         Op::Vsh12V => 2,
         _ => 4,
     };
+    let local = a.new_dynamic_label();
     // r8 = the first active lane, rdx = its slot.
     if masked {
         dynasm!(a
@@ -431,11 +433,38 @@ pub(super) fn scatter(
         ; and edx, (GATHER_SLOTS - 1) as i32
         ; imul edx, edx, l.block_size as i32
         ; lea rdx, [rcx + rdx + l.gather as i32]
-        // ymm6 = the block's n − 1, ymm5 = its base, ymm4 = the immediate, ymm15 = −4, ymm2 =
-        // every lane; ymm3 collects an active lane's misaligned address or word past n − 1.
+    );
+    scatter_to(a, d, bytes, masked, local, done, l.moved_global as i32, None);
+    dynasm!(a
+        ; .arch x64
+        ; =>local
+        ; lea rdx, [rcx + l.lds as i32]
+    );
+    scatter_to(a, d, bytes, masked, slow, done, l.moved_local as i32, Some(l.lds_written as i32));
+}
+
+/// [`scatter`] to the block at rdx (rcx = the view), counting at `moved` in the view and
+/// setting the flag at `written` there, if any.
+#[allow(clippy::too_many_arguments)]
+fn scatter_to(
+    a: &mut Assembler,
+    d: &Decoded,
+    bytes: i32,
+    masked: bool,
+    miss: DynamicLabel,
+    done: DynamicLabel,
+    moved: i32,
+    written: Option<i32>,
+) {
+    use crate::emulator::memory::MemView;
+    let l = MemView::LAYOUT;
+    // ymm6 = the block's n − 1, ymm5 = its base, ymm4 = the immediate, ymm15 = −4, ymm2 =
+    // every lane; ymm3 collects an active lane's misaligned address or word past n − 1.
+    dynasm!(a
+        ; .arch x64
         ; mov eax, [rdx + l.n as i32]
         ; sub eax, 1
-        ; jb =>slow
+        ; jb =>miss
         ; vmovd xmm6, eax
         ; vpbroadcastd ymm6, xmm6
         ; vpbroadcastd ymm5, [rdx + l.base as i32]
@@ -474,23 +503,26 @@ pub(super) fn scatter(
     dynasm!(a
         ; .arch x64
         ; vptest ymm3, ymm3
-        ; jnz =>slow
+        ; jnz =>miss
         ; mov rax, [rdx + l.words as i32]
         ; mov r11d, [rdx + l.base as i32]
     );
+    if let Some(flag) = written {
+        dynasm!(a ; .arch x64 ; mov BYTE [rcx + flag], 1);
+    }
     if masked {
         dynasm!(a
             ; .arch x64
             ; mov r9d, r10d
             ; popcnt edx, r10d
             ; imul edx, edx, bytes
-            ; add [rcx + l.moved_global as i32], rdx
+            ; add [rcx + moved], rdx
         );
     } else {
         dynasm!(a
             ; .arch x64
             ; mov r9d, -1
-            ; add QWORD [rcx + l.moved_global as i32], 32 * bytes
+            ; add QWORD [rcx + moved], 32 * bytes
         );
     }
     dynasm!(a
