@@ -5,8 +5,8 @@
 //! `r12` = the context, `r13` = the outcome slot, `r14` = the program's entries, `r15` = the
 //! vector register file (`v[r][lane]`, 128 bytes per register), `rbp` = entries run by earlier
 //! iterations of a loop, `[rsp]` = the turn's budget. A template may use rax, rcx, rdx, r8,
-//! r9, r11 and ymm0–ymm8 freely (the gather also ymm9–ymm12, in the full-state copy only);
-//! r10d and ymm11–ymm15 hold the partial-state copy's lane masks ([`masked_lanes`]); no
+//! r9, r11 and ymm0–ymm10 and ymm15 freely; r10d and ymm11–ymm14 hold the partial-state
+//! copy's lane masks ([`masked_lanes`], which uses ymm15 to compute them); no
 //! emulated register stays in a host register after a template.
 
 use super::plan::{CMP_EQ_OQ, CMP_UNORD_Q};
