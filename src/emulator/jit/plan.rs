@@ -138,10 +138,14 @@ pub(super) enum Plan {
     LoadWord,
     /// A full warp's unit-stride `vlw12.v` (false) / `vsw12.v` (true) in the global buffer
     /// the view remembers, a `vlw12.v` also as a gather from a buffer of the view's gather
-    /// table, else the handler (only in the copy for a full vector state).
+    /// table ([`super::gather::gather`]), a `vsw12.v` as runs of 8 words or one store per
+    /// lane ([`super::gather::scatter`]), else the handler (only in the copy for a full vector
+    /// state).
     UnitStride(bool),
     /// The same in the copy for any other vector state: the active lanes' consecutive words
-    /// in that buffer ([`super::templates::unit_stride_masked`]), else the handler.
+    /// in that buffer ([`super::templates::unit_stride_masked`]), else a gather of the active
+    /// lanes ([`super::gather::gather_masked`]) or one store per active lane
+    /// ([`super::gather::scatter`]), else the handler.
     MaskedUnitStride(bool),
     /// A full warp's `vlb12.v`/`vlbu12.v`/`vlh12.v`/`vlhu12.v` (`vsb12.v`/`vsh12.v`) whose
     /// lanes address consecutive bytes (halfwords) in the global buffer the view remembers for
