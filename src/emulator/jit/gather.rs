@@ -158,36 +158,63 @@ fn block_consts(a: &mut Assembler, d: &Decoded, miss: DynamicLabel) {
 /// ymm7 + j = the word offsets of lanes `8 j ..` from the block's base, ymm4 = the immediate
 /// and ymm2 = every lane; uses ymm0–ymm6 and ymm15.
 fn check_lanes(a: &mut Assembler, d: &Decoded, bytes: i32, masked: bool, miss: DynamicLabel) {
-    // ymm15 = −4; ymm3 collects the faults.
+    // ymm3 collects the faults; for words, ymm15 the (active) addresses, whose low bits are
+    // tested once at the end, else ymm15 = −4 (a word's offset).
     block_consts(a, d, miss);
     dynasm!(a
         ; .arch x64
-        ; mov eax, -4
-        ; vmovd xmm15, eax
-        ; vpbroadcastd ymm15, xmm15
         ; vpcmpeqd ymm2, ymm2, ymm2
         ; vpxor ymm3, ymm3, ymm3
     );
-    for j in 0..4u8 {
-        let lanes = if masked { 11 + j } else { 2 };
+    if bytes == 4 {
+        dynasm!(a ; .arch x64 ; vpxor ymm15, ymm15, ymm15);
+    } else {
         dynasm!(a
             ; .arch x64
-            ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, i32::from(j))]
-            ; vpsubd ymm0, ymm1, ymm5
-            ; vpand Ry(7 + j), ymm0, ymm15
+            ; mov eax, -4
+            ; vmovd xmm15, eax
+            ; vpbroadcastd ymm15, xmm15
+        );
+    }
+    for j in 0..4u8 {
+        let lanes = if masked { 11 + j } else { 2 };
+        dynasm!(a ; .arch x64 ; vpaddd ymm1, ymm4, [r15 + v(d.rs1, i32::from(j))]);
+        if bytes == 4 {
+            // An aligned word's offset is its word's.
+            dynasm!(a ; .arch x64 ; vpsubd Ry(7 + j), ymm1, ymm5);
+        } else {
+            dynasm!(a
+                ; .arch x64
+                ; vpsubd ymm0, ymm1, ymm5
+                ; vpand Ry(7 + j), ymm0, ymm15
+            );
+        }
+        dynasm!(a
+            ; .arch x64
             ; vpmaxud ymm0, Ry(7 + j), ymm6
             ; vpcmpeqd ymm0, ymm0, ymm6
             ; vpandn ymm0, ymm0, Ry(lanes)
             ; vpor ymm3, ymm3, ymm0
         );
-        if bytes > 1 {
-            dynasm!(a
-                ; .arch x64
-                ; vpslld ymm1, ymm1, (32 - bytes / 2) as i8
-                ; vpand ymm1, ymm1, Ry(lanes)
-                ; vpor ymm3, ymm3, ymm1
-            );
+        if masked && bytes > 1 {
+            dynasm!(a ; .arch x64 ; vpand ymm1, ymm1, Ry(lanes));
         }
+        match bytes {
+            4 => dynasm!(a ; .arch x64 ; vpor ymm15, ymm15, ymm1),
+            2 => dynasm!(a
+                ; .arch x64
+                ; vpslld ymm1, ymm1, 31
+                ; vpor ymm3, ymm3, ymm1
+            ),
+            _ => {}
+        }
+    }
+    if bytes == 4 {
+        dynasm!(a
+            ; .arch x64
+            ; vpslld ymm15, ymm15, 30
+            ; vpor ymm3, ymm3, ymm15
+        );
     }
     dynasm!(a
         ; .arch x64
