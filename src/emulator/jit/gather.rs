@@ -1,5 +1,11 @@
-//! The translator's gathers: a full warp's word loads whose lanes address one block of memory
-//! the view remembers, as four host gathers (`vpgatherdd`) — see [`gather`].
+//! The translator's gathers and scatters: vector loads and stores whose lanes address one
+//! block of memory the view remembers (a buffer of its gather table, or its LDS block) at
+//! scattered places — a full warp's words as four host gathers (`vpgatherdd`, [`gather`]), a
+//! partial warp's as masked ones ([`gather_masked`]), bytes and halfwords as gathers of the
+//! words holding them ([`gather_narrow`]), stores as one host store per active lane in lane
+//! order ([`scatter`]). Each checks every (active) lane's alignment and bounds first and leaves
+//! the access to its handler, unchanged, when one fails; each counts the bytes as the
+//! interpreter's one-step path does.
 
 use super::templates::{v, IOTA};
 use crate::emulator::program::Decoded;
